@@ -1,0 +1,93 @@
+//! Static analysis of one hook module with the oxc parser: is the default export a
+//! `defineHook({ events: { … } })` call, and which events does it handle? No user code runs.
+
+mod events;
+mod hook;
+pub mod read;
+mod scope;
+
+use oxc::allocator::Allocator;
+use oxc::diagnostics::Severity as OxcSeverity;
+use oxc::parser::Parser;
+use oxc::span::SourceType;
+
+use crate::diagnostics::{Code, Diagnostic, SourceFile};
+use scope::ModuleScope;
+
+/// What the analyser learnt about one hook module.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct HookAnalysis {
+    /// The statically known event keys of `events`, in source order, without repeats.
+    pub events: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Analyses the hook module `text`, shown to users as `display_path` (its extension
+/// picks the grammar: TypeScript for `.ts`/`.mts`/`.cts`, JavaScript otherwise).
+pub fn analyze_source(display_path: &str, text: &str) -> HookAnalysis {
+    let allocator = Allocator::default();
+    let source_type = SourceType::from_path(display_path).unwrap_or_else(|_| SourceType::ts());
+    let parsed = Parser::new(&allocator, text, source_type).parse();
+    let file = SourceFile::new(display_path, text);
+
+    let parse_errors: Vec<Diagnostic> = parsed
+        .diagnostics
+        .errors()
+        .filter(|error| error.severity == OxcSeverity::Error)
+        .map(|error| parse_error(&file, error))
+        .collect();
+    if parsed.panicked || !parse_errors.is_empty() {
+        let mut diagnostics = parse_errors;
+        if diagnostics.is_empty() {
+            diagnostics.push(parse_error_without_location(&file));
+        }
+        return HookAnalysis { events: Vec::new(), diagnostics };
+    }
+
+    let mut checker =
+        Checker { file: &file, scope: ModuleScope::new(&parsed.program), analysis: HookAnalysis::default() };
+    checker.check_program(&parsed.program);
+    checker.analysis
+}
+
+/// Walks one parsed module, collecting what it finds.
+struct Checker<'s, 'a> {
+    file: &'s SourceFile<'s>,
+    scope: ModuleScope<'a>,
+    analysis: HookAnalysis,
+}
+
+impl Checker<'_, '_> {
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.analysis.diagnostics.push(diagnostic);
+    }
+}
+
+/// A syntax error, with oxc's message and location kept.
+fn parse_error(file: &SourceFile, error: &oxc::diagnostics::OxcDiagnostic) -> Diagnostic {
+    let help = error.help.as_deref().map_or_else(
+        || {
+            "fix the syntax error; `.ts`, `.mts` and `.cts` files are parsed as TypeScript, the others as JavaScript"
+                .to_owned()
+        },
+        str::to_owned,
+    );
+    let label = error.labels.iter().find(|label| label.primary()).or_else(|| error.labels.first());
+    match label {
+        Some(label) => {
+            let span = label.span();
+            let text = label.label().unwrap_or("here");
+            file.diagnostic(Code::ParseError, (span.start, span.end), text, error.message.to_string(), help)
+        }
+        None => Diagnostic::new(Code::ParseError, error.message.to_string(), help).with_path(file.path),
+    }
+}
+
+fn parse_error_without_location(file: &SourceFile) -> Diagnostic {
+    Diagnostic::new(
+        Code::ParseError,
+        "the parser gave up on this file",
+        "fix the syntax errors; `.ts`, `.mts` and `.cts` files are parsed as TypeScript, the others as JavaScript",
+    )
+    .with_path(file.path)
+}

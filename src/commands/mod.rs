@@ -1,0 +1,18 @@
+//! One file per command, each one documented function; the dispatch is the single `match` here.
+
+mod completions;
+mod info;
+mod validate;
+
+use crate::cli::{Cli, Command};
+use crate::exit_status::ExitStatus;
+use crate::printer::Printer;
+
+/// Runs the command the user asked for.
+pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    match cli.command {
+        Command::Validate(args) => validate::validate(&args, printer),
+        Command::Info(args) => info::info(&args, printer),
+        Command::Completions(args) => completions::completions(&args, printer),
+    }
+}

@@ -1,0 +1,17 @@
+//! `agent-sdk validate`: check every hook statically and report; the CI gate.
+
+use crate::check::check_project;
+use crate::cli::ValidateArgs;
+use crate::diagnostics::Severity;
+use crate::exit_status::ExitStatus;
+use crate::printer::Printer;
+use crate::report;
+
+/// Checks the project at `--dir` and prints the findings in `--format`. Exit 1 on any
+/// error, or on any warning with `--deny-warnings`.
+pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let checked = check_project(&args.dir.dir)?;
+    printer.stdout(&report::render(args.format, &checked, printer))?;
+    let failed = checked.count(Severity::Error) > 0 || (args.deny_warnings && checked.count(Severity::Warning) > 0);
+    Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
+}

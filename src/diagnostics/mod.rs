@@ -1,0 +1,100 @@
+//! What a check finds: located, explained diagnostics with stable codes.
+//!
+//! Checks build diagnostics with the constructor next to them; this module only holds
+//! the shape every finding shares, so every output format renders the same facts.
+
+pub mod codes;
+pub mod line_index;
+
+pub use codes::{Code, Severity};
+pub use line_index::{LineColumn, LineIndex};
+
+/// One finding: what is wrong, where, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub message: String,
+    /// How to fix it, in one or two sentences.
+    pub help: String,
+    /// The file, relative to `--dir` with `/` separators; `None` for project-wide findings.
+    pub path: Option<String>,
+    /// The labelled source span, when the finding has one.
+    pub label: Option<Label>,
+}
+
+/// A labelled span of a source file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    /// Byte offsets into the file.
+    pub start: u32,
+    pub end: u32,
+    /// Short text shown under the span.
+    pub text: String,
+    /// Where the span starts.
+    pub start_at: LineColumn,
+    /// Where the span ends (exclusive: the character after the last one).
+    pub end_at: LineColumn,
+}
+
+impl Diagnostic {
+    pub fn new(code: Code, message: impl Into<String>, help: impl Into<String>) -> Self {
+        Self { code, message: message.into(), help: help.into(), path: None, label: None }
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+
+    pub fn with_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn with_label(mut self, label: Label) -> Self {
+        self.label = Some(label);
+        self
+    }
+
+    /// The order diagnostics are reported in: project-wide first, then by file, position, code.
+    pub fn sort_key(&self) -> (Option<&str>, Option<LineColumn>, Code, &str) {
+        (self.path.as_deref(), self.label.as_ref().map(|label| label.start_at), self.code, &self.message)
+    }
+}
+
+/// One source file as diagnostics see it: its text and where its lines start.
+#[derive(Debug)]
+pub struct SourceFile<'s> {
+    pub path: &'s str,
+    pub text: &'s str,
+    lines: LineIndex,
+}
+
+impl<'s> SourceFile<'s> {
+    pub fn new(path: &'s str, text: &'s str) -> Self {
+        Self { path, text, lines: LineIndex::new(text) }
+    }
+
+    /// A label over bytes `start..end` of this file.
+    pub fn label(&self, start: u32, end: u32, text: impl Into<String>) -> Label {
+        let end = end.max(start);
+        Label {
+            start,
+            end,
+            text: text.into(),
+            start_at: self.lines.line_column(self.text, start),
+            end_at: self.lines.line_column(self.text, end),
+        }
+    }
+
+    /// A diagnostic in this file, labelled at `start..end`.
+    pub fn diagnostic(
+        &self,
+        code: Code,
+        span: (u32, u32),
+        label: impl Into<String>,
+        message: impl Into<String>,
+        help: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic::new(code, message, help).with_path(self.path).with_label(self.label(span.0, span.1, label))
+    }
+}

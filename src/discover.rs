@@ -1,0 +1,278 @@
+//! Hook discovery (SPEC §3.1–3.5, 3.11): every module under `<src>/hooks/`, named by its
+//! path, in byte order of names. Links are followed only while they stay in the project.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::project::Project;
+
+/// File extensions of hook modules.
+pub const MODULE_EXTENSIONS: [&str; 6] = ["ts", "mts", "cts", "js", "mjs", "cjs"];
+
+/// One hook module found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookModule {
+    /// The hook's name: its path under `hooks/` without the extension, with `/`.
+    pub name: String,
+    /// Where to read it.
+    pub path: PathBuf,
+    /// Its path relative to `--dir`, with `/`: what diagnostics and `info` show.
+    pub display_path: String,
+}
+
+/// Every hook module, in discovery order, and what was wrong with the tree itself.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub modules: Vec<HookModule>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What a file name under `hooks/` is.
+#[derive(Debug, PartialEq, Eq)]
+enum FileKind<'n> {
+    /// A hook module; the name without its extension.
+    Module(&'n str),
+    /// A test, spec or declaration file: skipped on purpose.
+    Skipped,
+    /// Not a module at all.
+    Other,
+}
+
+fn file_kind(file_name: &str) -> FileKind<'_> {
+    let Some((stem, extension)) = file_name.rsplit_once('.') else {
+        return FileKind::Other;
+    };
+    if stem.is_empty() || !MODULE_EXTENSIONS.contains(&extension) {
+        return FileKind::Other;
+    }
+    let is_declaration = extension.ends_with("ts") && stem.ends_with(".d");
+    if is_declaration || stem.ends_with(".test") || stem.ends_with(".spec") {
+        return FileKind::Skipped;
+    }
+    FileKind::Module(stem)
+}
+
+/// Whether the walk never enters or reads this entry: dot-files, dot-folders, `node_modules`.
+fn is_ignored(file_name: &str) -> bool {
+    file_name.starts_with('.') || file_name == "node_modules"
+}
+
+/// Finds every hook module of `project`, in discovery order (byte order of names).
+pub fn discover(project: &Project) -> Discovery {
+    let hooks_dir = project.hooks_dir();
+    let mut discovery = Discovery::default();
+    if !hooks_dir.exists() && hooks_dir.symlink_metadata().is_err() {
+        return discovery;
+    }
+    let display = |path: &Path| display_path(project, &hooks_dir, path);
+
+    let mut walk = WalkDir::new(&hooks_dir).follow_links(true).into_iter();
+    while let Some(entry) = walk.next() {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                discovery.diagnostics.extend(walk_error(&error, &display));
+                continue;
+            }
+        };
+        let is_dir = entry.file_type().is_dir();
+        let Some(file_name) = entry.file_name().to_str() else {
+            discovery.diagnostics.push(non_utf8_name(&display(entry.path())));
+            if is_dir {
+                walk.skip_current_dir();
+            }
+            continue;
+        };
+        if entry.depth() > 0 && is_ignored(file_name) {
+            if is_dir {
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        if entry.path_is_symlink()
+            && let Some(diagnostic) = link_outside(project, entry.path(), &display)
+        {
+            discovery.diagnostics.push(diagnostic);
+            if is_dir {
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        if is_dir {
+            continue;
+        }
+        let FileKind::Module(stem) = file_kind(file_name) else {
+            continue;
+        };
+        let Some(name) = hook_name(&hooks_dir, entry.path(), stem) else {
+            discovery.diagnostics.push(non_utf8_name(&display(entry.path())));
+            continue;
+        };
+        discovery.modules.push(HookModule {
+            name,
+            path: entry.path().to_path_buf(),
+            display_path: display(entry.path()),
+        });
+    }
+
+    discovery
+        .modules
+        .sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()).then_with(|| a.display_path.cmp(&b.display_path)));
+    discovery
+        .diagnostics
+        .extend(discovery.modules.iter().filter(|module| module.name.contains("__")).map(reserved_name));
+    discovery.diagnostics.extend(duplicate_names(&discovery.modules));
+    discovery
+}
+
+/// `hooks/audit/usage.ts` → `audit/usage`, with `/` on every OS.
+fn hook_name(hooks_dir: &Path, path: &Path, stem: &str) -> Option<String> {
+    let relative = path.strip_prefix(hooks_dir).ok()?;
+    let mut name = String::new();
+    if let Some(parent) = relative.parent() {
+        for component in parent.components() {
+            name.push_str(component.as_os_str().to_str()?);
+            name.push('/');
+        }
+    }
+    name.push_str(stem);
+    Some(name)
+}
+
+/// `path` relative to `--dir`, with `/`.
+fn display_path(project: &Project, hooks_dir: &Path, path: &Path) -> String {
+    let mut display = project.hooks_prefix();
+    if let Ok(relative) = path.strip_prefix(hooks_dir) {
+        for component in relative.components() {
+            display.push('/');
+            display.push_str(&component.as_os_str().to_string_lossy());
+        }
+    }
+    display
+}
+
+/// The modules that share a name with another, as one diagnostic per name.
+fn duplicate_names(modules: &[HookModule]) -> Vec<Diagnostic> {
+    modules
+        .chunk_by(|a, b| a.name == b.name)
+        .filter(|group| group.len() > 1)
+        .map(|group| {
+            let paths: Vec<String> = group.iter().map(|module| format!("`{}`", module.display_path)).collect();
+            Diagnostic::new(
+                Code::DuplicateName,
+                format!("hook name `{}` is used by {} modules: {}", group[0].name, group.len(), paths.join(" and ")),
+                "a hook's name is its path without the extension, so keep one of these modules and delete or rename the others",
+            )
+            .with_path(&group[0].display_path)
+        })
+        .collect()
+}
+
+fn reserved_name(module: &HookModule) -> Diagnostic {
+    Diagnostic::new(
+        Code::ReservedName,
+        format!(
+            "hook name `{}` contains `__`, which is reserved for hooks mounted by extensions (`<ns>__<name>`)",
+            module.name
+        ),
+        format!("rename the file so its name has no `__`, e.g. `{}`", module.display_path.replace("__", "_")),
+    )
+    .with_path(&module.display_path)
+}
+
+fn non_utf8_name(display: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::Unreadable,
+        format!("`{display}` has a name that is not valid UTF-8, so it cannot be named as a hook"),
+        "rename it using UTF-8 characters",
+    )
+    .with_path(display)
+}
+
+/// A diagnostic when the link at `path` resolves outside the project.
+fn link_outside(project: &Project, path: &Path, display: &impl Fn(&Path) -> String) -> Option<Diagnostic> {
+    let target = path.canonicalize().ok()?;
+    if target.starts_with(&project.canonical_dir) {
+        return None;
+    }
+    let written =
+        std::fs::read_link(path).map_or_else(|_| target.display().to_string(), |link| link.display().to_string());
+    let display = display(path);
+    Some(
+        Diagnostic::new(
+            Code::LinkOutsideProject,
+            format!("`{display}` is a symbolic link to `{written}`, which is outside the project; it was not checked"),
+            "hooks must live inside the project so they deploy with it: copy the file in instead of linking to it",
+        )
+        .with_path(display),
+    )
+}
+
+/// A diagnostic for an entry the walk could not read; `None` for files that are not modules anyway.
+fn walk_error(error: &walkdir::Error, display: &impl Fn(&Path) -> String) -> Option<Diagnostic> {
+    let path = error.path()?;
+    let shown = display(path);
+    if let Some(ancestor) = error.loop_ancestor() {
+        return Some(
+            Diagnostic::new(
+                Code::SymlinkLoop,
+                format!(
+                    "`{shown}` is a symbolic link to its own parent folder `{}`; it was not followed",
+                    display(ancestor)
+                ),
+                "remove the link; everything under the folder it points at is already checked",
+            )
+            .with_path(shown),
+        );
+    }
+    let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+    if file_kind(name) != FileKind::Other || !name.contains('.') {
+        let reason = error.io_error().map_or_else(|| error.to_string(), describe_io_error);
+        return Some(
+            Diagnostic::new(
+                Code::Unreadable,
+                format!("`{shown}` cannot be read: {reason}"),
+                "make sure the path exists and is readable by this user (a broken link is reported here too)",
+            )
+            .with_path(shown),
+        );
+    }
+    None
+}
+
+/// An I/O error in a user's words, without the OS error number.
+pub fn describe_io_error(error: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match error.kind() {
+        ErrorKind::NotFound => "it does not exist (or is a broken link)".to_owned(),
+        ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        ErrorKind::InvalidFilename => "its path is too long".to_owned(),
+        _ => {
+            let text = error.to_string();
+            text.split(" (os error").next().unwrap_or(&text).to_owned()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_file_names() {
+        assert_eq!(file_kind("usage.ts"), FileKind::Module("usage"));
+        assert_eq!(file_kind("usage.cjs"), FileKind::Module("usage"));
+        assert_eq!(file_kind("my hook.mts"), FileKind::Module("my hook"));
+        assert_eq!(file_kind("usage.test.ts"), FileKind::Skipped);
+        assert_eq!(file_kind("usage.spec.mjs"), FileKind::Skipped);
+        assert_eq!(file_kind("types.d.ts"), FileKind::Skipped);
+        assert_eq!(file_kind("types.d.cts"), FileKind::Skipped);
+        assert_eq!(file_kind("types.d.js"), FileKind::Module("types.d"));
+        assert_eq!(file_kind("README.md"), FileKind::Other);
+        assert_eq!(file_kind("usage.tsx"), FileKind::Other);
+        assert_eq!(file_kind(".ts"), FileKind::Other);
+        assert_eq!(file_kind("Makefile"), FileKind::Other);
+    }
+}

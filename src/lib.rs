@@ -1,0 +1,60 @@
+//! agent-sdk: a fast, exact toolchain for people who write TypeScript agent hooks.
+//!
+//! `validate` and `info` flow one way: [`project`] finds the source folder,
+//! [`discover`] the hook modules, [`analyze`] checks each with the oxc parser,
+//! [`check`] gathers the findings as [`diagnostics`], and [`report`] renders them.
+
+pub mod analyze;
+pub mod check;
+pub mod cli;
+pub mod commands;
+pub mod diagnostics;
+pub mod discover;
+pub mod exit_status;
+pub mod printer;
+pub mod project;
+pub mod report;
+pub mod sdk;
+pub mod vocabulary;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use cli::Cli;
+use exit_status::ExitStatus;
+use printer::Printer;
+
+/// Each analysis thread's stack. The parser recurses once per nesting level, and a
+/// hook module may be up to 4 MiB of nesting; the memory is only reserved, not used.
+const ANALYSIS_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// The whole program: parse the command line, run the command, turn the outcome into
+/// an exit code, and report an error once.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return if error.use_stderr() { ExitStatus::Error.into() } else { ExitStatus::Success.into() };
+        }
+    };
+    // Failing to configure the pool only means smaller stacks: carry on.
+    let _ = rayon::ThreadPoolBuilder::new().stack_size(ANALYSIS_STACK_BYTES).build_global();
+    let printer = Printer::new(cli.color);
+    match commands::dispatch(cli, &printer) {
+        Ok(status) => status.into(),
+        Err(error) if is_broken_pipe(&error) => ExitStatus::Success.into(),
+        Err(error) => {
+            printer.stderr(&format!("error: {error}\n"));
+            ExitStatus::Error.into()
+        }
+    }
+}
+
+/// A reader that went away (`| head`) is not our failure.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

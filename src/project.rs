@@ -1,0 +1,159 @@
+//! The project on disk: which layout it uses (`bot/` or `agent/`), and the agent's name.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::{Code, Diagnostic};
+
+/// The two layouts an agent project can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `bot/` — the BDK layout.
+    Bot,
+    /// `agent/` — the Agent SDK layout.
+    Agent,
+}
+
+impl Layout {
+    pub const ALL: [Layout; 2] = [Layout::Bot, Layout::Agent];
+
+    /// The source folder's name under `--dir`.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Layout::Bot => "bot",
+            Layout::Agent => "agent",
+        }
+    }
+}
+
+/// An agent project whose source folder was found.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// `--dir` as the user gave it.
+    pub dir: PathBuf,
+    /// `--dir` made absolute with every link resolved: the boundary links may not cross.
+    pub canonical_dir: PathBuf,
+    pub layout: Layout,
+    /// The agent's name: `package.json`'s `name`, else the folder name of `--dir`.
+    pub name: String,
+}
+
+impl Project {
+    /// `<dir>/<bot|agent>`.
+    pub fn source_dir(&self) -> PathBuf {
+        self.dir.join(self.layout.folder())
+    }
+
+    /// `<dir>/<bot|agent>/hooks`.
+    pub fn hooks_dir(&self) -> PathBuf {
+        self.source_dir().join("hooks")
+    }
+
+    /// `<src>/hooks` relative to `--dir`, with `/`.
+    pub fn hooks_prefix(&self) -> String {
+        format!("{}/hooks", self.layout.folder())
+    }
+}
+
+/// Why a project could not even be looked at: a usage or environment error (exit 2).
+#[derive(Debug)]
+pub struct DirError {
+    pub dir: PathBuf,
+    pub source: std::io::Error,
+}
+
+impl fmt::Display for DirError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dir = self.dir.display();
+        match self.source.kind() {
+            std::io::ErrorKind::NotFound => write!(f, "--dir `{dir}` does not exist"),
+            std::io::ErrorKind::NotADirectory => write!(f, "--dir `{dir}` is not a directory"),
+            _ => write!(f, "--dir `{dir}` cannot be read: {}", self.source),
+        }
+    }
+}
+
+impl std::error::Error for DirError {}
+
+/// The outcome of looking for the agent's source folder.
+#[derive(Debug)]
+pub struct Located {
+    /// The project, when exactly one layout was found.
+    pub project: Option<Project>,
+    /// Findings about the project itself (no source folder, both, a bad `package.json`).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Finds the agent's source folder under `dir` and names the agent.
+pub fn locate(dir: &Path) -> Result<Located, DirError> {
+    let to_error = |source| DirError { dir: dir.to_path_buf(), source };
+    let canonical_dir = dir.canonicalize().map_err(to_error)?;
+    if !canonical_dir.is_dir() {
+        return Err(to_error(std::io::Error::from(std::io::ErrorKind::NotADirectory)));
+    }
+    // Listing the folder proves it is readable, not just present.
+    std::fs::read_dir(dir).map_err(to_error)?;
+
+    let found: Vec<Layout> = Layout::ALL.into_iter().filter(|layout| dir.join(layout.folder()).is_dir()).collect();
+    let layout = match found.as_slice() {
+        [layout] => *layout,
+        [] => {
+            return Ok(Located { project: None, diagnostics: vec![no_agent_source()] });
+        }
+        _ => {
+            return Ok(Located { project: None, diagnostics: vec![ambiguous_layout()] });
+        }
+    };
+
+    let mut diagnostics = Vec::new();
+    let name = match package_name(dir) {
+        Ok(Some(name)) => name,
+        Ok(None) => folder_name(&canonical_dir),
+        Err(reason) => {
+            diagnostics.push(invalid_package_json(&reason));
+            folder_name(&canonical_dir)
+        }
+    };
+    let project = Project { dir: dir.to_path_buf(), canonical_dir, layout, name };
+    Ok(Located { project: Some(project), diagnostics })
+}
+
+/// `name` from `<dir>/package.json`: `Ok(None)` when there is no file or no string `name`.
+fn package_name(dir: &Path) -> Result<Option<String>, String> {
+    let text = match std::fs::read_to_string(dir.join("package.json")) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error.to_string()),
+    };
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|error| error.to_string())?;
+    Ok(json.get("name").and_then(|name| name.as_str()).filter(|name| !name.is_empty()).map(str::to_owned))
+}
+
+fn folder_name(canonical_dir: &Path) -> String {
+    canonical_dir.file_name().map_or_else(|| "agent".to_owned(), |name| name.to_string_lossy().into_owned())
+}
+
+fn no_agent_source() -> Diagnostic {
+    Diagnostic::new(
+        Code::NoAgentSource,
+        "no agent source folder: neither `bot/` nor `agent/` exists",
+        "create `bot/hooks/` (BDK layout) or `agent/hooks/` (Agent SDK layout), or point `--dir` at the project root",
+    )
+}
+
+fn ambiguous_layout() -> Diagnostic {
+    Diagnostic::new(
+        Code::AmbiguousLayout,
+        "both `bot/` and `agent/` exist, so which one is the agent is ambiguous",
+        "keep one source folder: move the hooks you want into one of them and delete (or rename) the other",
+    )
+}
+
+fn invalid_package_json(reason: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::InvalidPackageJson,
+        format!("`package.json` is not valid JSON ({reason}); the agent is named after its folder"),
+        "fix the JSON in `package.json`, or delete the file",
+    )
+    .with_path("package.json")
+}

@@ -1,0 +1,53 @@
+//! `--format github`: GitHub Actions workflow commands, one per diagnostic, escaped as
+//! ruff and oxlint do so that any path or message survives the runner's parser.
+
+use std::fmt::Write;
+
+use crate::check::CheckedProject;
+use crate::diagnostics::Severity;
+
+pub fn render(checked: &CheckedProject) -> String {
+    let mut out = String::new();
+    for diagnostic in &checked.diagnostics {
+        let command = match diagnostic.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Advice => "notice",
+        };
+        let mut properties = Vec::new();
+        if let Some(path) = &diagnostic.path {
+            properties.push(format!("file={}", escape_property(path)));
+        }
+        if let Some(label) = &diagnostic.label {
+            properties.push(format!("line={}", label.start_at.line));
+            properties.push(format!("col={}", label.start_at.column));
+            properties.push(format!("endLine={}", label.end_at.line));
+            properties.push(format!("endColumn={}", label.end_at.column));
+        }
+        properties.push(format!("title={}", escape_property(diagnostic.code.as_str())));
+        let message = format!("{} (help: {})", diagnostic.message, diagnostic.help);
+        let _ = writeln!(out, "::{command} {}::{}", properties.join(","), escape_data(&message));
+    }
+    out
+}
+
+/// Escapes a command's message.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Escapes a property value, where `:` and `,` are separators too.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_the_runner_expects() {
+        assert_eq!(escape_data("50%\r\nnext"), "50%25%0D%0Anext");
+        assert_eq!(escape_property("hooks::a,b"), "hooks%3A%3Aa%2Cb");
+    }
+}

@@ -1,0 +1,50 @@
+//! Rendering a [`CheckedProject`](crate::check::CheckedProject): one file per output
+//! format, all fed the same data, none of them deciding anything.
+
+mod github;
+pub mod info;
+mod json;
+mod pretty;
+mod sarif;
+
+use crate::check::CheckedProject;
+use crate::cli::OutputFormat;
+use crate::diagnostics::Severity;
+use crate::printer::Printer;
+
+/// The `validate` report in `format`.
+pub fn render(format: OutputFormat, checked: &CheckedProject, printer: &Printer) -> String {
+    match format {
+        OutputFormat::Pretty => pretty::render(checked, printer.color()),
+        OutputFormat::Json => json::render(checked),
+        OutputFormat::Github => github::render(checked),
+        OutputFormat::Sarif => sarif::render(checked),
+    }
+}
+
+/// The counts every format reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Hook modules discovered and checked.
+    pub files: usize,
+    /// Hooks that would load.
+    pub hooks: usize,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+impl Summary {
+    pub fn of(checked: &CheckedProject) -> Self {
+        Self {
+            files: checked.hooks.len(),
+            hooks: checked.loaded().count(),
+            errors: checked.count(Severity::Error),
+            warnings: checked.count(Severity::Warning),
+        }
+    }
+}
+
+/// `1 error`, `2 warnings`.
+pub(crate) fn plural(count: usize, noun: &str) -> String {
+    if count == 1 { format!("{count} {noun}") } else { format!("{count} {noun}s") }
+}

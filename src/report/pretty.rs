@@ -1,0 +1,89 @@
+//! `--format pretty`: miette's graphical report with source snippets, then a summary line.
+//! Colour only when the printer allows it; otherwise the same layout as plain text.
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report};
+use owo_colors::OwoColorize;
+
+use super::{Summary, plural};
+use crate::check::CheckedProject;
+use crate::diagnostics::{Diagnostic, Severity};
+
+/// Fixed so that output does not depend on the terminal it was captured from.
+const WIDTH: usize = 100;
+
+pub fn render(checked: &CheckedProject, color: bool) -> String {
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(WIDTH).with_links(false);
+    let mut out = String::new();
+    for diagnostic in &checked.diagnostics {
+        let source = diagnostic.path.as_ref().and_then(|path| checked.sources.get(path).map(|text| (path, text)));
+        let report = to_report(diagnostic, source);
+        // Writing into a String cannot fail.
+        let _ = handler.render_report(&mut out, report.as_ref());
+    }
+    out.push_str(&summary_line(&Summary::of(checked), checked.count(Severity::Advice), color));
+    out.push('\n');
+    out
+}
+
+fn to_report(diagnostic: &Diagnostic, source: Option<(&String, &String)>) -> Report {
+    let severity = match diagnostic.severity() {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+        Severity::Advice => miette::Severity::Advice,
+    };
+    let message = match (&diagnostic.path, &diagnostic.label, source) {
+        // With a snippet, miette shows the path itself.
+        (Some(_), Some(_), Some(_)) => diagnostic.message.clone(),
+        (Some(path), _, _) => format!("{path}: {}", diagnostic.message),
+        (None, _, _) => diagnostic.message.clone(),
+    };
+    let mut miette = MietteDiagnostic::new(message)
+        .with_code(diagnostic.code.as_str())
+        .with_severity(severity)
+        .with_help(&diagnostic.help);
+    if let (Some(label), Some(_)) = (&diagnostic.label, source) {
+        let span = (label.start as usize, (label.end - label.start) as usize);
+        miette = miette.with_label(LabeledSpan::new_primary_with_span(Some(label.text.clone()), span));
+    }
+    let report = Report::new(miette);
+    match source {
+        Some((path, text)) if diagnostic.label.is_some() => {
+            report.with_source_code(NamedSource::new(path, text.clone()).with_language("TypeScript"))
+        }
+        _ => report,
+    }
+}
+
+/// `Found 2 errors and 1 warning in 14 files; 11 hooks would load.`
+pub fn summary_line(summary: &Summary, advice: usize, color: bool) -> String {
+    let mut findings = Vec::new();
+    if summary.errors > 0 {
+        findings.push(plural(summary.errors, "error"));
+    }
+    if summary.warnings > 0 {
+        findings.push(plural(summary.warnings, "warning"));
+    }
+    if advice > 0 {
+        findings.push(format!("{advice} advice"));
+    }
+    let found = match findings.as_slice() {
+        [] => "no problems".to_owned(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    };
+    let hooks = match summary.hooks {
+        1 => "1 hook would load".to_owned(),
+        count => format!("{count} hooks would load"),
+    };
+    let line = format!("Found {found} in {}; {hooks}.", plural(summary.files, "file"));
+    if !color {
+        line
+    } else if summary.errors > 0 {
+        line.red().bold().to_string()
+    } else if summary.warnings > 0 {
+        line.yellow().bold().to_string()
+    } else {
+        line.green().bold().to_string()
+    }
+}

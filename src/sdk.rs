@@ -1,0 +1,41 @@
+//! The SDK's module names, in one table: the packages a hook imports `defineHook` from.
+
+/// The SDK packages, by vendor: each has a root module (types), `/hooks` and `/memory`.
+pub const SDK_PACKAGES: [&str; 3] = ["@cursor/bdk", "@grok/agent-sdk", "@cursor/july"];
+
+/// The modules that export `defineHook`.
+pub const HOOKS_MODULES: [&str; 3] = ["@cursor/bdk/hooks", "@grok/agent-sdk/hooks", "@cursor/july/hooks"];
+
+/// The name hooks are defined with.
+pub const DEFINE_HOOK: &str = "defineHook";
+
+/// Whether `source` is one of the SDK's hooks modules.
+pub fn is_hooks_module(source: &str) -> bool {
+    HOOKS_MODULES.contains(&source)
+}
+
+/// The hooks module a wrong import source most likely meant: the same package's `/hooks`
+/// when the package is right, else the closest name.
+pub fn suggest_hooks_module(source: &str) -> &'static str {
+    if let Some(package) = SDK_PACKAGES.iter().position(|package| source.starts_with(package)) {
+        return HOOKS_MODULES[package];
+    }
+    HOOKS_MODULES
+        .iter()
+        .copied()
+        .max_by(|a, b| strsim::jaro_winkler(source, a).total_cmp(&strsim::jaro_winkler(source, b)))
+        .unwrap_or(HOOKS_MODULES[0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_the_package_s_hooks_module() {
+        assert_eq!(suggest_hooks_module("@cursor/bdk"), "@cursor/bdk/hooks");
+        assert_eq!(suggest_hooks_module("@grok/agent-sdk/memory"), "@grok/agent-sdk/hooks");
+        assert_eq!(suggest_hooks_module("@cursor/july/hook"), "@cursor/july/hooks");
+        assert_eq!(suggest_hooks_module("@grok/agentsdk/hooks"), "@grok/agent-sdk/hooks");
+    }
+}

@@ -1,0 +1,102 @@
+//! The event vocabulary: every session event type and the shape of its `data`, in one table.
+//!
+//! The analyser reads it to flag unknown handler keys, the engine to know what it may
+//! emit, and the generated type declarations to type `event.data`. Adding an event type
+//! is a change to [`EVENTS`] and nowhere else.
+
+/// One event type of the session stream (SPEC §5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventType {
+    /// The `type` of the envelope, e.g. `turn.completed`.
+    pub name: &'static str,
+    /// The TypeScript type of the envelope's `data`.
+    pub data: &'static str,
+    /// One line on when the event is recorded.
+    pub summary: &'static str,
+}
+
+/// The key that subscribes a handler to every event type.
+pub const WILDCARD: &str = "*";
+
+/// Every event type, in the order a turn usually records them.
+pub const EVENTS: &[EventType] = &[
+    EventType { name: "message.received", data: "{ text: string }", summary: "the user's message arrived" },
+    EventType { name: "message.appended", data: "{ delta: string }", summary: "a streamed piece of the reply" },
+    EventType {
+        name: "reasoning.appended",
+        data: "{ delta: string }",
+        summary: "a streamed piece of model reasoning, when the model gives one",
+    },
+    EventType { name: "message.completed", data: "{ text: string }", summary: "the whole reply" },
+    EventType {
+        name: "actions.requested",
+        data: "{ calls: Array<{ callId: string; toolName: string; args?: unknown; parentCallId?: string }>; parentCallId?: string }",
+        summary: "one per model step that lists tools",
+    },
+    EventType {
+        name: "action.result",
+        data: "{ callId: string; toolName: string; output?: unknown; isError: boolean; stubbed?: boolean; parentCallId?: string }",
+        summary: "one per tool call, as soon as it has a result",
+    },
+    EventType {
+        name: "action.tool_retry",
+        data: "{ callId: string; toolName: string; attempt: number; reason: string; connection?: string }",
+        summary: "a read runs again after a transient failure",
+    },
+    EventType {
+        name: "actions.completed",
+        data: "{ results: Array<{ callId: string; toolName: string; output?: unknown; isError: boolean; stubbed?: boolean; parentCallId?: string }>; parentCallId?: string }",
+        summary: "every call of a batch has a result",
+    },
+    EventType {
+        name: "turn.completed",
+        data: "{ result?: string; usage?: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens?: number }; cost?: { totalUsd: number; model: string } }",
+        summary: "the turn ended well",
+    },
+    EventType {
+        name: "turn.failed",
+        data: "{ message: string; status?: \"error\" | \"cancelled\" }",
+        summary: "the turn ended in failure or was cancelled",
+    },
+];
+
+/// The event type with this exact name, if there is one.
+pub fn event_type(name: &str) -> Option<&'static EventType> {
+    EVENTS.iter().find(|event| event.name == name)
+}
+
+/// Whether `key` subscribes a handler to something real: an event type or `"*"`.
+pub fn is_known_key(key: &str) -> bool {
+    key == WILDCARD || event_type(key).is_some()
+}
+
+/// The event type a mistyped `key` most likely meant, if one is close enough.
+pub fn suggest(key: &str) -> Option<&'static str> {
+    EVENTS
+        .iter()
+        .map(|event| (event.name, strsim::jaro_winkler(key, event.name)))
+        .filter(|&(_, score)| score >= 0.8)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(name, _)| name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_the_near_miss() {
+        assert_eq!(suggest("turn.complete"), Some("turn.completed"));
+        assert_eq!(suggest("turn.fail"), Some("turn.failed"));
+        assert_eq!(suggest("message.recieved"), Some("message.received"));
+        assert_eq!(suggest("actions.request"), Some("actions.requested"));
+        assert_eq!(suggest("zzz"), None);
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in EVENTS.iter().enumerate() {
+            assert!(EVENTS[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
+        }
+    }
+}
