@@ -80,7 +80,7 @@ pub fn check_project(dir: &Path) -> Result<CheckedProject, DirError> {
 fn check_module(module: &HookModule) -> (HookAnalysis, Option<String>) {
     match analyze::read::read_hook(&module.path, &module.display_path) {
         Ok(text) => {
-            let analysis = analyze::analyze_source(&module.display_path, &text);
+            let analysis = analyze::analyze_module(&module.display_path, &text);
             let labelled = analysis.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some());
             (analysis, labelled.then_some(text))
         }

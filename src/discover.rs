@@ -162,12 +162,21 @@ fn duplicate_names(modules: &[HookModule]) -> Vec<Diagnostic> {
             let paths: Vec<String> = group.iter().map(|module| format!("`{}`", module.display_path)).collect();
             Diagnostic::new(
                 Code::DuplicateName,
-                format!("hook name `{}` is used by {} modules: {}", group[0].name, group.len(), paths.join(" and ")),
+                format!("hook name `{}` is used by {} modules: {}", group[0].name, group.len(), and_list(&paths)),
                 "a hook's name is its path without the extension, so keep one of these modules and delete or rename the others",
             )
             .with_path(&group[0].display_path)
         })
         .collect()
+}
+
+/// `a`, `b and c`: a list in words.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 fn reserved_name(module: &HookModule) -> Diagnostic {
@@ -185,7 +194,7 @@ fn reserved_name(module: &HookModule) -> Diagnostic {
 fn non_utf8_name(display: &str) -> Diagnostic {
     Diagnostic::new(
         Code::Unreadable,
-        format!("`{display}` has a name that is not valid UTF-8, so it cannot be named as a hook"),
+        "its file name is not valid UTF-8, so it cannot be named as a hook",
         "rename it using UTF-8 characters",
     )
     .with_path(display)
@@ -203,7 +212,7 @@ fn link_outside(project: &Project, path: &Path, display: &impl Fn(&Path) -> Stri
     Some(
         Diagnostic::new(
             Code::LinkOutsideProject,
-            format!("`{display}` is a symbolic link to `{written}`, which is outside the project; it was not checked"),
+            format!("is a symbolic link to `{written}`, which is outside the project; it was not checked"),
             "hooks must live inside the project so they deploy with it: copy the file in instead of linking to it",
         )
         .with_path(display),
@@ -218,10 +227,7 @@ fn walk_error(error: &walkdir::Error, display: &impl Fn(&Path) -> String) -> Opt
         return Some(
             Diagnostic::new(
                 Code::SymlinkLoop,
-                format!(
-                    "`{shown}` is a symbolic link to its own parent folder `{}`; it was not followed",
-                    display(ancestor)
-                ),
+                format!("is a symbolic link to its own parent folder `{}`; it was not followed", display(ancestor)),
                 "remove the link; everything under the folder it points at is already checked",
             )
             .with_path(shown),
@@ -233,7 +239,7 @@ fn walk_error(error: &walkdir::Error, display: &impl Fn(&Path) -> String) -> Opt
         return Some(
             Diagnostic::new(
                 Code::Unreadable,
-                format!("`{shown}` cannot be read: {reason}"),
+                format!("cannot be read: {reason}"),
                 "make sure the path exists and is readable by this user (a broken link is reported here too)",
             )
             .with_path(shown),

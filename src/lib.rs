@@ -25,10 +25,6 @@ use cli::Cli;
 use exit_status::ExitStatus;
 use printer::Printer;
 
-/// Each analysis thread's stack. The parser recurses once per nesting level, and a
-/// hook module may be up to 4 MiB of nesting; the memory is only reserved, not used.
-const ANALYSIS_STACK_BYTES: usize = 256 * 1024 * 1024;
-
 /// The whole program: parse the command line, run the command, turn the outcome into
 /// an exit code, and report an error once.
 pub fn main() -> ExitCode {
@@ -40,13 +36,23 @@ pub fn main() -> ExitCode {
         }
     };
     // Failing to configure the pool only means smaller stacks: carry on.
-    let _ = rayon::ThreadPoolBuilder::new().stack_size(ANALYSIS_STACK_BYTES).build_global();
+    let _ = rayon::ThreadPoolBuilder::new().stack_size(analyze::STACK_BYTES).build_global();
     let printer = Printer::new(cli.color);
-    match commands::dispatch(cli, &printer) {
+    // The command runs on a thread with the same stack as the analysis threads, because
+    // rayon runs a one-module check on the calling thread.
+    let command = std::thread::Builder::new()
+        .name("agent-sdk".to_owned())
+        .stack_size(analyze::STACK_BYTES)
+        .spawn(move || commands::dispatch(cli, &printer));
+    let outcome = match command {
+        Ok(handle) => handle.join().unwrap_or_else(|_| Err(anyhow::anyhow!("internal error: the command panicked"))),
+        Err(error) => Err(anyhow::Error::new(error).context("could not start the command's thread")),
+    };
+    match outcome {
         Ok(status) => status.into(),
         Err(error) if is_broken_pipe(&error) => ExitStatus::Success.into(),
         Err(error) => {
-            printer.stderr(&format!("error: {error}\n"));
+            printer.stderr(&format!("error: {error:#}\n"));
             ExitStatus::Error.into()
         }
     }

@@ -222,7 +222,12 @@ impl<'s, 'a> Checker<'s, 'a> {
         };
         let Some((source, source_span)) = imported_from else {
             let callee_text = self.file.text.get(span_range(call.callee.span())).unwrap_or("this function");
-            return self.not_define_hook(callee, format!("`{callee_text}` is not `defineHook`"));
+            let what = if callee_text == sdk::DEFINE_HOOK {
+                "this `defineHook` is not imported from the SDK".to_owned()
+            } else {
+                format!("`{callee_text}` is not `defineHook`")
+            };
+            return self.not_define_hook(callee, what);
         };
         if !sdk::is_hooks_module(source) {
             let suggestion = sdk::suggest_hooks_module(source);

@@ -14,6 +14,41 @@ use oxc::span::SourceType;
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
 use scope::ModuleScope;
 
+/// The stack of every thread that parses. oxc's parser recurses once or more per
+/// nesting level; this is reserved address space, touched only by deeply nested code.
+pub const STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// Stack the parser may need per byte of source, measured on the worst nesting we know
+/// (`((((…))))`, `a => a => …`: about 1.5 KiB per source byte in a release build).
+const STACK_BYTES_PER_SOURCE_BYTE: usize = 2 * 1024;
+
+/// Analyses `text` on a thread whose stack is big enough for any nesting it could hold:
+/// the calling thread (with [`STACK_BYTES`]) for ordinary modules, a thread of its own
+/// for big ones. No input can overflow the stack.
+pub fn analyze_module(display_path: &str, text: &str) -> HookAnalysis {
+    let needed = text.len().saturating_mul(STACK_BYTES_PER_SOURCE_BYTE);
+    if needed <= STACK_BYTES / 2 {
+        return analyze_source(display_path, text);
+    }
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(needed + STACK_BYTES / 2)
+            .spawn_scoped(scope, || analyze_source(display_path, text))
+            .ok()
+            .and_then(|thread| thread.join().ok())
+            .unwrap_or_else(|| HookAnalysis { events: Vec::new(), diagnostics: vec![too_big_to_parse(display_path)] })
+    })
+}
+
+fn too_big_to_parse(display_path: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::Unreadable,
+        "it is too big to parse with the memory available",
+        "a hook is a small module: move generated code or data out of `hooks/` and import it instead",
+    )
+    .with_path(display_path)
+}
+
 /// What the analyser learnt about one hook module.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct HookAnalysis {
@@ -22,7 +57,7 @@ pub struct HookAnalysis {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Analyses the hook module `text`, shown to users as `display_path` (its extension
+/// Analyses the hook module `text` on this thread, shown to users as `display_path` (its extension
 /// picks the grammar: TypeScript for `.ts`/`.mts`/`.cts`, JavaScript otherwise).
 pub fn analyze_source(display_path: &str, text: &str) -> HookAnalysis {
     let allocator = Allocator::default();

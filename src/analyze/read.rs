@@ -8,13 +8,13 @@ use crate::discover::describe_io_error;
 
 /// The largest hook module `validate` reads. Real hooks are a few kilobytes; anything this
 /// big is generated or a mistake, and reading it would dominate the whole check.
-pub const MAX_HOOK_BYTES: u64 = 4 * 1024 * 1024;
+pub const MAX_HOOK_BYTES: u64 = 1024 * 1024;
 
 /// The text of the hook module at `path`, or why it cannot be checked.
 pub fn read_hook(path: &Path, display: &str) -> Result<String, Box<Diagnostic>> {
     let unreadable = |reason: String, help: &str| {
         Box::new(
-            Diagnostic::new(Code::Unreadable, format!("`{display}` cannot be read: {reason}"), help).with_path(display),
+            Diagnostic::new(Code::Unreadable, format!("cannot be read: {reason}"), help).with_path(display),
         )
     };
     let io_error = |error: std::io::Error| {

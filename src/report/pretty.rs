@@ -16,10 +16,16 @@ pub fn render(checked: &CheckedProject, color: bool) -> String {
     let handler = GraphicalReportHandler::new_themed(theme).with_width(WIDTH).with_links(false);
     let mut out = String::new();
     for diagnostic in &checked.diagnostics {
+        if !out.is_empty() {
+            out.push('\n');
+        }
         let source = diagnostic.path.as_ref().and_then(|path| checked.sources.get(path).map(|text| (path, text)));
         let report = to_report(diagnostic, source);
         // Writing into a String cannot fail.
         let _ = handler.render_report(&mut out, report.as_ref());
+    }
+    if !out.is_empty() {
+        out.push('\n');
     }
     out.push_str(&summary_line(&Summary::of(checked), checked.count(Severity::Advice), color));
     out.push('\n');

@@ -1,0 +1,190 @@
+//! Bad input gets a clear message and loses nothing: each hostile file, link or path has
+//! a named behaviour, the rest of the project is still checked, and nothing panics.
+
+mod common;
+
+use std::fs;
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{exit_code, run_in, transcript};
+
+const GOOD_HOOK: &str = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
+                         export default defineHook({ events: { \"turn.completed\"() {} } });\n";
+
+/// A project in a fresh temporary folder with one good hook, `bot/hooks/good.ts`.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "package.json", "{ \"name\": \"hostile\" }\n");
+    write(dir.path(), "bot/hooks/good.ts", GOOD_HOOK);
+    dir
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn validate(dir: &Path) -> String {
+    transcript(dir, &["validate", "--dir", "."])
+}
+
+#[test]
+fn a_20_mb_file_is_unreadable_over_the_size_limit() {
+    let dir = project();
+    let big = format!("// {}\n", "x".repeat(20 * 1024 * 1024));
+    write(dir.path(), "bot/hooks/huge.ts", &big);
+    insta::assert_snapshot!(validate(dir.path()));
+}
+
+#[test]
+fn a_fifo_is_not_a_regular_file_and_does_not_hang() {
+    let dir = project();
+    let status = Command::new("mkfifo").arg(dir.path().join("bot/hooks/pipe.ts")).status().unwrap();
+    assert!(status.success());
+    insta::assert_snapshot!(validate(dir.path()));
+}
+
+#[test]
+fn a_broken_link_is_unreadable() {
+    let dir = project();
+    symlink("missing.ts", dir.path().join("bot/hooks/gone.ts")).unwrap();
+    insta::assert_snapshot!(validate(dir.path()));
+}
+
+#[test]
+fn a_symlink_loop_is_a_warning_not_a_hang() {
+    // hooks::symlink-loop
+    let dir = project();
+    fs::create_dir_all(dir.path().join("bot/hooks/nested")).unwrap();
+    symlink("..", dir.path().join("bot/hooks/nested/loop")).unwrap();
+    insta::assert_snapshot!(validate(dir.path()));
+}
+
+#[test]
+fn links_out_of_the_project_are_errors_and_links_inside_are_followed() {
+    // hooks::link-outside-project
+    let outer = tempfile::tempdir().unwrap();
+    write(outer.path(), "outside/stolen.ts", GOOD_HOOK);
+    write(outer.path(), "project/bot/hooks/good.ts", GOOD_HOOK);
+    write(outer.path(), "project/bot/lib/shared.ts", GOOD_HOOK);
+    let hooks = outer.path().join("project/bot/hooks");
+    symlink("../../../outside/stolen.ts", hooks.join("stolen.ts")).unwrap();
+    symlink("../../../outside", hooks.join("outside-dir")).unwrap();
+    symlink("../lib/shared.ts", hooks.join("shared.ts")).unwrap();
+    insta::assert_snapshot!(validate(&outer.path().join("project")));
+}
+
+#[test]
+fn a_dir_that_does_not_exist_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    insta::assert_snapshot!(transcript(dir.path(), &["validate", "--dir", "no/such/project"]));
+}
+
+#[test]
+fn a_dir_that_is_a_file_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "file.txt", "hello");
+    insta::assert_snapshot!(transcript(dir.path(), &["info", "--json", "--dir", "file.txt"]));
+}
+
+#[test]
+fn five_thousand_nested_folders_are_walked_without_a_crash() {
+    let dir = project();
+    // Created one level at a time: the whole path is far longer than PATH_MAX.
+    let status = Command::new("bash")
+        .arg("-c")
+        .arg("cd bot/hooks && i=0; while [ $i -lt 5000 ]; do mkdir d && cd d || exit 1; i=$((i+1)); done")
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    write(dir.path(), "bot/hooks/d/d/d/deep.ts", GOOD_HOOK);
+    insta::assert_snapshot!(validate(dir.path()));
+}
+
+#[test]
+fn a_file_name_that_is_not_utf8_is_reported() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = project();
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.ts");
+    fs::write(dir.path().join("bot/hooks").join(name), GOOD_HOOK).unwrap();
+    insta::assert_snapshot!(validate(dir.path()));
+}
+
+#[test]
+fn odd_characters_in_names_are_escaped_for_github() {
+    let dir = project();
+    let hook = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
+                export default defineHook({ events: { \"turn.complete\"() {} } });\n";
+    write(dir.path(), "bot/hooks/100%, done: yes.ts", hook);
+    write(dir.path(), "bot/hooks/日本/ünïcode hook.ts", hook);
+    insta::assert_snapshot!(transcript(dir.path(), &["validate", "--format", "github"]));
+}
+
+/// Root reads everything, so a permission test runs the binary as `nobody` when it can.
+fn as_unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
+    let binary = env!("CARGO_BIN_EXE_agent-sdk");
+    let mut command = if is_root() {
+        let mut command = Command::new("setpriv");
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups", binary]);
+        command
+    } else {
+        Command::new(binary)
+    };
+    command.args(args).current_dir(dir).env("NO_COLOR", "1").output().unwrap()
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|output| output.stdout.starts_with(b"0\n"))
+}
+
+#[test]
+fn a_file_without_read_permission_is_unreadable() {
+    let dir = project();
+    write(dir.path(), "bot/hooks/secret.ts", GOOD_HOOK);
+    for path in ["", "bot", "bot/hooks", "bot/hooks/good.ts", "package.json"] {
+        let mode = if path.ends_with(".ts") || path.ends_with(".json") { 0o644 } else { 0o755 };
+        fs::set_permissions(dir.path().join(path), fs::Permissions::from_mode(mode)).unwrap();
+    }
+    fs::set_permissions(dir.path().join("bot/hooks/secret.ts"), fs::Permissions::from_mode(0o000)).unwrap();
+    let output = as_unprivileged(dir.path(), &["validate", "--format", "json"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    insta::assert_snapshot!(format!("exit: {}\n{stdout}{}", exit_code(&output), String::from_utf8_lossy(&output.stderr)));
+}
+
+#[test]
+fn an_unreadable_dir_is_an_environment_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::create_dir(dir.path().join("locked")).unwrap();
+    fs::set_permissions(dir.path().join("locked"), fs::Permissions::from_mode(0o000)).unwrap();
+    let output = as_unprivileged(dir.path(), &["validate", "--dir", "locked"]);
+    assert_eq!(exit_code(&output), 2);
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "error: --dir `locked` cannot be read: permission denied\n");
+    fs::set_permissions(dir.path().join("locked"), fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn a_closed_pipe_is_not_a_crash() {
+    let dir = project();
+    for i in 0..2000 {
+        let hook = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
+                    export default defineHook({ events: { \"turn.complete\"() {} } });\n";
+        write(dir.path(), &format!("bot/hooks/h{i}.ts"), hook);
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["validate", "--format", "github"])
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read nothing: closing our end makes the binary's next write fail with EPIPE.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    assert_eq!(exit_code(&output), 0, "a reader that went away is not a failure");
+}
