@@ -8,7 +8,7 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{exit_code, run_in, transcript};
+use common::{exit_code, transcript};
 
 const GOOD_HOOK: &str = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
                          export default defineHook({ events: { \"turn.completed\"() {} } });\n";
@@ -93,16 +93,29 @@ fn a_dir_that_is_a_file_is_a_usage_error() {
 #[test]
 fn five_thousand_nested_folders_are_walked_without_a_crash() {
     let dir = project();
-    // Created one level at a time: the whole path is far longer than PATH_MAX.
-    let status = Command::new("bash")
-        .arg("-c")
-        .arg("cd bot/hooks && i=0; while [ $i -lt 5000 ]; do mkdir d && cd d || exit 1; i=$((i+1)); done")
-        .current_dir(dir.path())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    nest(&dir.path().join("bot/hooks"), 5000);
     write(dir.path(), "bot/hooks/d/d/d/deep.ts", GOOD_HOOK);
     insta::assert_snapshot!(validate(dir.path()));
+}
+
+/// Creates `root/d/d/…` `depth` levels deep. The whole path is far longer than PATH_MAX,
+/// so it is built bottom-up in chunks whose paths each fit, moved into one another.
+fn nest(root: &Path, depth: usize) {
+    const CHUNK: usize = 1000;
+    let staging = root.join("staging");
+    let mut deeper: Option<std::path::PathBuf> = None;
+    for chunk in 0..depth.div_ceil(CHUNK) {
+        let levels = CHUNK.min(depth - chunk * CHUNK);
+        let top = staging.join(format!("c{chunk}"));
+        let deepest = top.join("d/".repeat(levels - 1));
+        fs::create_dir_all(&deepest).unwrap();
+        if let Some(deeper) = deeper.take() {
+            fs::rename(deeper, deepest.join("d")).unwrap();
+        }
+        deeper = Some(top);
+    }
+    fs::rename(deeper.unwrap(), root.join("d")).unwrap();
+    fs::remove_dir(staging).unwrap();
 }
 
 #[test]
@@ -126,13 +139,18 @@ fn odd_characters_in_names_are_escaped_for_github() {
 
 /// Root reads everything, so a permission test runs the binary as `nobody` when it can.
 fn as_unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
-    let binary = env!("CARGO_BIN_EXE_agent-sdk");
+    let mut binary = std::path::PathBuf::from(env!("CARGO_BIN_EXE_agent-sdk"));
     let mut command = if is_root() {
+        // `nobody` may not be able to reach the build folder: run a copy from `dir`.
+        let copy = dir.join("agent-sdk-copy");
+        fs::copy(&binary, &copy).unwrap();
+        fs::set_permissions(&copy, fs::Permissions::from_mode(0o755)).unwrap();
+        binary = copy;
         let mut command = Command::new("setpriv");
-        command.args(["--reuid=65534", "--regid=65534", "--clear-groups", binary]);
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&binary);
         command
     } else {
-        Command::new(binary)
+        Command::new(&binary)
     };
     command.args(args).current_dir(dir).env("NO_COLOR", "1").output().unwrap()
 }
@@ -152,7 +170,11 @@ fn a_file_without_read_permission_is_unreadable() {
     fs::set_permissions(dir.path().join("bot/hooks/secret.ts"), fs::Permissions::from_mode(0o000)).unwrap();
     let output = as_unprivileged(dir.path(), &["validate", "--format", "json"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
-    insta::assert_snapshot!(format!("exit: {}\n{stdout}{}", exit_code(&output), String::from_utf8_lossy(&output.stderr)));
+    insta::assert_snapshot!(format!(
+        "exit: {}\n{stdout}{}",
+        exit_code(&output),
+        String::from_utf8_lossy(&output.stderr)
+    ));
 }
 
 #[test]

@@ -10,12 +10,7 @@ fn check(case: &str) -> String {
     let dir = fixture("validate", case);
     transcripts(
         &dir,
-        &[
-            &["validate"],
-            &["validate", "--format", "json"],
-            &["validate", "--format", "github"],
-            &["info", "--json"],
-        ],
+        &[&["validate"], &["validate", "--format", "json"], &["validate", "--format", "github"], &["info", "--json"]],
     )
 }
 

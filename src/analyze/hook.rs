@@ -290,7 +290,11 @@ impl<'s, 'a> Checker<'s, 'a> {
         };
         match events_property(options) {
             EventsProperty::Found(events, kind) => self.check_events_value(events, kind),
-            EventsProperty::MaybeInSpread => Verdict::Dynamic,
+            EventsProperty::MaybeInSpread => self.dynamic(
+                options.span,
+                "spread",
+                "`events` may come from a spread, so it could not be checked statically",
+            ),
             EventsProperty::Missing => self.events_missing(
                 options.span,
                 "no `events` here",
@@ -317,10 +321,27 @@ impl<'s, 'a> Checker<'s, 'a> {
                 Some(Binding::Function) => {
                     self.events_missing(id.span, &format!("`{}` is a function", id.name), "`events` is not an object")
                 }
+                Some(Binding::Import { source, .. } | Binding::Namespace { source, .. }) => self.dynamic(
+                    id.span,
+                    &format!("imported from `{source}`"),
+                    "`events` is imported from another module, so its handlers could not be checked statically",
+                ),
                 _ => Verdict::Dynamic,
             },
             _ => Verdict::Dynamic,
         }
+    }
+
+    /// Advice that part of the hook is only known when the module runs.
+    fn dynamic(&mut self, span: Span, label: &str, message: &str) -> Verdict {
+        self.report(self.file.diagnostic(
+            Code::DynamicEvents,
+            (span.start, span.end),
+            label,
+            message,
+            "nothing to fix if this is intended; write `events` literally in this module to have it checked",
+        ));
+        Verdict::Done
     }
 
     fn events_missing(&mut self, span: Span, label: &str, message: &str) -> Verdict {

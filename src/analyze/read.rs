@@ -13,9 +13,7 @@ pub const MAX_HOOK_BYTES: u64 = 1024 * 1024;
 /// The text of the hook module at `path`, or why it cannot be checked.
 pub fn read_hook(path: &Path, display: &str) -> Result<String, Box<Diagnostic>> {
     let unreadable = |reason: String, help: &str| {
-        Box::new(
-            Diagnostic::new(Code::Unreadable, format!("cannot be read: {reason}"), help).with_path(display),
-        )
+        Box::new(Diagnostic::new(Code::Unreadable, format!("cannot be read: {reason}"), help).with_path(display))
     };
     let io_error = |error: std::io::Error| {
         unreadable(describe_io_error(&error), "make sure the file exists and is readable by this user")

@@ -101,6 +101,9 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
     let loaded: Vec<_> = checked.loaded().collect();
     let skipped: Vec<_> = checked.hooks.iter().filter(|hook| hook.skipped.is_some()).collect();
     let width = checked.hooks.iter().map(|hook| hook.name.chars().count()).max().unwrap_or(0);
+    let path_width = checked.hooks.iter().map(|hook| hook.path.chars().count()).max().unwrap_or(0);
+    // Padded before styling, so escape codes do not count towards the width.
+    let path = |path: &str| dim(&format!("{path:path_width$}"));
 
     let hooks_branch = if skipped.is_empty() { "└──" } else { "├──" };
     let hooks_indent = if skipped.is_empty() { "    " } else { "│   " };
@@ -109,14 +112,14 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
         let branch = if i + 1 == loaded.len() { "└──" } else { "├──" };
         let events =
             if hook.events.is_empty() { "(events not known statically)".to_owned() } else { hook.events.join(", ") };
-        let _ = writeln!(out, "{hooks_indent}{branch} {:width$}  {}  {}", hook.name, dim(&hook.path), events);
+        let _ = writeln!(out, "{hooks_indent}{branch} {:width$}  {}  {}", hook.name, path(&hook.path), events);
     }
     if !skipped.is_empty() {
         let _ = writeln!(out, "└── skipped ({})", skipped.len());
         for (i, hook) in skipped.iter().enumerate() {
             let branch = if i + 1 == skipped.len() { "└──" } else { "├──" };
             let reason = hook.skipped.map_or("", |code| code.as_str());
-            let _ = writeln!(out, "    {branch} {:width$}  {}  {reason}", hook.name, dim(&hook.path));
+            let _ = writeln!(out, "    {branch} {:width$}  {}  {reason}", hook.name, path(&hook.path));
         }
     }
     let errors = checked.count(Severity::Error);

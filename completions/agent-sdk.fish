@@ -1,0 +1,62 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_agent_sdk_global_optspecs
+    string join \n color= h/help V/version
+end
+
+function __fish_agent_sdk_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_agent_sdk_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_agent_sdk_using_subcommand
+    set -l cmd (__fish_agent_sdk_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l format -d 'How to print the findings' -r -f -a "pretty\t'Source snippets with labels; colour on a terminal'
+json\t'One JSON document (schemaVersion 1), documented in the README'
+github\t'GitHub Actions workflow commands (`::error file=…`), one per line'
+sarif\t'SARIF 2.1.0, for code-scanning uploads'"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l deny-warnings -d 'Fail (exit 1) on warnings too, not only on errors'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l json -d 'Print the stable JSON description (schemaVersion 1) instead of a tree'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s h -l help -d 'Print help'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

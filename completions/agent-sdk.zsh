@@ -1,0 +1,165 @@
+#compdef agent-sdk
+
+autoload -U is-at-least
+
+_agent-sdk() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_agent-sdk_commands" \
+"*::: :->agent-sdk" \
+&& ret=0
+    case $state in
+    (agent-sdk)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-sdk-command-$line[1]:"
+        case $line[1] in
+            (validate)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--format=[How to print the findings]:FORMAT:((pretty\:"Source snippets with labels; colour on a terminal"
+json\:"One JSON document (schemaVersion 1), documented in the README"
+github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
+sarif\:"SARIF 2.1.0, for code-scanning uploads"))' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'--deny-warnings[Fail (exit 1) on warnings too, not only on errors]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'--json[Print the stable JSON description (schemaVersion 1) instead of a tree]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'-h[Print help]' \
+'--help[Print help]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':shell -- The shell to complete for:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_agent-sdk__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:agent-sdk-help-command-$line[1]:"
+        case $line[1] in
+            (validate)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_agent-sdk_commands] )) ||
+_agent-sdk_commands() {
+    local commands; commands=(
+'validate:Find every hook and check it statically; exit 1 if any has an error' \
+'info:Describe the project\: its agent and the hooks that would load' \
+'completions:Print a shell completion script to stdout' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent-sdk commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__completions_commands] )) ||
+_agent-sdk__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk completions commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__help_commands] )) ||
+_agent-sdk__subcmd__help_commands() {
+    local commands; commands=(
+'validate:Find every hook and check it statically; exit 1 if any has an error' \
+'info:Describe the project\: its agent and the hooks that would load' \
+'completions:Print a shell completion script to stdout' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'agent-sdk help commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__help__subcmd__completions_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help completions commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__help__subcmd__help_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help help commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__help__subcmd__info_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help info commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__help__subcmd__validate_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__validate_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help validate commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__info_commands] )) ||
+_agent-sdk__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk info commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__validate_commands] )) ||
+_agent-sdk__subcmd__validate_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk validate commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_agent-sdk" ]; then
+    _agent-sdk "$@"
+else
+    compdef _agent-sdk agent-sdk
+fi
