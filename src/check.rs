@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
@@ -56,7 +57,10 @@ pub fn check_project(dir: &Path) -> Result<CheckedProject, DirError> {
         return Ok(checked);
     };
     let discovery = discover::discover(&project);
-    let analyses: Vec<(HookAnalysis, Option<String>)> = discovery.modules.par_iter().map(check_module).collect();
+    let analyses: Vec<(HookAnalysis, Option<String>)> = match analysis_pool() {
+        Some(pool) => pool.install(|| discovery.modules.par_iter().map(check_module).collect()),
+        None => discovery.modules.iter().map(check_module).collect(),
+    };
 
     for (index, (module, (analysis, source))) in discovery.modules.iter().zip(analyses).enumerate() {
         if let Some(source) = source {
@@ -74,6 +78,20 @@ pub fn check_project(dir: &Path) -> Result<CheckedProject, DirError> {
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.project = Some(project);
     Ok(checked)
+}
+
+/// The threads modules are analysed on, each with the stack [`analyze::analyze_module`]
+/// needs. `None` only if the system cannot start threads: then this thread does the work.
+fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .thread_name(|i| format!("analyze-{i}"))
+            .stack_size(analyze::STACK_BYTES)
+            .build()
+            .ok()
+    })
+    .as_ref()
 }
 
 /// Reads and analyses one module; keeps its text only when a diagnostic points into it.

@@ -35,19 +35,8 @@ pub fn main() -> ExitCode {
             return if error.use_stderr() { ExitStatus::Error.into() } else { ExitStatus::Success.into() };
         }
     };
-    // Failing to configure the pool only means smaller stacks: carry on.
-    let _ = rayon::ThreadPoolBuilder::new().stack_size(analyze::STACK_BYTES).build_global();
     let printer = Printer::new(cli.color);
-    // The command runs on a thread with the same stack as the analysis threads, because
-    // rayon runs a one-module check on the calling thread.
-    let command = std::thread::Builder::new()
-        .name("agent-sdk".to_owned())
-        .stack_size(analyze::STACK_BYTES)
-        .spawn(move || commands::dispatch(cli, &printer));
-    let outcome = match command {
-        Ok(handle) => handle.join().unwrap_or_else(|_| Err(anyhow::anyhow!("internal error: the command panicked"))),
-        Err(error) => Err(anyhow::Error::new(error).context("could not start the command's thread")),
-    };
+    let outcome = commands::dispatch(cli, &printer);
     match outcome {
         Ok(status) => status.into(),
         Err(error) if is_broken_pipe(&error) => ExitStatus::Success.into(),

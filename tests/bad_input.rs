@@ -210,3 +210,20 @@ fn a_closed_pipe_is_not_a_crash() {
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     assert_eq!(exit_code(&output), 0, "a reader that went away is not a failure");
 }
+
+#[test]
+fn deeply_nested_code_is_checked_without_overflowing_the_stack() {
+    let dir = project();
+    // 100 KB of nesting: past the size analysed on the pool's own stack.
+    let parens = format!("export default {}1{};\n", "(".repeat(50_000), ")".repeat(50_000));
+    let arrows = format!("export default {}1;\n", "a => ".repeat(100_000));
+    write(dir.path(), "bot/hooks/parens.ts", &parens);
+    write(dir.path(), "bot/hooks/arrows.ts", &arrows);
+    write(dir.path(), "bot/hooks/small.ts", &format!("export default {}1{};\n", "[".repeat(5_000), "]".repeat(5_000)));
+    let output = common::run_in(dir.path(), &["validate", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let codes: Vec<&str> =
+        report["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["hooks::not-define-hook", "hooks::not-define-hook", "hooks::not-define-hook"]);
+    assert_eq!(report["summary"]["hooks"], 1, "good.ts still loads");
+}

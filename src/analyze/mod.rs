@@ -23,8 +23,9 @@ pub const STACK_BYTES: usize = 256 * 1024 * 1024;
 const STACK_BYTES_PER_SOURCE_BYTE: usize = 2 * 1024;
 
 /// Analyses `text` on a thread whose stack is big enough for any nesting it could hold:
-/// the calling thread (with [`STACK_BYTES`]) for ordinary modules, a thread of its own
-/// for big ones. No input can overflow the stack.
+/// the calling thread for ordinary modules, a thread of its own for big ones. The caller's
+/// thread must have a stack of [`STACK_BYTES`] (`check::check_project`'s pool does); then
+/// no input can overflow the stack.
 pub fn analyze_module(display_path: &str, text: &str) -> HookAnalysis {
     let needed = text.len().saturating_mul(STACK_BYTES_PER_SOURCE_BYTE);
     if needed <= STACK_BYTES / 2 {
