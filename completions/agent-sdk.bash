@@ -25,6 +25,9 @@ _agent__sdk() {
             agent__sdk,info)
                 cmd="agent__sdk__subcmd__info"
                 ;;
+            agent__sdk,run)
+                cmd="agent__sdk__subcmd__run"
+                ;;
             agent__sdk,validate)
                 cmd="agent__sdk__subcmd__validate"
                 ;;
@@ -37,6 +40,9 @@ _agent__sdk() {
             agent__sdk__subcmd__help,info)
                 cmd="agent__sdk__subcmd__help__subcmd__info"
                 ;;
+            agent__sdk__subcmd__help,run)
+                cmd="agent__sdk__subcmd__help__subcmd__run"
+                ;;
             agent__sdk__subcmd__help,validate)
                 cmd="agent__sdk__subcmd__help__subcmd__validate"
                 ;;
@@ -47,7 +53,7 @@ _agent__sdk() {
 
     case "${cmd}" in
         agent__sdk)
-            opts="-h -V --color --help --version validate info completions help"
+            opts="-h -V --color --help --version validate info run completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -83,7 +89,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__help)
-            opts="validate info completions help"
+            opts="validate info run completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -138,6 +144,20 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        agent__subcmd__sdk__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         agent__subcmd__sdk__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -161,6 +181,72 @@ _agent__sdk() {
             case "${prev}" in
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__run)
+            opts="-m -h -V --dir --message --replay --event --data --model --session --purpose --mode --json --hook-timeout --log-format --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --replay)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --event)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --purpose)
+                    COMPREPLY=($(compgen -W "live eval" -- "${cur}"))
+                    return 0
+                    ;;
+                --mode)
+                    COMPREPLY=($(compgen -W "chat task" -- "${cur}"))
+                    return 0
+                    ;;
+                --hook-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --color)

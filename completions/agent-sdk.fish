@@ -31,6 +31,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s h -l help -d 'Print
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
@@ -51,12 +52,33 @@ never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l json -d 'Print the stable JSON description (schemaVersion 1) instead of a tree'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s h -l help -d 'Print help'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s m -l message -d 'The user\'s message: runs one turn of the agent on the local model' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l replay -d 'Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output) instead of calling a model' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l event -d 'Dispatch one synthetic event of this type, with a realistic default payload' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l data -d 'The `data` of the `--event`, as JSON (replaces the default payload)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model -d 'The model to answer with; `local` is embedded, deterministic and needs no network' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l session -d 'Continue this session (its events are appended after the recorded ones)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l purpose -d '`ctx.session.purpose`' -r -f -a "live\t''
+eval\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l mode -d '`ctx.session.mode`' -r -f -a "chat\t''
+task\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
+json\t'One JSON record a line'"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l json -d 'Print the recorded events as NDJSON on stdout instead of the reply'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

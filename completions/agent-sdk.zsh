@@ -55,6 +55,29 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(run)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'-m+[The user'\''s message\: runs one turn of the agent on the local model]:MESSAGE:_default' \
+'--message=[The user'\''s message\: runs one turn of the agent on the local model]:MESSAGE:_default' \
+'--replay=[Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous \`--json\` output) instead of calling a model]:EVENTS.JSONL:_files' \
+'--event=[Dispatch one synthetic event of this type, with a realistic default payload]:TYPE:_default' \
+'--data=[The \`data\` of the \`--event\`, as JSON (replaces the default payload)]:JSON:_default' \
+'--model=[The model to answer with; \`local\` is embedded, deterministic and needs no network]:MODEL:_default' \
+'--session=[Continue this session (its events are appended after the recorded ones)]:ID:_default' \
+'--purpose=[\`ctx.session.purpose\`]:PURPOSE:(live eval)' \
+'--mode=[\`ctx.session.mode\`]:MODE:(chat task)' \
+'--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)]:DURATION:_default' \
+'--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
+json\:"One JSON record a line"))' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'--json[Print the recorded events as NDJSON on stdout instead of the reply]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
@@ -85,6 +108,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(run)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -107,6 +134,7 @@ _agent-sdk_commands() {
     local commands; commands=(
 'validate:Find every hook and check it statically; exit 1 if any has an error' \
 'info:Describe the project\: its agent and the hooks that would load' \
+'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -122,6 +150,7 @@ _agent-sdk__subcmd__help_commands() {
     local commands; commands=(
 'validate:Find every hook and check it statically; exit 1 if any has an error' \
 'info:Describe the project\: its agent and the hooks that would load' \
+'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -142,6 +171,11 @@ _agent-sdk__subcmd__help__subcmd__info_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk help info commands' commands "$@"
 }
+(( $+functions[_agent-sdk__subcmd__help__subcmd__run_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help run commands' commands "$@"
+}
 (( $+functions[_agent-sdk__subcmd__help__subcmd__validate_commands] )) ||
 _agent-sdk__subcmd__help__subcmd__validate_commands() {
     local commands; commands=()
@@ -151,6 +185,11 @@ _agent-sdk__subcmd__help__subcmd__validate_commands() {
 _agent-sdk__subcmd__info_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk info commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__run_commands] )) ||
+_agent-sdk__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk run commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__validate_commands] )) ||
 _agent-sdk__subcmd__validate_commands() {

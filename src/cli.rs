@@ -28,6 +28,12 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Describe the project: its agent and the hooks that would load.
     Info(InfoArgs),
+    /// Run one local turn: record its events and fire the hooks for real in Node.js.
+    ///
+    /// The reply streams to stdout; the serve log (what loaded, every hook failure, a
+    /// summary) goes to stderr. Exit codes: 0 the turn completed, 1 it failed or the hooks
+    /// have errors, 2 usage or environment error (e.g. no Node.js ≥ 20.6), 130 Ctrl-C.
+    Run(RunArgs),
     /// Print a shell completion script to stdout.
     Completions(CompletionsArgs),
 }
@@ -62,6 +68,70 @@ pub struct InfoArgs {
     /// Print the stable JSON description (schemaVersion 1) instead of a tree.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["message", "replay", "event"])))]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub dir: DirArg,
+
+    /// The user's message: runs one turn of the agent on the local model.
+    #[arg(long, short)]
+    pub message: Option<String>,
+
+    /// Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output)
+    /// instead of calling a model.
+    #[arg(long, value_name = "EVENTS.JSONL")]
+    pub replay: Option<PathBuf>,
+
+    /// Dispatch one synthetic event of this type, with a realistic default payload.
+    #[arg(long, value_name = "TYPE")]
+    pub event: Option<String>,
+
+    /// The `data` of the `--event`, as JSON (replaces the default payload).
+    #[arg(long, value_name = "JSON", requires = "event")]
+    pub data: Option<String>,
+
+    /// The model to answer with; `local` is embedded, deterministic and needs no network.
+    #[arg(long, default_value = "local")]
+    pub model: String,
+
+    /// Continue this session (its events are appended after the recorded ones).
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// `ctx.session.purpose`.
+    #[arg(long, value_enum, default_value_t = Purpose::Live)]
+    pub purpose: Purpose,
+
+    /// `ctx.session.mode`.
+    #[arg(long, value_enum, default_value_t = Mode::Chat)]
+    pub mode: Mode,
+
+    /// Print the recorded events as NDJSON on stdout instead of the reply.
+    #[arg(long)]
+    pub json: bool,
+
+    /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::engine::dispatcher::parse_duration)]
+    pub hook_timeout: std::time::Duration,
+
+    /// The serve log's format on stderr.
+    #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
+    pub log_format: crate::serve_log::LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Purpose {
+    Live,
+    Eval,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Mode {
+    Chat,
+    Task,
 }
 
 #[derive(Debug, Args)]

@@ -11,6 +11,8 @@ pub enum ExitStatus {
     Failure,
     /// 2: usage or environment error: a bad flag, an unreadable `--dir`, a missing tool.
     Error,
+    /// Any other code, e.g. 130 after Ctrl-C.
+    Code(u8),
 }
 
 impl From<ExitStatus> for ExitCode {
@@ -19,6 +21,7 @@ impl From<ExitStatus> for ExitCode {
             ExitStatus::Success => ExitCode::from(0),
             ExitStatus::Failure => ExitCode::from(1),
             ExitStatus::Error => ExitCode::from(2),
+            ExitStatus::Code(code) => ExitCode::from(code),
         }
     }
 }

@@ -7,14 +7,20 @@
 pub mod analyze;
 pub mod check;
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod diagnostics;
 pub mod discover;
+pub mod engine;
 pub mod exit_status;
 pub mod printer;
 pub mod project;
 pub mod report;
+pub mod runtime;
 pub mod sdk;
+pub mod serve_log;
+pub mod state;
+pub mod uri;
 pub mod vocabulary;
 
 use std::process::ExitCode;

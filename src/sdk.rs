@@ -6,8 +6,22 @@ pub const SDK_PACKAGES: [&str; 3] = ["@cursor/bdk", "@grok/agent-sdk", "@cursor/
 /// The modules that export `defineHook`.
 pub const HOOKS_MODULES: [&str; 3] = ["@cursor/bdk/hooks", "@grok/agent-sdk/hooks", "@cursor/july/hooks"];
 
+/// The modules that export `memoryHook`.
+pub const MEMORY_MODULES: [&str; 3] = ["@cursor/bdk/memory", "@grok/agent-sdk/memory", "@cursor/july/memory"];
+
 /// The name hooks are defined with.
 pub const DEFINE_HOOK: &str = "defineHook";
+
+/// The ready-made hook that journals every turn for later sessions.
+pub const MEMORY_HOOK: &str = "memoryHook";
+
+/// The events `memoryHook()` handles (kept in step with `runtime/node/sdk/memory.mjs`).
+pub const MEMORY_HOOK_EVENTS: [&str; 4] = ["message.received", "message.completed", "turn.completed", "turn.failed"];
+
+/// Whether `source` is one of the SDK's memory modules.
+pub fn is_memory_module(source: &str) -> bool {
+    MEMORY_MODULES.contains(&source)
+}
 
 /// Whether `source` is one of the SDK's hooks modules.
 pub fn is_hooks_module(source: &str) -> bool {

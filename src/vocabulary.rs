@@ -13,6 +13,8 @@ pub struct EventType {
     pub data: &'static str,
     /// One line on when the event is recorded.
     pub summary: &'static str,
+    /// A realistic `data`, as JSON: what `run --event <type>` dispatches by default.
+    pub example: &'static str,
 }
 
 /// The key that subscribes a handler to every event type.
@@ -20,43 +22,65 @@ pub const WILDCARD: &str = "*";
 
 /// Every event type, in the order a turn usually records them.
 pub const EVENTS: &[EventType] = &[
-    EventType { name: "message.received", data: "{ text: string }", summary: "the user's message arrived" },
-    EventType { name: "message.appended", data: "{ delta: string }", summary: "a streamed piece of the reply" },
+    EventType {
+        name: "message.received",
+        data: "{ text: string }",
+        summary: "the user's message arrived",
+        example: r#"{"text":"What is our refund policy?"}"#,
+    },
+    EventType {
+        name: "message.appended",
+        data: "{ delta: string }",
+        summary: "a streamed piece of the reply",
+        example: r#"{"delta":"Refunds are "}"#,
+    },
     EventType {
         name: "reasoning.appended",
         data: "{ delta: string }",
         summary: "a streamed piece of model reasoning, when the model gives one",
+        example: r#"{"delta":"The user asks about refunds; check the policy page."}"#,
     },
-    EventType { name: "message.completed", data: "{ text: string }", summary: "the whole reply" },
+    EventType {
+        name: "message.completed",
+        data: "{ text: string }",
+        summary: "the whole reply",
+        example: r#"{"text":"Refunds are available within 30 days of purchase."}"#,
+    },
     EventType {
         name: "actions.requested",
         data: "{ calls: Array<{ callId: string; toolName: string; args?: unknown; parentCallId?: string }>; parentCallId?: string }",
         summary: "one per model step that lists tools",
+        example: r#"{"calls":[{"callId":"call_1","toolName":"search_docs","args":{"query":"refund policy"}}]}"#,
     },
     EventType {
         name: "action.result",
         data: "{ callId: string; toolName: string; output?: unknown; isError: boolean; stubbed?: boolean; parentCallId?: string }",
         summary: "one per tool call, as soon as it has a result",
+        example: r#"{"callId":"call_1","toolName":"search_docs","output":"Refunds: 30 days.","isError":false}"#,
     },
     EventType {
         name: "action.tool_retry",
         data: "{ callId: string; toolName: string; attempt: number; reason: string; connection?: string }",
         summary: "a read runs again after a transient failure",
+        example: r#"{"callId":"call_1","toolName":"search_docs","attempt":2,"reason":"http_503"}"#,
     },
     EventType {
         name: "actions.completed",
         data: "{ results: Array<{ callId: string; toolName: string; output?: unknown; isError: boolean; stubbed?: boolean; parentCallId?: string }>; parentCallId?: string }",
         summary: "every call of a batch has a result",
+        example: r#"{"results":[{"callId":"call_1","toolName":"search_docs","output":"Refunds: 30 days.","isError":false}]}"#,
     },
     EventType {
         name: "turn.completed",
         data: "{ result?: string; usage?: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens?: number }; cost?: { totalUsd: number; model: string } }",
         summary: "the turn ended well",
+        example: r#"{"result":"Refunds are available within 30 days of purchase.","usage":{"inputTokens":412,"outputTokens":38,"cacheReadTokens":0,"cacheWriteTokens":0},"cost":{"totalUsd":0,"model":"local"}}"#,
     },
     EventType {
         name: "turn.failed",
         data: "{ message: string; status?: \"error\" | \"cancelled\" }",
         summary: "the turn ended in failure or was cancelled",
+        example: r#"{"message":"the model provider returned HTTP 500","status":"error"}"#,
     },
 ];
 
@@ -91,6 +115,14 @@ mod tests {
         assert_eq!(suggest("message.recieved"), Some("message.received"));
         assert_eq!(suggest("actions.request"), Some("actions.requested"));
         assert_eq!(suggest("zzz"), None);
+    }
+
+    #[test]
+    fn examples_are_json_objects() {
+        for event in EVENTS {
+            let example: serde_json::Value = serde_json::from_str(event.example).unwrap();
+            assert!(example.is_object(), "{}", event.name);
+        }
     }
 
     #[test]

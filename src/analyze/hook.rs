@@ -196,6 +196,10 @@ impl<'s, 'a> Checker<'s, 'a> {
     /// `callee(...)` must be `defineHook` imported (as a value) from the SDK's hooks module.
     fn check_define_hook_call(&mut self, call: &'a CallExpression<'a>) -> Verdict {
         let callee = self.scope.resolve(&call.callee);
+        if self.is_memory_hook(callee) {
+            self.analysis.events.extend(sdk::MEMORY_HOOK_EVENTS.iter().map(|event| (*event).to_owned()));
+            return Verdict::Done;
+        }
         let imported_from = match callee {
             Expression::Identifier(id) => match self.scope.binding(id.name.as_str()) {
                 Some(Binding::Import { source, source_span, imported, type_only }) if imported == sdk::DEFINE_HOOK => {
@@ -244,6 +248,22 @@ impl<'s, 'a> Checker<'s, 'a> {
             return Verdict::Done;
         }
         self.check_options(call)
+    }
+
+    /// `memoryHook()` imported from an SDK memory module: a ready-made hook (SPEC §7).
+    fn is_memory_hook(&self, callee: &Expression) -> bool {
+        match callee {
+            Expression::Identifier(id) => matches!(
+                self.scope.binding(id.name.as_str()),
+                Some(Binding::Import { source, imported, type_only: false, .. })
+                    if imported == sdk::MEMORY_HOOK && sdk::is_memory_module(source)
+            ),
+            Expression::StaticMemberExpression(member) if member.property.name == sdk::MEMORY_HOOK => {
+                matches!(member.object.get_inner_expression(), Expression::Identifier(id)
+                    if matches!(self.scope.binding(id.name.as_str()), Some(Binding::Namespace { source, .. }) if sdk::is_memory_module(source)))
+            }
+            _ => false,
+        }
     }
 
     fn type_only_import(&mut self, callee: &Expression, source: &str) -> Verdict {

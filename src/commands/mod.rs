@@ -2,6 +2,7 @@
 
 mod completions;
 mod info;
+mod run;
 mod validate;
 
 use crate::cli::{Cli, Command};
@@ -13,6 +14,7 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
     match cli.command {
         Command::Validate(args) => validate::validate(&args, printer),
         Command::Info(args) => info::info(&args, printer),
+        Command::Run(args) => run::run(&args, printer),
         Command::Completions(args) => completions::completions(&args, printer),
     }
 }

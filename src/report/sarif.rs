@@ -40,7 +40,7 @@ fn result(diagnostic: &Diagnostic) -> Value {
     let rule_index = Code::ALL.iter().position(|code| *code == diagnostic.code);
     let mut locations = Vec::new();
     if let Some(path) = &diagnostic.path {
-        let mut location = json!({ "artifactLocation": { "uri": uri_path(path) } });
+        let mut location = json!({ "artifactLocation": { "uri": crate::uri::encode_path(path) } });
         if let Some(label) = &diagnostic.label {
             location["region"] = json!({
                 "startLine": label.start_at.line,
@@ -65,30 +65,5 @@ fn level(severity: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Advice => "note",
-    }
-}
-
-/// A relative path as a URI reference: every byte outside the unreserved set and `/`
-/// percent-encoded, so spaces and non-ASCII names survive.
-fn uri_path(path: &str) -> String {
-    let mut uri = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-._~/".contains(&byte) {
-            uri.push(byte as char);
-        } else {
-            uri.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    uri
-}
-
-#[cfg(test)]
-mod tests {
-    use super::uri_path;
-
-    #[test]
-    fn encodes_spaces_and_non_ascii() {
-        assert_eq!(uri_path("bot/hooks/my hook.ts"), "bot/hooks/my%20hook.ts");
-        assert_eq!(uri_path("bot/hooks/é.ts"), "bot/hooks/%C3%A9.ts");
     }
 }

@@ -52,3 +52,20 @@ pub fn exit_code(output: &Output) -> i32 {
 pub fn transcripts(cwd: &Path, commands: &[&[&str]]) -> String {
     commands.iter().map(|args| transcript(cwd, args)).collect::<Vec<_>>().join("\n")
 }
+
+/// A copy of `fixtures/<group>/<case>` in a fresh temporary folder, so a test's state
+/// (`.agent-sdk/`) starts empty and never lands in the repository.
+pub fn copy_fixture(group: &str, case: &str) -> tempfile::TempDir {
+    let copy = tempfile::tempdir().unwrap();
+    let source = fixture(group, case);
+    for entry in walkdir::WalkDir::new(&source) {
+        let entry = entry.unwrap();
+        let target = copy.path().join(entry.path().strip_prefix(&source).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+    copy
+}

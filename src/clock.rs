@@ -1,0 +1,59 @@
+//! Wall-clock timestamps as RFC 3339 UTC with milliseconds, and unique ids, without a
+//! date library: the envelope's `at` and the serve log need nothing more.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Now, as `2026-11-30T05:52:01.123Z`.
+pub fn now_rfc3339() -> String {
+    let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    format_millis(since_epoch.as_millis() as i64)
+}
+
+/// Milliseconds since the Unix epoch as RFC 3339 UTC.
+pub fn format_millis(millis: i64) -> String {
+    let (days, in_day) = (millis.div_euclid(86_400_000), millis.rem_euclid(86_400_000));
+    let (year, month, day) = civil_from_days(days);
+    let (hour, minute) = (in_day / 3_600_000, in_day / 60_000 % 60);
+    let (second, milli) = (in_day / 1000 % 60, in_day % 1000);
+    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
+}
+
+/// Days since 1970-01-01 → (year, month, day), after Howard Hinnant's `civil_from_days`.
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A fresh id such as `ses_0193a1b2c3d4e5f6`: unique within this machine.
+pub fn new_id(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_nanos() as u64;
+    let mixed = nanos ^ (u64::from(std::process::id()) << 48) ^ COUNTER.fetch_add(1, Ordering::Relaxed).rotate_left(32);
+    format!("{prefix}_{mixed:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(format_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(format_millis(1_796_017_921_007), "2026-11-30T05:52:01.007Z");
+    }
+
+    #[test]
+    fn ids_differ() {
+        assert_ne!(new_id("ses"), new_id("ses"));
+    }
+}

@@ -1,0 +1,264 @@
+//! `agent-sdk run`: one real local turn. Events are recorded, then every hook runs for
+//! real in Node.js; the reply streams to stdout and the serve log to stderr.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+use serde_json::{Value, json};
+
+use crate::check::check_project;
+use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
+use crate::clock::{new_id, now_rfc3339};
+use crate::diagnostics::Severity;
+use crate::engine::dispatcher::{Dispatcher, HookToLoad};
+use crate::engine::envelope::Envelope;
+use crate::engine::model::LOCAL_MODEL;
+use crate::engine::turn::{self, TurnEvent};
+use crate::exit_status::ExitStatus;
+use crate::printer::Printer;
+use crate::report;
+use crate::runtime::calls::HostCalls;
+use crate::runtime::compile::{compile_project, compiled_path};
+use crate::runtime::host::{RuntimeConfig, find_node, install_runtime};
+use crate::serve_log::ServeLog;
+use crate::state::StateStore;
+use crate::uri::file_url;
+use crate::vocabulary;
+
+/// The exit code of a run the user interrupted (128 + SIGINT).
+const INTERRUPTED: u8 = 130;
+
+/// Records a turn (or a replayed stream, or one synthetic event) and dispatches every
+/// event to the hooks; returns when every recorded event was dispatched.
+pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let log = ServeLog::new(args.log_format);
+    if args.model != LOCAL_MODEL {
+        anyhow::bail!("unknown model `{}`: this build has the embedded `local` model only", args.model);
+    }
+    let checked = check_project(&args.dir.dir)?;
+    if checked.count(Severity::Error) > 0 || checked.project.is_none() {
+        printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
+        printer.stderr("error: the hooks have errors, so nothing ran; fix them (see above) and run again\n");
+        return Ok(ExitStatus::Failure);
+    }
+    let Some(project) = &checked.project else { unreachable!("checked above") };
+    for diagnostic in checked.diagnostics.iter().filter(|d| d.severity() == Severity::Warning) {
+        let path = diagnostic.path.as_deref().map(|path| format!("{path}: ")).unwrap_or_default();
+        log.warn(format!("{path}{} [{}]", diagnostic.message, diagnostic.code.as_str()));
+    }
+    for hook in checked.hooks.iter().filter(|hook| hook.skipped.is_some()) {
+        log.warn(format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str())));
+    }
+
+    let input = Input::from_args(args)?;
+    let node = find_node()?;
+    let store = StateStore::open(&project.dir)?;
+    let project_root = project.canonical_dir.clone();
+    let compiled_root = store.root().join("compiled");
+    let runtime_dir = store.root().join("runtime");
+    for failure in compile_project(&project_root, &compiled_root).context("could not write the compiled hooks")? {
+        log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
+    }
+    install_runtime(&runtime_dir).context("could not write the hook runtime")?;
+
+    let session_id = args.session.clone().unwrap_or_else(|| new_id("ses"));
+    let mut log = log;
+    log.for_session(&session_id);
+    let hooks: Vec<HookToLoad> = checked
+        .loaded()
+        .map(|hook| HookToLoad {
+            name: hook.name.clone(),
+            url: file_url(&compiled_path(&compiled_root, &hook.path)),
+            source: hook.path.clone(),
+        })
+        .collect();
+    let ctx = json!({
+        "session": {
+            "id": session_id,
+            "channelId": "local",
+            "mode": match args.mode { Mode::Chat => "chat", Mode::Task => "task" },
+            "purpose": match args.purpose { Purpose::Live => "live", Purpose::Eval => "eval" },
+            "auth": null,
+        },
+        "agent": { "name": project.name },
+        "channel": { "id": "local", "continuationToken": null },
+        "stateRoot": store.root(),
+    });
+    let config = RuntimeConfig { node, project_root, compiled_root, runtime_dir };
+    let calls = HostCalls { store: &store, session_id: session_id.clone() };
+    let hook_count = hooks.len();
+    let mut dispatcher = Dispatcher::start(config, hooks, ctx, args.hook_timeout, &log, calls)?;
+    log.info(format!("session {session_id}: {hook_count} hooks loaded"));
+
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    // Without the handler Ctrl-C still ends the process, only without `turn.failed`.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+
+    let mut recorder = Recorder { store: &store, session_id: &session_id, next: store.next_index(&session_id)? };
+    let mut failed = false;
+    let mut cancelled = false;
+    match input {
+        Input::Message(message) => {
+            let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
+            let turn_id = new_id("turn");
+            for event in turn::local_turn(instructions.as_deref(), &message) {
+                let event = if interrupted.load(Ordering::SeqCst) && event.event_type != "message.received" {
+                    cancelled = true;
+                    turn::cancelled()
+                } else {
+                    event
+                };
+                failed |= event.event_type == "turn.failed";
+                if !args.json && event.event_type == "message.appended" {
+                    print_reply(printer, event.data["delta"].as_str().unwrap_or_default())?;
+                }
+                let envelope = recorder.record(event.event_type, Some(&turn_id), event.data, now_rfc3339())?;
+                printer_json(printer, args.json, &envelope)?;
+                dispatcher.dispatch(envelope)?;
+                if cancelled {
+                    break;
+                }
+            }
+            if !args.json && !cancelled {
+                printer.stdout("\n")?;
+            }
+        }
+        Input::Replay(events) => {
+            // Recorded in batches (one transaction each) before any of them is dispatched.
+            for batch in events.chunks(512) {
+                let mut envelopes = Vec::with_capacity(batch.len());
+                for event in batch {
+                    let envelope = recorder.envelope(
+                        &event.event_type,
+                        event.turn_id.as_deref(),
+                        event.data.clone(),
+                        event.at.clone(),
+                    );
+                    envelopes.push(envelope);
+                }
+                store.append(&envelopes)?;
+                for envelope in envelopes {
+                    printer_json(printer, args.json, &envelope)?;
+                    failed |= envelope.event_type == "turn.failed";
+                    dispatcher.dispatch(envelope)?;
+                }
+                if interrupted.load(Ordering::SeqCst) {
+                    cancelled = true;
+                    break;
+                }
+            }
+        }
+        Input::Synthetic(event) => {
+            let envelope = recorder.record(event.event_type, Some(&new_id("turn")), event.data, now_rfc3339())?;
+            printer_json(printer, args.json, &envelope)?;
+            dispatcher.dispatch(envelope)?;
+        }
+    }
+    dispatcher.finish()?;
+    let stats = dispatcher.stats;
+    for line in dispatcher.otel.lines() {
+        log.info(line);
+    }
+    dispatcher.shutdown();
+    log.info(format!(
+        "summary: {} events dispatched to {hook_count} hooks; {} handlers threw, {} timed out; {} runtime restarts",
+        stats.events, stats.threw, stats.timed_out, stats.restarts
+    ));
+    Ok(if cancelled {
+        ExitStatus::Code(INTERRUPTED)
+    } else if failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// What the run dispatches.
+enum Input {
+    Message(String),
+    Replay(Vec<Envelope>),
+    Synthetic(TurnEvent),
+}
+
+impl Input {
+    fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
+        if let Some(message) = &args.message {
+            return Ok(Input::Message(message.clone()));
+        }
+        if let Some(path) = &args.replay {
+            return Ok(Input::Replay(read_replay(path)?));
+        }
+        let event_type = args.event.as_deref().unwrap_or_default();
+        let Some(known) = vocabulary::event_type(event_type) else {
+            let hint =
+                vocabulary::suggest(event_type).map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default();
+            anyhow::bail!("`{event_type}` is not an event type{hint}");
+        };
+        let data: Value = match &args.data {
+            Some(data) => serde_json::from_str(data).with_context(|| format!("--data is not valid JSON: {data}"))?,
+            None => serde_json::from_str(known.example).context("the built-in example payload")?,
+        };
+        Ok(Input::Synthetic(TurnEvent { event_type: known.name, data }))
+    }
+}
+
+/// The envelopes of an NDJSON file (blank lines skipped); the first bad line is an error.
+fn read_replay(path: &Path) -> anyhow::Result<Vec<Envelope>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read --replay file `{}`", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| {
+            serde_json::from_str::<Envelope>(line)
+                .with_context(|| format!("{}:{}: not an event envelope", path.display(), number + 1))
+        })
+        .collect()
+}
+
+/// Numbers and records a session's events.
+struct Recorder<'s> {
+    store: &'s StateStore,
+    session_id: &'s str,
+    next: u64,
+}
+
+impl Recorder<'_> {
+    fn envelope(&mut self, event_type: &str, turn_id: Option<&str>, data: Value, at: String) -> Envelope {
+        let envelope = Envelope {
+            event_type: event_type.to_owned(),
+            index: self.next,
+            session_id: self.session_id.to_owned(),
+            turn_id: turn_id.map(str::to_owned),
+            at,
+            data,
+        };
+        self.next += 1;
+        envelope
+    }
+
+    /// Builds the next envelope and makes it durable.
+    fn record(&mut self, event_type: &str, turn_id: Option<&str>, data: Value, at: String) -> anyhow::Result<Envelope> {
+        let envelope = self.envelope(event_type, turn_id, data, at);
+        self.store.append(std::slice::from_ref(&envelope))?;
+        Ok(envelope)
+    }
+}
+
+fn print_reply(printer: &Printer, delta: &str) -> std::io::Result<()> {
+    printer.stdout(delta)?;
+    std::io::stdout().flush()
+}
+
+fn printer_json(printer: &Printer, json: bool, envelope: &Envelope) -> anyhow::Result<()> {
+    if json {
+        let mut line = serde_json::to_string(envelope)?;
+        line.push('\n');
+        printer.stdout(&line)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,406 @@
+//! The dispatcher: hands recorded events to the hook runtime, one session's events in
+//! index order, sending ahead so Node never waits on us; watches each handler's time;
+//! restarts the runtime when it dies or a handler never yields; answers `ctx` calls.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::engine::envelope::Envelope;
+use crate::runtime::calls::{HostCalls, OtelSummary};
+use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig};
+use crate::serve_log::{Level, Record, ServeLog};
+
+/// A hook as the runtime loads it.
+#[derive(Debug, Clone)]
+pub struct HookToLoad {
+    pub name: String,
+    /// `file://` URL of the compiled module.
+    pub url: String,
+    /// Source path relative to `--dir`.
+    pub source: String,
+}
+
+/// Past the hook timeout, how long a handler that never yields gets before the runtime is
+/// killed (the runtime's own timer handles every handler that does yield).
+const KILL_GRACE: Duration = Duration::from_millis(500);
+
+/// Events sent ahead of the one running, at most: enough to keep Node busy, bounded memory.
+const SEND_AHEAD: usize = 2048;
+
+/// What happened to the handlers, for the summary line.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DispatchStats {
+    pub events: u64,
+    pub threw: u64,
+    pub timed_out: u64,
+    pub restarts: u64,
+}
+
+struct Pending {
+    event: Envelope,
+    /// The first hook (by load index) still to run for this event.
+    from: usize,
+}
+
+struct Running {
+    seq: u64,
+    hook: usize,
+    handler: String,
+    since: Instant,
+}
+
+pub struct Dispatcher<'s> {
+    config: RuntimeConfig,
+    init: Value,
+    hooks: Vec<HookToLoad>,
+    timeout: Duration,
+    runtime: Runtime,
+    log: &'s ServeLog,
+    calls: HostCalls<'s>,
+    pending: VecDeque<Pending>,
+    running: Option<Running>,
+    dispatched_through: Option<u64>,
+    pub otel: OtelSummary,
+    pub stats: DispatchStats,
+}
+
+impl<'s> Dispatcher<'s> {
+    /// Starts the runtime and loads `hooks` (logging each load and failure).
+    pub fn start(
+        config: RuntimeConfig,
+        hooks: Vec<HookToLoad>,
+        ctx: Value,
+        timeout: Duration,
+        log: &'s ServeLog,
+        calls: HostCalls<'s>,
+    ) -> anyhow::Result<Self> {
+        let init = json!({
+            "t": "init",
+            "hooks": hooks.iter().map(|hook| json!({ "name": hook.name, "url": hook.url, "source": hook.source })).collect::<Vec<_>>(),
+            "ctx": ctx,
+            "timeoutMs": timeout.as_millis() as u64,
+        });
+        let runtime = Runtime::start(&config)?;
+        let mut dispatcher = Self {
+            config,
+            init,
+            hooks,
+            timeout,
+            runtime,
+            log,
+            calls,
+            pending: VecDeque::new(),
+            running: None,
+            dispatched_through: None,
+            otel: OtelSummary::default(),
+            stats: DispatchStats::default(),
+        };
+        dispatcher.initialise(true)?;
+        Ok(dispatcher)
+    }
+
+    /// Sends `init` and waits for `ready`.
+    fn initialise(&mut self, first: bool) -> anyhow::Result<()> {
+        self.runtime.send(&self.init)?;
+        self.runtime.flush()?;
+        loop {
+            match self.runtime.messages.recv_timeout(self.timeout + Duration::from_secs(30)) {
+                Ok(FromRuntime::Message(message)) => match message["t"].as_str() {
+                    Some("ready") => return Ok(()),
+                    Some("loaded") if first => {
+                        self.log.info(format!("loaded hook \"{}\"", message["hook"].as_str().unwrap_or_default()))
+                    }
+                    Some("load_failed") if first => self.log.write(
+                        Record::new(
+                            Level::Error,
+                            format!(
+                                "hook \"{}\" failed to load and is skipped: {}",
+                                message["hook"].as_str().unwrap_or_default(),
+                                message["message"].as_str().unwrap_or_default()
+                            ),
+                        )
+                        .hook(message["hook"].as_str().unwrap_or_default()),
+                    ),
+                    _ => self.handle(&message),
+                },
+                Ok(FromRuntime::Stderr(line)) => self.runtime_stderr(&line),
+                Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
+                    anyhow::bail!("the hook runtime exited while loading hooks")
+                }
+                Err(RecvTimeoutError::Timeout) => anyhow::bail!("the hook runtime did not finish loading hooks"),
+            }
+        }
+    }
+
+    /// Hands one recorded event to the hooks. Returns at once unless too many are in flight.
+    pub fn dispatch(&mut self, event: Envelope) -> anyhow::Result<()> {
+        self.send_event(&event, 0)?;
+        self.pending.push_back(Pending { event, from: 0 });
+        while self.pending.len() > SEND_AHEAD {
+            self.pump(true)?;
+        }
+        self.pump(false)
+    }
+
+    fn send_event(&mut self, event: &Envelope, from: usize) -> std::io::Result<()> {
+        self.runtime.send(&json!({ "t": "event", "seq": event.index, "from": from, "event": event }))
+    }
+
+    /// Waits until every dispatched event went through every hook.
+    pub fn finish(&mut self) -> anyhow::Result<()> {
+        while !self.pending.is_empty() {
+            self.pump(true)?;
+        }
+        if let Some(through) = self.dispatched_through.take() {
+            self.calls.store.mark_dispatched(&self.calls.session_id, through)?;
+        }
+        Ok(())
+    }
+
+    /// Handles every message the runtime has sent; with `block`, first waits (up to the
+    /// running handler's deadline, or a second) for one. A handler past its deadline that
+    /// never yielded gets the runtime restarted.
+    fn pump(&mut self, block: bool) -> anyhow::Result<()> {
+        self.runtime.flush()?;
+        let mut may_wait = block;
+        loop {
+            let received = if may_wait {
+                may_wait = false;
+                let wait = self.running.as_ref().map_or(Duration::from_secs(1), |running| {
+                    (running.since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now())
+                });
+                match self.runtime.messages.recv_timeout(wait) {
+                    Ok(received) => Some(received),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => Some(FromRuntime::Exited),
+                }
+            } else {
+                match self.runtime.messages.try_recv() {
+                    Ok(received) => Some(received),
+                    Err(TryRecvError::Empty) => None,
+                    Err(TryRecvError::Disconnected) => Some(FromRuntime::Exited),
+                }
+            };
+            match received {
+                Some(FromRuntime::Message(message)) => self.handle(&message),
+                Some(FromRuntime::Stderr(line)) => self.runtime_stderr(&line),
+                Some(FromRuntime::Exited) => return self.restart(Restart::Exited),
+                None => {
+                    if self.running.as_ref().is_some_and(|running| running.since.elapsed() >= self.timeout + KILL_GRACE)
+                    {
+                        self.restart(Restart::NeverYielded)?;
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// What Node itself wrote to stderr (hooks' output arrives as `console` messages).
+    fn runtime_stderr(&self, line: &str) {
+        if !line.trim().is_empty() {
+            self.log.warn(format!("runtime: {line}"));
+        }
+    }
+
+    fn hook_name(&self, index: u64) -> &str {
+        self.hooks.get(index as usize).map_or("?", |hook| hook.name.as_str())
+    }
+
+    fn handle(&mut self, message: &Value) {
+        let text = |key: &str| message[key].as_str().unwrap_or_default().to_owned();
+        match message["t"].as_str().unwrap_or_default() {
+            "start" => {
+                self.running = Some(Running {
+                    seq: message["seq"].as_u64().unwrap_or_default(),
+                    hook: message["hook"].as_u64().unwrap_or_default() as usize,
+                    handler: text("handler"),
+                    since: Instant::now(),
+                });
+            }
+            "threw" => {
+                self.stats.threw += 1;
+                let hook = self.hook_name(message["hook"].as_u64().unwrap_or_default()).to_owned();
+                let handler = text("handler");
+                let location = message["stack"].as_str().and_then(|stack| self.first_project_frame(stack));
+                let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
+                self.log.write(
+                    Record::new(
+                        Level::Error,
+                        format!("hook \"{hook}\" handler for {handler} threw: {}{at}", text("message")),
+                    )
+                    .hook(&hook)
+                    .event(&handler),
+                );
+                self.running = None;
+            }
+            "timed_out" => {
+                self.stats.timed_out += 1;
+                let hook = self.hook_name(message["hook"].as_u64().unwrap_or_default()).to_owned();
+                let handler = text("handler");
+                self.log_timed_out(&hook, &handler);
+                self.running = None;
+            }
+            "done" => {
+                self.running = None;
+                if let Some(done) = self.pending.pop_front() {
+                    self.stats.events += 1;
+                    self.dispatched_through = Some(done.event.index);
+                }
+            }
+            "call" => {
+                let args = message["args"].as_array().cloned().unwrap_or_default();
+                let reply = match self.calls.call(message["method"].as_str().unwrap_or_default(), &args) {
+                    Ok(value) => json!({ "t": "reply", "id": message["id"], "ok": true, "value": value }),
+                    Err(error) => json!({ "t": "reply", "id": message["id"], "ok": false, "error": error }),
+                };
+                if self.runtime.send(&reply).and_then(|()| self.runtime.flush()).is_err() {
+                    // The runtime is gone; its exit is handled where it is noticed.
+                }
+            }
+            "console" => {
+                let level = match message["level"].as_str() {
+                    Some("error") => Level::Error,
+                    Some("warn") => Level::Warn,
+                    _ => Level::Info,
+                };
+                let hook = text("hook");
+                let record = if hook.is_empty() {
+                    Record::new(level, text("text"))
+                } else {
+                    Record::new(level, format!("hook \"{hook}\": {}", text("text"))).hook(&hook)
+                };
+                self.log.write(record);
+            }
+            "otel" => self.otel.record(message),
+            _ => {}
+        }
+    }
+
+    fn log_timed_out(&self, hook: &str, handler: &str) {
+        self.log.write(
+            Record::new(
+                Level::Error,
+                format!("hook \"{hook}\" handler for {handler} timed out after {}", format_duration(self.timeout)),
+            )
+            .hook(hook)
+            .event(handler),
+        );
+    }
+
+    /// `bot/hooks/x.ts:7:13` from a stack trace: the first frame in the project's sources.
+    fn first_project_frame(&self, stack: &str) -> Option<String> {
+        let root = self.config.project_root.to_string_lossy().into_owned();
+        stack.lines().skip(1).find_map(|line| {
+            let start = line.find(&root)?;
+            let frame = line[start + root.len()..].trim_start_matches('/').trim_end_matches(')');
+            Some(frame.to_owned())
+        })
+    }
+
+    /// Kills (if needed) and restarts the runtime, then sends again what was in flight,
+    /// skipping the handler that killed it.
+    fn restart(&mut self, why: Restart) -> anyhow::Result<()> {
+        let running = self.running.take();
+        let culprit =
+            running.as_ref().map(|running| (self.hook_name(running.hook as u64).to_owned(), running.handler.clone()));
+        match (why, &culprit) {
+            (Restart::NeverYielded, Some((hook, handler))) => {
+                self.stats.timed_out += 1;
+                self.log_timed_out(hook, handler);
+            }
+            (Restart::Exited, culprit) => {
+                let status = self.runtime.exit_status().map_or_else(String::new, |status| format!(" ({status})"));
+                let during = culprit
+                    .as_ref()
+                    .map(|(hook, handler)| format!(" while hook \"{hook}\" handler for {handler} ran"))
+                    .unwrap_or_default();
+                self.log.error(format!("the hook runtime exited{status}{during}"));
+            }
+            (Restart::NeverYielded, None) => {}
+        }
+        self.runtime.kill();
+        self.stats.restarts += 1;
+        self.log.warn("restarting the hook runtime; the remaining events will still be dispatched");
+        self.runtime = Runtime::start(&self.config)?;
+        self.initialise(false)?;
+        if let (Some(running), Some(front)) = (running, self.pending.front_mut())
+            && front.event.index == running.seq
+        {
+            front.from = running.hook + 1;
+        }
+        let resend: Vec<(Envelope, usize)> =
+            self.pending.iter().map(|pending| (pending.event.clone(), pending.from)).collect();
+        for (event, from) in resend {
+            self.send_event(&event, from)?;
+        }
+        self.runtime.flush()?;
+        Ok(())
+    }
+
+    /// Stops the runtime after everything was dispatched.
+    pub fn shutdown(self) {
+        self.runtime.shutdown();
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Restart {
+    Exited,
+    NeverYielded,
+}
+
+/// `30s`, `1.5s`, `250ms`, `2m`.
+pub fn format_duration(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 1000 {
+        format!("{millis}ms")
+    } else if millis.is_multiple_of(60_000) {
+        format!("{}m", millis / 60_000)
+    } else if millis.is_multiple_of(1000) {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{}s", millis as f64 / 1000.0)
+    }
+}
+
+/// Parses `30s`, `500ms`, `2m`, `1.5s` (a bare number is seconds).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a duration (try 30s, 500ms or 2m)"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" => value * 60.0,
+        _ => return Err(format!("`{text}` has an unknown unit (use ms, s or m)")),
+    };
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(format!("`{text}` must be a positive duration"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_round_trip() {
+        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
+        assert!(parse_duration("0s").is_err());
+        assert!(parse_duration("soon").is_err());
+        assert_eq!(format_duration(Duration::from_secs(30)), "30s");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format_duration(Duration::from_millis(200)), "200ms");
+    }
+}

@@ -1,0 +1,17 @@
+//! The turn engine: one turn of an agent, recorded and dispatched to its hooks.
+//!
+//! ```text
+//!   message ─▶ model (local) ─▶ turn ──▶ event log (SQLite) ──▶ dispatcher ──▶ hook runtime (Node)
+//!                                │        durable first          send-ahead,     one event at a time,
+//!   --replay <file> ─────────────┤                               watchdog,       hooks in discovery
+//!   --event <type>  ─────────────┘                               restarts        order, "*" last
+//!                                                                   │
+//!                          ctx calls (kv, files, reminders) ◀───────┘
+//! ```
+//!
+//! Data flows one way: nothing a hook does changes the turn.
+
+pub mod dispatcher;
+pub mod envelope;
+pub mod model;
+pub mod turn;

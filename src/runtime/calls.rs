@@ -1,0 +1,174 @@
+//! The host side of `ctx`: what a hook's `ctx.host.kv`, `.files`, `.reminders`,
+//! `ctx.artifacts` and `.otel` calls do in a local run.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::state::StateStore;
+
+/// Metrics a run's hooks reported through `ctx.host.otel`, summarised at the end.
+#[derive(Debug, Default)]
+pub struct OtelSummary {
+    pub counters: BTreeMap<String, f64>,
+    /// name → (count, sum, min, max)
+    pub histograms: BTreeMap<String, (u64, f64, f64, f64)>,
+    pub tags: BTreeMap<String, String>,
+}
+
+impl OtelSummary {
+    /// Adds one `{ kind, name, value }` record from the runtime.
+    pub fn record(&mut self, message: &Value) {
+        let name = message["name"].as_str().unwrap_or_default().to_owned();
+        let value = message["value"].as_f64();
+        match message["kind"].as_str() {
+            Some("counter") => *self.counters.entry(name).or_default() += value.unwrap_or(1.0),
+            Some("histogram") => {
+                let value = value.unwrap_or(0.0);
+                let entry = self.histograms.entry(name).or_insert((0, 0.0, f64::INFINITY, f64::NEG_INFINITY));
+                *entry = (entry.0 + 1, entry.1 + value, entry.2.min(value), entry.3.max(value));
+            }
+            Some("tag") => {
+                let value = match &message["value"] {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                self.tags.insert(name, value);
+            }
+            _ => {}
+        }
+    }
+
+    /// One line per metric, for the serve log.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> =
+            self.counters.iter().map(|(name, total)| format!("otel counter {name} = {}", trim_float(*total))).collect();
+        lines.extend(self.histograms.iter().map(|(name, (count, sum, min, max))| {
+            format!(
+                "otel histogram {name}: count {count}, sum {}, min {}, max {}",
+                trim_float(*sum),
+                trim_float(*min),
+                trim_float(*max)
+            )
+        }));
+        lines.extend(self.tags.iter().map(|(key, value)| format!("otel tag {key} = {value}")));
+        lines
+    }
+}
+
+fn trim_float(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 { format!("{}", value as i64) } else { format!("{value}") }
+}
+
+/// Answers the runtime's host calls for one session.
+pub struct HostCalls<'s> {
+    pub store: &'s StateStore,
+    pub session_id: String,
+}
+
+impl HostCalls<'_> {
+    /// The reply to `{ method, args }`: the value, or an error message the hook's promise rejects with.
+    pub fn call(&self, method: &str, args: &[Value]) -> Result<Value, String> {
+        let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or_default();
+        let result = match method {
+            "kv.get" => self.store.kv_get(text(0)).map(|value| value.unwrap_or(Value::Null)),
+            "kv.set" => self.store.kv_set(text(0), args.get(1).unwrap_or(&Value::Null)).map(|()| Value::Null),
+            "kv.delete" => self.store.kv_delete(text(0)).map(Value::Bool),
+            "kv.list" => self.store.kv_list(text(0)).map(|keys| json!(keys)),
+            "files.write" => return self.write_file(text(0), text(1), text(2)).map(|()| Value::Null),
+            "files.read" => return self.read_file(text(0), text(1)),
+            "files.list" => return self.list_files(text(0)),
+            "reminders.set" => {
+                let at = match args.first() {
+                    Some(Value::String(at)) => at.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                self.store.reminder_set(&self.session_id, &at, text(1)).map(|()| Value::Null)
+            }
+            "reminders.list" => self.store.reminders(&self.session_id).map(|reminders| {
+                json!(reminders.iter().map(|(at, note)| json!({ "at": at, "note": note })).collect::<Vec<_>>())
+            }),
+            "artifacts.tag" => {
+                let turn_id = args.get(2).and_then(Value::as_str);
+                self.store
+                    .artifact_tag(&self.session_id, turn_id, text(0), args.get(1).unwrap_or(&Value::Null))
+                    .map(|()| json!({ "sessionId": self.session_id, "turnId": turn_id }))
+            }
+            other => return Err(format!("unknown host call `{other}`")),
+        };
+        result.map_err(|error| error.to_string())
+    }
+
+    /// The folder a `files` scope maps to: the session's own, or the deployment's.
+    fn scope_root(&self, scope: &str) -> PathBuf {
+        let files = self.store.root().join("files");
+        match scope {
+            "deployment" => files.join("deployment"),
+            _ => files.join("sessions").join(&self.session_id),
+        }
+    }
+
+    /// `path` inside the scope, refusing anything that could leave it.
+    fn scoped_path(&self, path: &str, scope: &str) -> Result<PathBuf, String> {
+        let relative = Path::new(path);
+        let escapes = path.is_empty()
+            || relative.is_absolute()
+            || relative.components().any(|component| !matches!(component, Component::Normal(_)));
+        if escapes {
+            return Err(format!("ctx.host.files: `{path}` is not a relative path inside the {scope} scope"));
+        }
+        let root = self.scope_root(scope);
+        std::fs::create_dir_all(&root).map_err(|error| error.to_string())?;
+        let root = root.canonicalize().map_err(|error| error.to_string())?;
+        let full = root.join(relative);
+        // A link anywhere on the way could lead out: check where the parent really is.
+        if let Some(parent) = full.parent() {
+            std::fs::create_dir_all(parent).map_err(|error| error.to_string())?;
+            let real_parent = parent.canonicalize().map_err(|error| error.to_string())?;
+            let real = match full.canonicalize() {
+                Ok(real) => real,
+                Err(_) => real_parent.join(full.file_name().unwrap_or_default()),
+            };
+            if !real.starts_with(&root) {
+                return Err(format!("ctx.host.files: `{path}` leads outside the {scope} scope"));
+            }
+            return Ok(real);
+        }
+        Ok(full)
+    }
+
+    fn write_file(&self, path: &str, data: &str, scope: &str) -> Result<(), String> {
+        let target = self.scoped_path(path, scope_name(scope))?;
+        std::fs::write(target, data).map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))
+    }
+
+    fn read_file(&self, path: &str, scope: &str) -> Result<Value, String> {
+        let target = self.scoped_path(path, scope_name(scope))?;
+        match std::fs::read_to_string(target) {
+            Ok(text) => Ok(Value::String(text)),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Value::Null),
+            Err(error) => Err(format!("ctx.host.files.read(`{path}`): {error}")),
+        }
+    }
+
+    fn list_files(&self, scope: &str) -> Result<Value, String> {
+        let root = self.scope_root(scope_name(scope));
+        let mut files: Vec<String> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .flatten()
+            .filter(|entry| entry.file_type().is_file())
+            .filter_map(|entry| {
+                let relative = entry.path().strip_prefix(&root).ok()?;
+                Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+            })
+            .collect();
+        files.sort();
+        Ok(json!(files))
+    }
+}
+
+fn scope_name(scope: &str) -> &str {
+    if scope == "deployment" { "deployment" } else { "session" }
+}

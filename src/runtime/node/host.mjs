@@ -1,0 +1,449 @@
+// The agent-sdk hook host: one long-lived Node.js process that imports the project's
+// compiled hooks and runs their handlers for the events the Rust binary sends it.
+//
+// Started as `node --enable-source-maps <runtimeDir>/host.mjs` with the environment
+//   AGENT_SDK_PROJECT_ROOT   absolute project root (where the TypeScript sources are)
+//   AGENT_SDK_COMPILED_ROOT  absolute root of the compiled tree (mirrors the project)
+//   AGENT_SDK_RUNTIME_DIR    absolute folder holding this file, loader.mjs and sdk/
+//
+// PROTOCOL. One JSON object per line (NDJSON) on stdin (Rust → Node) and stdout
+// (Node → Rust). stdout carries nothing else: the hooks' console.* calls become
+// "console" messages and their process.stdout.write goes to stderr.
+//
+// Rust → Node
+//   {"t":"init","hooks":[{"name":"audit/usage","url":"file:///…/usage.js","source":"bot/hooks/audit/usage.ts"}],
+//    "ctx":{"session":{…},"agent":{"name":"…"},"channel":{"id":"…","continuationToken":null},"stateRoot":"/abs/.agent-sdk"},
+//    "timeoutMs":30000}
+//       Import every hook, in order. A hook's index is its position in this list,
+//       counting hooks that fail to load.
+//   {"t":"event","seq":7,"from":0,"event":{"type":"turn.completed","index":7,"sessionId":"…","turnId":"…","at":"…","data":{…}}}
+//       Queued; events run strictly one at a time, in arrival order. For each loaded
+//       hook with index >= from, in order: the handler for event.type, then "*".
+//   {"t":"reply","id":12,"ok":true,"value":…}
+//   {"t":"reply","id":12,"ok":false,"error":"message"}
+//       The answer to a "call" (not queued: handlers are waiting on it).
+//   {"t":"shutdown"}
+//       Finish the queued messages, then exit 0. Closing stdin does the same.
+//   Any other "t" is ignored.
+//
+// Node → Rust
+//   {"t":"loaded","hook":"audit/usage","events":["turn.completed","turn.failed"]}
+//   {"t":"load_failed","hook":"audit/usage","message":"…","stack":"…"|null}
+//   {"t":"ready"}                                   after the last hook of an init
+//   {"t":"start","seq":7,"hook":2,"handler":"turn.completed"}      before each handler
+//   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
+//   {"t":"timed_out","seq":7,"hook":2,"handler":"turn.completed"}  after timeoutMs; the
+//       handler's promise is left running and its outcome ignored
+//   {"t":"done","seq":7}                            after the event's last handler
+//   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage"}
+//       methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
+//       kv.list [prefix|null] | files.write [path, data, scope] | files.read [path, scope] |
+//       files.list [scope] | reminders.set [at, note] | reminders.list [] |
+//       artifacts.tag [name, value, turnId]; scope is "session" or "deployment"
+//   {"t":"otel","kind":"counter"|"histogram"|"tag","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
+//       fire and forget
+//   {"t":"console","level":"info"|"warn"|"error","hook":"audit/usage"|null,"text":"…"}
+//       console.log/info/debug → info, warn → warn, error/trace → error; hook is null
+//       when the output is not from a hook's code (or cannot be attributed to one).
+//
+// A handler that loops forever without yielding cannot be timed out from here: Rust
+// kills this process, starts a new one, sends "init" again and re-sends the event with
+// "from" set to the next hook.
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { register } from 'node:module';
+import { createInterface } from 'node:readline';
+import { format } from 'node:util';
+
+import { isHookDefinition } from './sdk/hooks.mjs';
+
+// ---- The protocol channel ---------------------------------------------------------------
+
+// The real stdout writer, kept before the hooks' output is redirected away from it.
+const writeProtocol = process.stdout.write.bind(process.stdout);
+
+/** Sends one protocol message as one line, in a single write. */
+function send(message) {
+  writeProtocol(`${JSON.stringify(message)}\n`);
+}
+
+// Rust has gone away: there is no one left to report to.
+process.stdout.on('error', () => process.exit(0));
+
+// ---- The hooks' output --------------------------------------------------------------------
+
+/** Which hook's code is running (its async continuations included): `{ hook, turnId }`. */
+const hookScope = new AsyncLocalStorage();
+
+function currentHook() {
+  return hookScope.getStore()?.hook ?? null;
+}
+
+function sendConsole(level, text) {
+  send({ t: 'console', level, hook: currentHook(), text });
+}
+
+for (const [method, level] of [
+  ['log', 'info'],
+  ['info', 'info'],
+  ['debug', 'info'],
+  ['warn', 'warn'],
+  ['error', 'error'],
+]) {
+  console[method] = (...args) => sendConsole(level, format(...args));
+}
+console.trace = (...args) => {
+  const trace = { name: 'Trace', message: format(...args) };
+  Error.captureStackTrace(trace, console.trace);
+  sendConsole('error', withoutHostFrames(trace.stack));
+};
+process.stdout.write = process.stderr.write.bind(process.stderr);
+
+// A hook's stray code (a timer, a promise nobody awaits) must not bring the host down.
+process.on('uncaughtException', (error) => {
+  sendConsole('error', `uncaught exception: ${errorText(error)}`);
+});
+process.on('unhandledRejection', (reason) => {
+  sendConsole('error', `unhandled rejection: ${errorText(reason)}`);
+});
+
+/** `{ message, stack }` of anything thrown, without ever throwing itself. */
+function describe(thrown) {
+  try {
+    const message = String(thrown?.message ?? thrown);
+    const stack = thrown?.stack;
+    return { message, stack: typeof stack === 'string' ? withoutHostFrames(stack) : null };
+  } catch {
+    return { message: 'a value that cannot be printed was thrown', stack: null };
+  }
+}
+
+/** A stack cut where it enters this file: the frames below a hook's own are the host's plumbing. */
+function withoutHostFrames(stack) {
+  const lines = stack.split('\n');
+  const host = lines.findIndex((line) => line.includes(import.meta.url));
+  return host === -1 ? stack : lines.slice(0, host).join('\n');
+}
+
+/** The stack of anything thrown, else its message. */
+function errorText(thrown) {
+  const { message, stack } = describe(thrown);
+  return stack ?? message;
+}
+
+// ---- Module resolution ------------------------------------------------------------------
+
+const projectRoot = process.env.AGENT_SDK_PROJECT_ROOT;
+const compiledRoot = process.env.AGENT_SDK_COMPILED_ROOT;
+if (!projectRoot || !compiledRoot) {
+  process.stderr.write('agent-sdk host: AGENT_SDK_PROJECT_ROOT and AGENT_SDK_COMPILED_ROOT must be set\n');
+  process.exit(2);
+}
+register(new URL('./loader.mjs', import.meta.url), { data: { projectRoot, compiledRoot } });
+
+// ---- Calls to Rust ----------------------------------------------------------------------
+
+/** Calls waiting for their reply, by id. */
+const pending = new Map();
+let nextCallId = 1;
+let connectionClosed = false;
+
+/** Sends a "call" and resolves with the reply's value, or rejects with its error. */
+function call(method, args) {
+  if (connectionClosed) return Promise.reject(connectionClosedError(method));
+  const id = nextCallId++;
+  return new Promise((resolve, reject) => {
+    // Sent first: a value JSON cannot carry rejects here, and nothing is left pending.
+    send({ t: 'call', id, method, args, hook: currentHook() });
+    pending.set(id, { method, resolve, reject });
+  });
+}
+
+function connectionClosedError(method) {
+  return new Error(`ctx.host call ${method} failed: the connection to agent-sdk is closed`);
+}
+
+function onReply({ id, ok, value, error }) {
+  const waiting = pending.get(id);
+  if (!waiting) return;
+  pending.delete(id);
+  if (ok) waiting.resolve(value);
+  else waiting.reject(new Error(String(error)));
+}
+
+function rejectPendingCalls() {
+  connectionClosed = true;
+  for (const waiting of pending.values()) waiting.reject(connectionClosedError(waiting.method));
+  pending.clear();
+}
+
+function sendOtel(kind, name, value, attrs) {
+  send({ t: 'otel', kind, name, value, attrs: attrs ?? {}, hook: currentHook() });
+}
+
+// ---- The handler context ------------------------------------------------------------------
+
+/** The `ctx` every handler receives (SPEC §7), deep-frozen. */
+function buildContext({ session, agent, channel, stateRoot }) {
+  const files = {
+    write: (path, data, opts) => call('files.write', [path, fileText(data), scopeOf(opts)]),
+    read: (path, opts) => call('files.read', [path, scopeOf(opts)]),
+    list: (opts) => call('files.list', [scopeOf(opts)]),
+  };
+  return deepFreeze({
+    session,
+    agent,
+    channel,
+    stateRoot,
+    artifacts: {
+      tag: (name, value) => call('artifacts.tag', [name, value, hookScope.getStore()?.turnId ?? null]),
+    },
+    host: {
+      kv: {
+        get: (key) => call('kv.get', [key]),
+        set: (key, value) => call('kv.set', [key, value]),
+        delete: (key) => call('kv.delete', [key]),
+        list: (prefix) => call('kv.list', [prefix ?? null]),
+      },
+      files,
+      reminders: {
+        set: (at, note) => call('reminders.set', [at, note]),
+        list: () => call('reminders.list', []),
+      },
+      otel: {
+        increment(name, valueOrAttrs, attrs) {
+          if (typeof valueOrAttrs === 'number') sendOtel('counter', name, valueOrAttrs, attrs);
+          else sendOtel('counter', name, 1, valueOrAttrs ?? attrs);
+        },
+        histogram(name, value, attrs) {
+          sendOtel('histogram', name, value, attrs);
+        },
+        tag(key, value) {
+          sendOtel('tag', key, value);
+        },
+      },
+      mcp: unavailable('mcp'),
+      github: unavailable('github'),
+      slack: unavailable('slack'),
+    },
+  });
+}
+
+function scopeOf(opts) {
+  return opts?.scope ?? 'session';
+}
+
+/** Files hold text: bytes are decoded as UTF-8, other values written as JSON. */
+function fileText(data) {
+  if (typeof data === 'string') return data;
+  if (data instanceof Uint8Array) return new TextDecoder().decode(data);
+  return JSON.stringify(data);
+}
+
+// Keys read by the language and by tools that only probe an object (await, JSON.stringify),
+// so that merely passing ctx around never throws.
+const PROBED_KEYS = new Set(['then', 'toJSON']);
+
+/** A member of `ctx.host` that exists only when hosted: using it in any way throws. */
+function unavailable(member) {
+  // The stack starts at the hook's line, not in the trap.
+  const fail = (trap) => {
+    const error = new Error(`ctx.host.${member} is not available in a local run`);
+    Error.captureStackTrace(error, trap);
+    throw error;
+  };
+  const traps = {
+    get(_target, key) {
+      return typeof key === 'symbol' || PROBED_KEYS.has(key) ? undefined : fail(traps.get);
+    },
+    apply() {
+      fail(traps.apply);
+    },
+    construct() {
+      fail(traps.construct);
+    },
+  };
+  // A function target, so that calling the member reaches `apply`; a frozen one, so that
+  // freezing ctx never reaches a trap.
+  return new Proxy(Object.freeze(function unavailableMember() {}), traps);
+}
+
+/** Freezes `value` and everything reachable from it. */
+function deepFreeze(value) {
+  const isObject = (typeof value === 'object' && value !== null) || typeof value === 'function';
+  if (!isObject || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key of Reflect.ownKeys(value)) {
+    deepFreeze(Object.getOwnPropertyDescriptor(value, key).value);
+  }
+  return value;
+}
+
+// ---- Hooks and events -------------------------------------------------------------------
+
+/** The hooks of the last init, in Rust's order: `{ name, events }`, `events` null when not loaded. */
+let hooks = [];
+let ctx = deepFreeze({});
+let timeoutMs = 30_000;
+
+// setTimeout fires at once for delays past this (and warns).
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+async function init(message) {
+  ctx = buildContext(message.ctx ?? {});
+  timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
+  hooks = [];
+  try {
+    for (const { name, url } of message.hooks ?? []) {
+      hooks.push({ name, events: await loadHook(name, url) });
+    }
+  } finally {
+    send({ t: 'ready' });
+  }
+}
+
+/** Imports one hook and reports it; returns its events, or null when it did not load. */
+async function loadHook(name, url) {
+  let module;
+  try {
+    // Run as the hook, so what its top-level code logs is attributed to it.
+    module = await hookScope.run({ hook: name, turnId: null }, () => import(url));
+  } catch (error) {
+    send({ t: 'load_failed', hook: name, ...describe(error) });
+    return null;
+  }
+  if (!isHookDefinition(module.default)) {
+    send({
+      t: 'load_failed',
+      hook: name,
+      message: 'the default export is not a defineHook(...) result',
+      stack: null,
+    });
+    return null;
+  }
+  const { events } = module.default;
+  send({ t: 'loaded', hook: name, events: Object.keys(events) });
+  return events;
+}
+
+async function dispatch({ seq, from = 0, event }) {
+  try {
+    // Every hook sees the same frozen copy: none can change what the next one sees.
+    const frozenEvent = deepFreeze(structuredClone(event ?? {}));
+    for (let index = Math.max(0, from); index < hooks.length; index++) {
+      const { name, events } = hooks[index];
+      if (!events) continue;
+      for (const key of [frozenEvent.type, '*']) {
+        if (!Object.hasOwn(events, key)) continue;
+        send({ t: 'start', seq, hook: index, handler: key });
+        const scope = { hook: name, turnId: frozenEvent.turnId ?? null };
+        const outcome = await settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx)));
+        if (outcome.timedOut) send({ t: 'timed_out', seq, hook: index, handler: key });
+        else if (outcome.threw) {
+          send({ t: 'threw', seq, hook: index, handler: key, ...describe(outcome.error) });
+        }
+      }
+    }
+  } finally {
+    // Rust waits for this line whatever happened.
+    send({ t: 'done', seq });
+  }
+}
+
+/**
+ * Runs a handler to its end, its throw or `timeoutMs`, whichever comes first:
+ * `{}`, `{ threw: true, error }` or `{ timedOut: true }`.
+ */
+async function settle(runHandler) {
+  let handlerPromise;
+  try {
+    const result = runHandler();
+    if (typeof result?.then !== 'function') return {};
+    handlerPromise = Promise.resolve(result);
+  } catch (error) {
+    return { threw: true, error };
+  }
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs);
+  });
+  // After a timeout the handler's promise is still handled, so its rejection is never "unhandled".
+  const finished = handlerPromise.then(
+    () => ({}),
+    (error) => ({ threw: true, error }),
+  );
+  const outcome = await Promise.race([finished, timeout]);
+  clearTimeout(timer);
+  return outcome;
+}
+
+// ---- The message loop -------------------------------------------------------------------
+
+/** Work that must run in arrival order, one at a time: init, events, the final exit. */
+const queue = [];
+let draining = false;
+
+function enqueue(task) {
+  queue.push(task);
+  if (!draining) drain();
+}
+
+async function drain() {
+  draining = true;
+  while (queue.length > 0) {
+    const task = queue.shift();
+    try {
+      await task();
+    } catch (error) {
+      sendConsole('error', `agent-sdk host: ${errorText(error)}`);
+    }
+  }
+  draining = false;
+}
+
+/** Exits once every protocol line is out; never resolves, so nothing queued after it runs. */
+function exitWhenFlushed() {
+  // Writes are ordered: this callback runs once every earlier line is written.
+  return new Promise(() => writeProtocol('', () => process.exit(0)));
+}
+
+function onLine(line) {
+  if (line.trim() === '') return;
+  let message;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    sendConsole('error', `agent-sdk host: ignored a line that is not JSON: ${line.slice(0, 200)}`);
+    return;
+  }
+  switch (message?.t) {
+    case 'init':
+      enqueue(() => init(message));
+      break;
+    case 'event':
+      enqueue(() => dispatch(message));
+      break;
+    case 'reply':
+      onReply(message);
+      break;
+    case 'shutdown':
+      enqueue(exitWhenFlushed);
+      break;
+    default:
+      break;
+  }
+}
+
+const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
+input.on('line', (line) => {
+  try {
+    onLine(line);
+  } catch (error) {
+    sendConsole('error', `agent-sdk host: ${errorText(error)}`);
+  }
+});
+input.on('close', () => {
+  // No reply can come any more: let handlers waiting on one fail now rather than time out.
+  rejectPendingCalls();
+  enqueue(exitWhenFlushed);
+});

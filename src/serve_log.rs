@@ -1,0 +1,124 @@
+//! The serve log: what the hook runtime did, one line per record, on stderr — as text for
+//! people or as JSON records (`--log-format json`) for tools.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use crate::clock::now_rfc3339;
+
+/// How serious a record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl Level {
+    fn label(self) -> &'static str {
+        match self {
+            Level::Debug => "DEBUG",
+            Level::Info => "INFO ",
+            Level::Warn => "WARN ",
+            Level::Error => "ERROR",
+        }
+    }
+}
+
+/// One serve-log record (SPEC §9's `{ at, level, message, sessionId?, turnId?, hook?, event? }`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub at: String,
+    pub level: Level,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hook: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+}
+
+impl Record {
+    pub fn new(level: Level, message: impl Into<String>) -> Self {
+        Self {
+            at: now_rfc3339(),
+            level,
+            message: message.into(),
+            session_id: None,
+            turn_id: None,
+            hook: None,
+            event: None,
+        }
+    }
+
+    pub fn hook(mut self, hook: &str) -> Self {
+        self.hook = Some(hook.to_owned());
+        self
+    }
+
+    pub fn event(mut self, event: &str) -> Self {
+        self.event = Some(event.to_owned());
+        self
+    }
+}
+
+/// How the serve log is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `2026-11-30T05:52:01.123Z INFO  message`
+    Text,
+    /// One JSON record a line.
+    Json,
+}
+
+/// Writes serve-log records to stderr, each tagged with the session.
+pub struct ServeLog {
+    format: LogFormat,
+    session_id: Option<String>,
+}
+
+impl ServeLog {
+    pub fn new(format: LogFormat) -> Self {
+        Self { format, session_id: None }
+    }
+
+    pub fn for_session(&mut self, session_id: &str) {
+        self.session_id = Some(session_id.to_owned());
+    }
+
+    pub fn write(&self, mut record: Record) {
+        if record.session_id.is_none() {
+            record.session_id.clone_from(&self.session_id);
+        }
+        let line = match self.format {
+            LogFormat::Text => format!("{} {} {}\n", record.at, record.level.label(), record.message),
+            LogFormat::Json => {
+                let mut line = serde_json::to_string(&record).unwrap_or_default();
+                line.push('\n');
+                line
+            }
+        };
+        // The log goes to a terminal or a file the user chose; if that is gone there is
+        // nowhere left to say so.
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+
+    pub fn info(&self, message: impl Into<String>) {
+        self.write(Record::new(Level::Info, message));
+    }
+
+    pub fn warn(&self, message: impl Into<String>) {
+        self.write(Record::new(Level::Warn, message));
+    }
+
+    pub fn error(&self, message: impl Into<String>) {
+        self.write(Record::new(Level::Error, message));
+    }
+}

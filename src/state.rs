@@ -1,0 +1,198 @@
+//! The local state store: one SQLite database under `<dir>/.agent-sdk/`, holding every
+//! session's event log, the agent's key-value store, reminders and artifacts.
+//!
+//! SQLite (bundled) because it is one file, safe with concurrent processes (WAL), and
+//! anyone can inspect it with `sqlite3 .agent-sdk/state.db`. Every write commits before
+//! the caller goes on, so an event is durable before any hook sees it.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::engine::envelope::Envelope;
+
+/// The folder under `--dir` that holds local state.
+pub const STATE_DIR: &str = ".agent-sdk";
+
+/// An open state store.
+pub struct StateStore {
+    connection: Connection,
+    root: PathBuf,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS events (
+    session_id TEXT NOT NULL,
+    idx        INTEGER NOT NULL,
+    turn_id    TEXT,
+    type       TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    data       TEXT NOT NULL,
+    PRIMARY KEY (session_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dispatched (
+    session_id TEXT PRIMARY KEY,
+    through    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS kv (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reminders (
+    session_id TEXT NOT NULL,
+    at         TEXT NOT NULL,
+    note       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS artifacts (
+    session_id TEXT NOT NULL,
+    turn_id    TEXT,
+    name       TEXT NOT NULL,
+    value      TEXT NOT NULL
+);
+";
+
+impl StateStore {
+    /// Opens (creating on demand) the store of the project at `dir`.
+    pub fn open(dir: &Path) -> anyhow::Result<Self> {
+        let root = dir.join(STATE_DIR);
+        std::fs::create_dir_all(&root)?;
+        let root = root.canonicalize()?;
+        let connection = Connection::open(root.join("state.db"))?;
+        connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        connection.pragma_update(None, "journal_mode", "WAL")?;
+        // NORMAL in WAL mode: a commit survives the process dying; only a power cut
+        // can lose the last commits.
+        connection.pragma_update(None, "synchronous", "NORMAL")?;
+        connection.execute_batch(SCHEMA)?;
+        Ok(Self { connection, root })
+    }
+
+    /// The absolute state root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The index the session's next event gets.
+    pub fn next_index(&self, session_id: &str) -> anyhow::Result<u64> {
+        let last: Option<i64> =
+            self.connection
+                .query_row("SELECT MAX(idx) FROM events WHERE session_id = ?1", [session_id], |row| row.get(0))?;
+        Ok(last.map_or(0, |last| last as u64 + 1))
+    }
+
+    /// Records events in one transaction; they are durable when this returns.
+    pub fn append(&self, events: &[Envelope]) -> anyhow::Result<()> {
+        let transaction = self.connection.unchecked_transaction()?;
+        {
+            let mut insert = transaction.prepare_cached(
+                "INSERT INTO events (session_id, idx, turn_id, type, at, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for event in events {
+                insert.execute(params![
+                    event.session_id,
+                    event.index as i64,
+                    event.turn_id,
+                    event.event_type,
+                    event.at,
+                    event.data.to_string()
+                ])?;
+            }
+        }
+        transaction.commit()?;
+        Ok(())
+    }
+
+    /// Every recorded event of a session, in index order.
+    pub fn events(&self, session_id: &str) -> anyhow::Result<Vec<Envelope>> {
+        let mut query = self
+            .connection
+            .prepare_cached("SELECT idx, turn_id, type, at, data FROM events WHERE session_id = ?1 ORDER BY idx")?;
+        let rows = query.query_map([session_id], |row| {
+            let data: String = row.get(4)?;
+            Ok(Envelope {
+                index: row.get::<_, i64>(0)? as u64,
+                turn_id: row.get(1)?,
+                event_type: row.get(2)?,
+                at: row.get(3)?,
+                data: serde_json::from_str(&data).unwrap_or(serde_json::Value::Null),
+                session_id: session_id.to_owned(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Remembers that every event of the session up to `index` reached the hooks.
+    pub fn mark_dispatched(&self, session_id: &str, index: u64) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT INTO dispatched (session_id, through) VALUES (?1, ?2)
+             ON CONFLICT(session_id) DO UPDATE SET through = MAX(through, excluded.through)",
+            params![session_id, index as i64],
+        )?;
+        Ok(())
+    }
+
+    /// The last index of the session that reached the hooks.
+    pub fn dispatched_through(&self, session_id: &str) -> anyhow::Result<Option<u64>> {
+        let through: Option<i64> = self
+            .connection
+            .query_row("SELECT through FROM dispatched WHERE session_id = ?1", [session_id], |row| row.get(0))
+            .optional()?;
+        Ok(through.map(|through| through as u64))
+    }
+
+    pub fn kv_get(&self, key: &str) -> anyhow::Result<Option<serde_json::Value>> {
+        let value: Option<String> =
+            self.connection.query_row("SELECT value FROM kv WHERE key = ?1", [key], |row| row.get(0)).optional()?;
+        Ok(value.map(|value| serde_json::from_str(&value).unwrap_or(serde_json::Value::Null)))
+    }
+
+    pub fn kv_set(&self, key: &str, value: &serde_json::Value) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            params![key, value.to_string()],
+        )?;
+        Ok(())
+    }
+
+    pub fn kv_delete(&self, key: &str) -> anyhow::Result<bool> {
+        Ok(self.connection.execute("DELETE FROM kv WHERE key = ?1", [key])? > 0)
+    }
+
+    /// Keys starting with `prefix`, in byte order.
+    pub fn kv_list(&self, prefix: &str) -> anyhow::Result<Vec<String>> {
+        let mut query =
+            self.connection.prepare_cached("SELECT key FROM kv WHERE substr(key, 1, ?2) = ?1 ORDER BY key")?;
+        let keys = query.query_map(params![prefix, prefix.chars().count() as i64], |row| row.get(0))?;
+        Ok(keys.collect::<Result<_, _>>()?)
+    }
+
+    pub fn reminder_set(&self, session_id: &str, at: &str, note: &str) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT INTO reminders (session_id, at, note) VALUES (?1, ?2, ?3)",
+            params![session_id, at, note],
+        )?;
+        Ok(())
+    }
+
+    pub fn reminders(&self, session_id: &str) -> anyhow::Result<Vec<(String, String)>> {
+        let mut query = self
+            .connection
+            .prepare_cached("SELECT at, note FROM reminders WHERE session_id = ?1 ORDER BY at, rowid")?;
+        let rows = query.query_map([session_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn artifact_tag(
+        &self,
+        session_id: &str,
+        turn_id: Option<&str>,
+        name: &str,
+        value: &serde_json::Value,
+    ) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT INTO artifacts (session_id, turn_id, name, value) VALUES (?1, ?2, ?3, ?4)",
+            params![session_id, turn_id, name, value.to_string()],
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,249 @@
+//! `agent-sdk run` through the real binary and a real Node.js: the hooks in
+//! `fixtures/run/` write down what really ran (to the file in `AGENT_SDK_TEST_RECORD`),
+//! so these tests check what happened and in what order, not only what was logged.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{copy_fixture, exit_code};
+
+struct Ran {
+    output: Output,
+    /// What the hooks recorded, a line each.
+    record: Vec<String>,
+}
+
+impl Ran {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    fn log(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+}
+
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
+    let record = dir.join("record.txt");
+    let _ = std::fs::remove_file(&record);
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .arg("run")
+        .args(args)
+        .current_dir(dir)
+        .env("AGENT_SDK_TEST_RECORD", &record)
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let record = std::fs::read_to_string(record).unwrap_or_default().lines().map(str::to_owned).collect();
+    Ran { output, record }
+}
+
+fn envelopes(stdout: &str) -> Vec<serde_json::Value> {
+    stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+#[test]
+fn events_dispatch_in_order_hooks_in_discovery_order_typed_then_wildcard() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hi", "--json", "--purpose", "eval", "--mode", "task"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let events = envelopes(&ran.stdout());
+    let last = events.len() - 1;
+    let mut expected = Vec::new();
+    for event in &events {
+        let index = event["index"].as_u64().unwrap();
+        let kind = event["type"].as_str().unwrap();
+        if kind == "message.completed" {
+            expected.push(format!("a message.completed {index}"));
+        }
+        expected.push(format!("a * {index} {kind}"));
+        if kind == "turn.completed" {
+            expected.push(format!("b/nested turn.completed {index} eval task run-order null"));
+        }
+    }
+    assert_eq!(ran.record, expected);
+    assert_eq!(events[last]["type"], "turn.completed");
+}
+
+#[test]
+fn json_prints_every_recorded_envelope() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hello there", "--json"], &[]);
+    let events = envelopes(&ran.stdout());
+    let session = events[0]["sessionId"].as_str().unwrap();
+    let turn = events[0]["turnId"].as_str().unwrap();
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event["index"], i as u64);
+        assert_eq!(event["sessionId"], session);
+        assert_eq!(event["turnId"], turn);
+        assert!(event["at"].as_str().unwrap().ends_with('Z'));
+    }
+    let types: Vec<&str> = events.iter().map(|event| event["type"].as_str().unwrap()).collect();
+    assert_eq!(types.first(), Some(&"message.received"));
+    assert_eq!(types.iter().filter(|t| t.starts_with("turn.")).count(), 1, "exactly one terminal event");
+    let deltas: String = events
+        .iter()
+        .filter(|event| event["type"] == "message.appended")
+        .map(|event| event["data"]["delta"].as_str().unwrap())
+        .collect();
+    let completed = events.iter().find(|event| event["type"] == "message.completed").unwrap();
+    assert!(types.iter().filter(|t| **t == "message.appended").count() > 2, "streamed in several pieces");
+    assert_eq!(completed["data"]["text"], deltas.as_str());
+    let done = &events[events.len() - 1]["data"];
+    assert_eq!(done["cost"]["model"], "local");
+    assert_eq!(done["cost"]["totalUsd"], 0);
+    assert!(done["usage"]["outputTokens"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn the_reply_streams_to_stdout_and_the_log_to_stderr() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "ping"], &[]);
+    assert!(ran.stdout().starts_with("You said: \"ping\"."), "{}", ran.stdout());
+    assert!(ran.log().contains("loaded hook \"a\""), "{}", ran.log());
+    assert!(ran.log().contains("summary: "), "{}", ran.log());
+}
+
+#[test]
+fn throws_rejections_frozen_writes_timeouts_and_import_failures_are_logged_and_skipped() {
+    let dir = copy_fixture("run", "failures");
+    let ran = run(dir.path(), &["--message", "hi", "--hook-timeout", "300ms"], &[]);
+    let log = ran.log();
+    assert_eq!(exit_code(&ran.output), 0, "{log}");
+    assert!(
+        log.contains(
+            "hook \"1-thrower\" handler for turn.completed threw: boom from a hook (at bot/hooks/1-thrower.ts:4:9)"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("hook \"1-thrower\" handler for message.received threw: rejected on purpose"), "{log}");
+    assert!(
+        log.contains(
+            "hook \"2-mutator\" handler for message.received threw: Cannot assign to read only property 'text'"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains(
+            "hook \"2-mutator\" handler for message.completed threw: Cannot assign to read only property 'purpose'"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("hook \"3-sleeper\" handler for message.received timed out after 300ms"), "{log}");
+    assert!(
+        log.contains(
+            "hook \"4-no-mcp\" handler for turn.completed threw: ctx.host.mcp is not available in a local run"
+        ),
+        "{log}"
+    );
+    assert!(
+        log.contains("hook \"5-broken-import\" failed to load and is skipped: this module fails at import"),
+        "{log}"
+    );
+    // The survivor saw every event, in order, despite all of the above.
+    let events = ran.record.len();
+    assert!(events > 5);
+    for (i, line) in ran.record.iter().enumerate() {
+        assert!(line.starts_with(&format!("survivor {i} ")), "{line}");
+    }
+    assert!(ran.record.last().unwrap().ends_with("turn.completed"));
+}
+
+#[test]
+fn a_busy_loop_an_exit_and_out_of_memory_restart_the_runtime_and_lose_nothing() {
+    let dir = copy_fixture("run", "crash");
+    let ran = run(
+        dir.path(),
+        &["--message", "hi", "--hook-timeout", "500ms"],
+        &[("NODE_OPTIONS", "--max-old-space-size=64")],
+    );
+    let log = ran.log();
+    assert_eq!(exit_code(&ran.output), 0, "{log}");
+    assert!(log.contains("hook \"1-spinner\" handler for message.received timed out after 500ms"), "{log}");
+    assert!(log.contains("the hook runtime exited"), "{log}");
+    assert_eq!(log.matches("restarting the hook runtime").count(), 3, "{log}");
+    let survivor: Vec<&String> = ran.record.iter().filter(|line| line.starts_with("survivor")).collect();
+    for (i, line) in survivor.iter().enumerate() {
+        assert!(line.starts_with(&format!("survivor {i} ")), "every event reached the survivor once, in order: {line}");
+    }
+    assert!(survivor.last().unwrap().ends_with("turn.completed"), "{:?}", ran.record);
+    assert!(ran.record.iter().any(|line| line.starts_with("spinner ") && line.ends_with("turn.completed")));
+    assert!(ran.record.contains(&"quitter exits".to_owned()));
+    assert!(ran.record.contains(&"hog allocates".to_owned()));
+}
+
+#[test]
+fn kv_files_otel_reminders_and_memory_persist_in_the_state_root() {
+    let dir = copy_fixture("run", "state");
+    let first = run(dir.path(), &["--message", "one"], &[]);
+    assert_eq!(exit_code(&first.output), 0, "{}", first.log());
+    let second = run(dir.path(), &["--message", "two"], &[]);
+    assert!(first.record.contains(&"runs 1 keys runs".to_owned()), "{:?}", first.record);
+    assert!(second.record.contains(&"runs 2 keys runs".to_owned()), "kv survives across runs: {:?}", second.record);
+    assert!(second.record.contains(&"reminders 1".to_owned()), "reminders are per session: {:?}", second.record);
+    assert!(first.record.contains(&"session files notes/reply.md".to_owned()), "{:?}", first.record);
+    assert!(first.record.contains(&"deployment read for every session".to_owned()), "{:?}", first.record);
+    for bad in ["../escape.txt", "/etc/passwd", "notes/../../x"] {
+        assert!(first.record.contains(&format!("refused {bad}")), "{bad}: {:?}", first.record);
+    }
+    let log = first.log();
+    assert!(log.contains("otel counter state.turns = 1"), "{log}");
+    assert!(log.contains("otel histogram state.tokens: count 1"), "{log}");
+    assert!(log.contains("otel tag region = local"), "{log}");
+    let memory = dir.path().join(".agent-sdk/files/deployment/memory");
+    let journals: Vec<_> = std::fs::read_dir(memory).unwrap().collect();
+    assert_eq!(journals.len(), 2, "memoryHook journals each session");
+}
+
+#[test]
+fn validate_errors_stop_the_run() {
+    let dir = copy_fixture("run", "errors");
+    let ran = run(dir.path(), &["--message", "hi"], &[]);
+    assert_eq!(exit_code(&ran.output), 1);
+    assert!(ran.log().contains("hooks::handler-not-function"), "{}", ran.log());
+    assert!(ran.record.is_empty(), "no hook ran");
+    assert!(ran.stdout().is_empty());
+}
+
+#[test]
+fn event_dispatches_one_synthetic_event() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--event", "turn.completed", "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let events = envelopes(&ran.stdout());
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["data"]["cost"]["model"], "local");
+    assert_eq!(ran.record, ["a * 0 turn.completed", "b/nested turn.completed 0 live chat run-order null"]);
+
+    let ran = run(dir.path(), &["--event", "turn.failed", "--data", "{\"message\":\"x\"}"], &[]);
+    assert_eq!(ran.record, ["a * 0 turn.failed"]);
+    let ran = run(dir.path(), &["--event", "turn.complete"], &[]);
+    assert_eq!(exit_code(&ran.output), 2);
+    assert!(ran.log().contains("did you mean `turn.completed`?"), "{}", ran.log());
+}
+
+#[test]
+fn replay_dispatches_a_recorded_stream() {
+    let dir = copy_fixture("run", "order");
+    let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    std::fs::write(dir.path().join("events.jsonl"), recorded.stdout()).unwrap();
+    let replayed = run(dir.path(), &["--replay", "events.jsonl", "--json"], &[]);
+    assert_eq!(exit_code(&replayed.output), 0, "{}", replayed.log());
+    let before: Vec<_> =
+        envelopes(&recorded.stdout()).into_iter().map(|e| (e["type"].clone(), e["data"].clone())).collect();
+    let after: Vec<_> =
+        envelopes(&replayed.stdout()).into_iter().map(|e| (e["type"].clone(), e["data"].clone())).collect();
+    assert_eq!(before, after);
+    assert_eq!(recorded.record, replayed.record, "the hooks saw the same stream");
+}
+
+#[test]
+fn missing_node_is_an_environment_error() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hi"], &[("AGENT_SDK_NODE", "/nonexistent/node")]);
+    assert_eq!(exit_code(&ran.output), 2);
+    assert!(ran.log().contains("Node.js was not found"), "{}", ran.log());
+}
