@@ -195,7 +195,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__run)
-            opts="-m -h -V --dir --message --replay --event --data --model --session --purpose --mode --json --hook-timeout --log-format --color --help --version"
+            opts="-m -h -V --dir --message --replay --event --data --script --model --session --purpose --mode --json --hook-timeout --log-format --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -222,6 +222,10 @@ _agent__sdk() {
                     return 0
                     ;;
                 --data)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --script)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -57,6 +57,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s m -l message
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l replay -d 'Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output) instead of calling a model' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l event -d 'Dispatch one synthetic event of this type, with a realistic default payload' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l data -d 'The `data` of the `--event`, as JSON (replaces the default payload)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l script -d 'Script the local model\'s turn (reasoning, tool calls, retries, pauses, a failure): a JSON file `{ "steps": [ { "text": "…" }, { "tools": [ { "toolName": "…" } ] }, … ] }`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model -d 'The model to answer with; `local` is embedded, deterministic and needs no network' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l session -d 'Continue this session (its events are appended after the recorded ones)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l purpose -d '`ctx.session.purpose`' -r -f -a "live\t''

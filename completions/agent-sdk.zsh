@@ -63,6 +63,7 @@ _arguments "${_arguments_options[@]}" : \
 '--replay=[Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous \`--json\` output) instead of calling a model]:EVENTS.JSONL:_files' \
 '--event=[Dispatch one synthetic event of this type, with a realistic default payload]:TYPE:_default' \
 '--data=[The \`data\` of the \`--event\`, as JSON (replaces the default payload)]:JSON:_default' \
+'--script=[Script the local model'\''s turn (reasoning, tool calls, retries, pauses, a failure)\: a JSON file \`{ "steps"\: \[ { "text"\: "…" }, { "tools"\: \[ { "toolName"\: "…" } \] }, … \] }\`]:FILE.json:_files' \
 '--model=[The model to answer with; \`local\` is embedded, deterministic and needs no network]:MODEL:_default' \
 '--session=[Continue this session (its events are appended after the recorded ones)]:ID:_default' \
 '--purpose=[\`ctx.session.purpose\`]:PURPOSE:(live eval)' \

@@ -93,6 +93,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "JSON", requires = "event")]
     pub data: Option<String>,
 
+    /// Script the local model's turn (reasoning, tool calls, retries, pauses, a failure):
+    /// a JSON file `{ "steps": [ { "text": "…" }, { "tools": [ { "toolName": "…" } ] }, … ] }`.
+    #[arg(long, value_name = "FILE.json", requires = "message")]
+    pub script: Option<PathBuf>,
+
     /// The model to answer with; `local` is embedded, deterministic and needs no network.
     #[arg(long, default_value = "local")]
     pub model: String,

@@ -247,3 +247,88 @@ fn missing_node_is_an_environment_error() {
     assert_eq!(exit_code(&ran.output), 2);
     assert!(ran.log().contains("Node.js was not found"), "{}", ran.log());
 }
+
+#[test]
+fn a_scripted_turn_pairs_tool_calls_and_retries() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "refunds?", "--script", "scripts/tools.json", "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let events = envelopes(&ran.stdout());
+    let types: Vec<&str> = events.iter().map(|event| event["type"].as_str().unwrap()).collect();
+    let requested = events.iter().find(|event| event["type"] == "actions.requested").unwrap();
+    let calls = requested["data"]["calls"].as_array().unwrap();
+    assert_eq!(calls.len(), 2);
+    let results: Vec<&serde_json::Value> = events.iter().filter(|event| event["type"] == "action.result").collect();
+    for (call, result) in calls.iter().zip(&results) {
+        assert_eq!(call["callId"], result["data"]["callId"]);
+        assert_eq!(result["data"]["stubbed"], true);
+    }
+    assert_eq!(results[1]["data"]["output"], "Refunds within 30 days.");
+    let completed = events.iter().find(|event| event["type"] == "actions.completed").unwrap();
+    assert_eq!(completed["data"]["results"].as_array().unwrap().len(), 2);
+    let retries: Vec<_> = events.iter().filter(|event| event["type"] == "action.tool_retry").collect();
+    assert_eq!(retries.len(), 2);
+    assert_eq!(
+        (retries[0]["data"]["attempt"].as_u64(), retries[1]["data"]["reason"].as_str()),
+        (Some(2), Some("http_503"))
+    );
+    let first_result = types.iter().position(|t| *t == "action.result").unwrap();
+    assert!(
+        types.iter().rposition(|t| *t == "action.tool_retry").unwrap() < first_result,
+        "retries come before the result"
+    );
+    assert!(types.contains(&"reasoning.appended"));
+    let done = events.last().unwrap();
+    assert_eq!(done["type"], "turn.completed");
+    assert!(done["data"]["usage"]["reasoningTokens"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_failed_turn_ends_with_turn_failed_and_exit_1() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hi", "--script", "scripts/fail.json", "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 1, "{}", ran.log());
+    let events = envelopes(&ran.stdout());
+    let last = events.last().unwrap();
+    assert_eq!(last["type"], "turn.failed");
+    assert_eq!(last["data"]["status"], "error");
+    assert_eq!(events.iter().filter(|e| e["type"].as_str().unwrap().starts_with("turn.")).count(), 1);
+    assert_eq!(ran.record.last().unwrap(), &format!("a * {} turn.failed", last["index"]));
+}
+
+#[test]
+fn instructions_are_part_of_the_local_model_s_prompt() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hi"], &[]);
+    assert!(ran.stdout().contains("You are the order fixture's bot."), "{}", ran.stdout());
+}
+
+#[test]
+fn ctrl_c_records_a_cancelled_turn_dispatches_it_and_exits_130() {
+    let dir = copy_fixture("run", "order");
+    let record = dir.path().join("record.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["run", "--message", "hi", "--script", "scripts/slow.json", "--json"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", &record)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the hooks have seen the first piece of the reply: the turn is under way.
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&record).unwrap_or_default().contains("message.appended") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the turn never started");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    let events = envelopes(&String::from_utf8_lossy(&output.stdout));
+    let last = events.last().unwrap();
+    assert_eq!((last["type"].as_str(), last["data"]["status"].as_str()), (Some("turn.failed"), Some("cancelled")));
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "did not wait for the model's pause");
+    let record = std::fs::read_to_string(&record).unwrap();
+    assert!(record.lines().last().unwrap().ends_with("turn.failed"), "the hooks saw the cancellation: {record}");
+}

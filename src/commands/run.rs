@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde_json::{Value, json};
@@ -15,8 +16,8 @@ use crate::clock::{new_id, now_rfc3339};
 use crate::diagnostics::Severity;
 use crate::engine::dispatcher::{Dispatcher, HookToLoad};
 use crate::engine::envelope::Envelope;
-use crate::engine::model::LOCAL_MODEL;
-use crate::engine::turn::{self, TurnEvent};
+use crate::engine::model::{self, LOCAL_MODEL};
+use crate::engine::turn::{self, TurnEvent, TurnStep};
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 use crate::report;
@@ -95,8 +96,13 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
+    // The first Ctrl-C cancels the turn (recorded as `turn.failed`); a second one quits at once.
     // Without the handler Ctrl-C still ends the process, only without `turn.failed`.
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(i32::from(INTERRUPTED));
+        }
+    });
 
     let mut recorder = Recorder { store: &store, session_id: &session_id, next: store.next_index(&session_id)? };
     let mut failed = false;
@@ -104,13 +110,22 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     match input {
         Input::Message(message) => {
             let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
+            let outputs = match &args.script {
+                Some(path) => model::play(instructions.as_deref(), &message, &read_script(path)?),
+                None => model::local_reply(instructions.as_deref(), &message),
+            };
             let turn_id = new_id("turn");
-            for event in turn::local_turn(instructions.as_deref(), &message) {
-                let event = if interrupted.load(Ordering::SeqCst) && event.event_type != "message.received" {
-                    cancelled = true;
-                    turn::cancelled()
-                } else {
-                    event
+            for step in turn::turn_steps(&message, outputs) {
+                let event = match step {
+                    TurnStep::Wait(duration) => {
+                        wait_for_model(&mut dispatcher, duration, &interrupted)?;
+                        continue;
+                    }
+                    TurnStep::Record(_) if interrupted.load(Ordering::SeqCst) => {
+                        cancelled = true;
+                        turn::cancelled()
+                    }
+                    TurnStep::Record(event) => event,
                 };
                 failed |= event.event_type == "turn.failed";
                 if !args.json && event.event_type == "message.appended" {
@@ -120,10 +135,11 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
                 printer_json(printer, args.json, &envelope)?;
                 dispatcher.dispatch(envelope)?;
                 if cancelled {
+                    log.warn("cancelled: the turn was recorded as failed (cancelled); dispatching what was recorded");
                     break;
                 }
             }
-            if !args.json && !cancelled {
+            if !args.json {
                 printer.stdout("\n")?;
             }
         }
@@ -218,6 +234,23 @@ fn read_replay(path: &Path) -> anyhow::Result<Vec<Envelope>> {
                 .with_context(|| format!("{}:{}: not an event envelope", path.display(), number + 1))
         })
         .collect()
+}
+
+/// A `--script` file for the local model.
+fn read_script(path: &Path) -> anyhow::Result<model::Script> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read --script file `{}`", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("`{}` is not a model script", path.display()))
+}
+
+/// Lets time pass while the model works, handling the hooks meanwhile; Ctrl-C ends the wait.
+fn wait_for_model(dispatcher: &mut Dispatcher, duration: Duration, interrupted: &AtomicBool) -> anyhow::Result<()> {
+    let until = Instant::now() + duration;
+    while !interrupted.load(Ordering::SeqCst) {
+        let Some(left) = until.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) else { break };
+        dispatcher.idle(left.min(Duration::from_millis(50)))?;
+    }
+    Ok(())
 }
 
 /// Numbers and records a session's events.

@@ -140,9 +140,9 @@ impl<'s> Dispatcher<'s> {
         self.send_event(&event, 0)?;
         self.pending.push_back(Pending { event, from: 0 });
         while self.pending.len() > SEND_AHEAD {
-            self.pump(true)?;
+            self.pump(Duration::from_secs(1))?;
         }
-        self.pump(false)
+        self.pump(Duration::ZERO)
     }
 
     fn send_event(&mut self, event: &Envelope, from: usize) -> std::io::Result<()> {
@@ -152,7 +152,7 @@ impl<'s> Dispatcher<'s> {
     /// Waits until every dispatched event went through every hook.
     pub fn finish(&mut self) -> anyhow::Result<()> {
         while !self.pending.is_empty() {
-            self.pump(true)?;
+            self.pump(Duration::from_secs(1))?;
         }
         if let Some(through) = self.dispatched_through.take() {
             self.calls.store.mark_dispatched(&self.calls.session_id, through)?;
@@ -160,17 +160,26 @@ impl<'s> Dispatcher<'s> {
         Ok(())
     }
 
-    /// Handles every message the runtime has sent; with `block`, first waits (up to the
-    /// running handler's deadline, or a second) for one. A handler past its deadline that
-    /// never yielded gets the runtime restarted.
-    fn pump(&mut self, block: bool) -> anyhow::Result<()> {
+    /// Keeps handling the runtime's messages for `duration` (while the model is slow).
+    pub fn idle(&mut self, duration: Duration) -> anyhow::Result<()> {
+        let until = Instant::now() + duration;
+        while let Some(left) = until.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) {
+            self.pump(left)?;
+        }
+        Ok(())
+    }
+
+    /// Handles every message the runtime has sent, first waiting up to `max_wait` (or the
+    /// running handler's deadline) for one. A handler past its deadline that never
+    /// yielded gets the runtime restarted.
+    fn pump(&mut self, max_wait: Duration) -> anyhow::Result<()> {
         self.runtime.flush()?;
-        let mut may_wait = block;
+        let mut may_wait = !max_wait.is_zero();
         loop {
             let received = if may_wait {
                 may_wait = false;
-                let wait = self.running.as_ref().map_or(Duration::from_secs(1), |running| {
-                    (running.since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now())
+                let wait = self.running.as_ref().map_or(max_wait, |running| {
+                    (running.since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now()).min(max_wait)
                 });
                 match self.runtime.messages.recv_timeout(wait) {
                     Ok(received) => Some(received),

@@ -1,7 +1,11 @@
-//! The embedded default model, `local`: no network, no key, deterministic. It answers
-//! from the prompt (the agent's instructions and the message), streaming its reply in
-//! pieces and reporting usage counted from the text, at zero cost.
+//! The embedded default model, `local`: no network, no key, deterministic. Unscripted, it
+//! answers from the prompt (the agent's instructions and the message); with `--script` it
+//! plays a scripted turn (reasoning, tool calls and retries, pauses, a failure) so tests
+//! can drive every kind of event. Replies stream in pieces; usage is counted from the text.
 
+use std::time::Duration;
+
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// The model id `local` reports in `turn.completed`'s `cost`.
@@ -12,8 +16,50 @@ pub const LOCAL_MODEL: &str = "local";
 pub enum ModelOutput {
     /// A piece of the reply.
     Text(String),
+    /// A piece of the model's reasoning.
+    Reasoning(String),
+    /// One model step that calls tools.
+    Tools(Vec<ToolCall>),
+    /// Time passing before the next output (a slow model, for tests of streaming and Ctrl-C).
+    Pause(Duration),
+    /// The turn failed.
+    Failed(String),
     /// The turn's end, with its usage and cost.
     Completed { usage: Value, cost: Value },
+}
+
+/// A tool call and the stubbed (dry-run) result the local model answers it with.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolCall {
+    pub tool_name: String,
+    #[serde(default)]
+    pub args: Option<Value>,
+    /// The result; a dry-run note when the script gives none.
+    #[serde(default)]
+    pub output: Option<Value>,
+    #[serde(default)]
+    pub is_error: bool,
+    /// One transient failure reason (`transport`, `http_503`, …) per retry before the result.
+    #[serde(default)]
+    pub retries: Vec<String>,
+}
+
+/// A `--script` file: the steps of one turn.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Script {
+    pub steps: Vec<ScriptStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub enum ScriptStep {
+    Text(String),
+    Reasoning(String),
+    Tools(Vec<ToolCall>),
+    PauseMs(u64),
+    Fail(String),
 }
 
 /// Rough tokens of a text: one per four characters, as providers' rules of thumb count.
@@ -29,22 +75,45 @@ pub fn local_reply(instructions: Option<&str>, message: &str) -> Vec<ModelOutput
         reply.push_str(&format!(" and following my instructions (\"{brief}\")"));
     }
     reply.push('.');
+    play(instructions, message, &Script { steps: vec![ScriptStep::Text(reply)] })
+}
 
-    let mut outputs: Vec<ModelOutput> = split_into_pieces(&reply).into_iter().map(ModelOutput::Text).collect();
-    let prompt_tokens = count_tokens(instructions.unwrap_or_default()) + count_tokens(message);
-    outputs.push(ModelOutput::Completed {
-        usage: json!({
-            "inputTokens": prompt_tokens,
-            "outputTokens": count_tokens(&reply),
-            "cacheReadTokens": 0,
-            "cacheWriteTokens": 0,
-        }),
-        cost: json!({ "totalUsd": 0, "model": LOCAL_MODEL }),
+/// What the local model outputs for a scripted turn.
+pub fn play(instructions: Option<&str>, message: &str, script: &Script) -> Vec<ModelOutput> {
+    let mut outputs = Vec::new();
+    let (mut text_tokens, mut reasoning_tokens) = (0, 0);
+    for step in &script.steps {
+        match step {
+            ScriptStep::Text(text) => {
+                text_tokens += count_tokens(text);
+                outputs.extend(split_into_pieces(text).into_iter().map(ModelOutput::Text));
+            }
+            ScriptStep::Reasoning(text) => {
+                reasoning_tokens += count_tokens(text);
+                outputs.extend(split_into_pieces(text).into_iter().map(ModelOutput::Reasoning));
+            }
+            ScriptStep::Tools(calls) => outputs.push(ModelOutput::Tools(calls.clone())),
+            ScriptStep::PauseMs(millis) => outputs.push(ModelOutput::Pause(Duration::from_millis(*millis))),
+            ScriptStep::Fail(message) => {
+                outputs.push(ModelOutput::Failed(message.clone()));
+                return outputs;
+            }
+        }
+    }
+    let mut usage = json!({
+        "inputTokens": count_tokens(instructions.unwrap_or_default()) + count_tokens(message),
+        "outputTokens": text_tokens,
+        "cacheReadTokens": 0,
+        "cacheWriteTokens": 0,
     });
+    if reasoning_tokens > 0 {
+        usage["reasoningTokens"] = json!(reasoning_tokens);
+    }
+    outputs.push(ModelOutput::Completed { usage, cost: json!({ "totalUsd": 0, "model": LOCAL_MODEL }) });
     outputs
 }
 
-/// Splits a reply into streamed pieces of a few words each, keeping every character.
+/// Splits text into streamed pieces of a few words each, keeping every character.
 fn split_into_pieces(text: &str) -> Vec<String> {
     let mut pieces = Vec::new();
     let mut piece = String::new();
@@ -74,7 +143,7 @@ mod tests {
             .iter()
             .filter_map(|output| match output {
                 ModelOutput::Text(piece) => Some(piece.as_str()),
-                ModelOutput::Completed { .. } => None,
+                _ => None,
             })
             .collect();
         assert!(outputs.len() > 3, "streams in several pieces");
@@ -88,5 +157,17 @@ mod tests {
     #[test]
     fn is_deterministic() {
         assert_eq!(local_reply(None, "x"), local_reply(None, "x"));
+    }
+
+    #[test]
+    fn scripts_parse_and_stop_at_a_failure() {
+        let script: Script = serde_json::from_str(
+            r#"{ "steps": [ { "reasoning": "hmm" }, { "tools": [ { "toolName": "search", "retries": ["http_503"] } ] },
+                            { "pauseMs": 5 }, { "fail": "provider down" }, { "text": "never" } ] }"#,
+        )
+        .unwrap();
+        let outputs = play(None, "q", &script);
+        assert!(matches!(outputs.last(), Some(ModelOutput::Failed(message)) if message == "provider down"));
+        assert!(!outputs.iter().any(|output| matches!(output, ModelOutput::Text(_))));
     }
 }
