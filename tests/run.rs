@@ -307,7 +307,7 @@ fn instructions_are_part_of_the_local_model_s_prompt() {
 fn ctrl_c_records_a_cancelled_turn_dispatches_it_and_exits_130() {
     let dir = copy_fixture("run", "order");
     let record = dir.path().join("record.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+    let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
         .args(["run", "--message", "hi", "--script", "scripts/slow.json", "--json"])
         .current_dir(dir.path())
         .env("AGENT_SDK_TEST_RECORD", &record)
