@@ -104,6 +104,8 @@ fn the_reply_streams_to_stdout_and_the_log_to_stderr() {
     let ran = run(dir.path(), &["--message", "ping"], &[]);
     assert!(ran.stdout().starts_with("You said: \"ping\"."), "{}", ran.stdout());
     assert!(ran.log().contains("loaded hook \"a\""), "{}", ran.log());
+    assert!(ran.log().contains("skipped hook \"noop\" (hooks::empty-events)"), "{}", ran.log());
+    assert!(!ran.log().contains("loaded hook \"noop\""), "{}", ran.log());
     assert!(ran.log().contains("summary: "), "{}", ran.log());
 }
 
@@ -178,6 +180,10 @@ fn a_busy_loop_an_exit_and_out_of_memory_restart_the_runtime_and_lose_nothing() 
 #[test]
 fn kv_files_otel_reminders_and_memory_persist_in_the_state_root() {
     let dir = copy_fixture("run", "state");
+    // A link inside the deployment scope that leads out of it.
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".agent-sdk/files/deployment")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join(".agent-sdk/files/deployment/link")).unwrap();
     let first = run(dir.path(), &["--message", "one"], &[]);
     assert_eq!(exit_code(&first.output), 0, "{}", first.log());
     let second = run(dir.path(), &["--message", "two"], &[]);
@@ -186,13 +192,14 @@ fn kv_files_otel_reminders_and_memory_persist_in_the_state_root() {
     assert!(second.record.contains(&"reminders 1".to_owned()), "reminders are per session: {:?}", second.record);
     assert!(first.record.contains(&"session files notes/reply.md".to_owned()), "{:?}", first.record);
     assert!(first.record.contains(&"deployment read for every session".to_owned()), "{:?}", first.record);
-    for bad in ["../escape.txt", "/etc/passwd", "notes/../../x"] {
+    for bad in ["../escape.txt", "/etc/passwd", "notes/../../x", "link/escape.txt"] {
         assert!(first.record.contains(&format!("refused {bad}")), "{bad}: {:?}", first.record);
     }
     let log = first.log();
     assert!(log.contains("otel counter state.turns = 1"), "{log}");
     assert!(log.contains("otel histogram state.tokens: count 1"), "{log}");
     assert!(log.contains("otel tag region = local"), "{log}");
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing escaped through the link");
     let memory = dir.path().join(".agent-sdk/files/deployment/memory");
     let journals: Vec<_> = std::fs::read_dir(memory).unwrap().collect();
     assert_eq!(journals.len(), 2, "memoryHook journals each session");
@@ -331,4 +338,54 @@ fn ctrl_c_records_a_cancelled_turn_dispatches_it_and_exits_130() {
     assert!(started.elapsed() < std::time::Duration::from_secs(15), "did not wait for the model's pause");
     let record = std::fs::read_to_string(&record).unwrap();
     assert!(record.lines().last().unwrap().ends_with("turn.failed"), "the hooks saw the cancellation: {record}");
+}
+
+#[test]
+fn imports_resolve_as_node_would_from_the_project() {
+    let dir = copy_fixture("run", "imports");
+    let ran = run(dir.path(), &["--message", "hi"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert!(
+        ran.record.contains(&"b.txt | commonjs package | esm package | 1 tokens | 2 tokens | index file".to_owned()),
+        "{:?}\n{}",
+        ran.record,
+        ran.log()
+    );
+    assert!(ran.record.contains(&"typed 2 number".to_owned()), "{:?}", ran.record);
+}
+
+#[test]
+fn every_event_is_recorded_before_a_hook_sees_it() {
+    let dir = copy_fixture("run", "imports");
+    let ran = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    let events = envelopes(&ran.stdout());
+    let durable: Vec<&String> = ran.record.iter().filter(|line| line.starts_with("durable")).collect();
+    assert_eq!(durable.len(), events.len());
+    for (i, line) in durable.iter().enumerate() {
+        assert_eq!(**line, format!("durable {i} 1"));
+    }
+}
+
+#[test]
+fn a_session_continues_where_it_left_off() {
+    let dir = copy_fixture("run", "order");
+    let first = envelopes(&run(dir.path(), &["--message", "one", "--json", "--session", "ses_test"], &[]).stdout());
+    let second = envelopes(&run(dir.path(), &["--message", "two", "--json", "--session", "ses_test"], &[]).stdout());
+    assert_eq!(second[0]["index"].as_u64().unwrap(), first.len() as u64);
+    assert_eq!(second[0]["sessionId"], "ses_test");
+    assert_ne!(first[0]["turnId"], second[0]["turnId"]);
+}
+
+#[test]
+fn the_serve_log_can_be_json() {
+    let dir = copy_fixture("run", "failures");
+    let ran = run(dir.path(), &["--message", "hi", "--hook-timeout", "200ms", "--log-format", "json"], &[]);
+    let records: Vec<serde_json::Value> = ran.log().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    let threw =
+        records.iter().find(|record| record["message"].as_str().unwrap().contains("threw: boom from a hook")).unwrap();
+    assert_eq!(threw["level"], "error");
+    assert_eq!(threw["hook"], "1-thrower");
+    assert_eq!(threw["event"], "turn.completed");
+    assert!(threw["sessionId"].as_str().unwrap().starts_with("ses_"));
+    assert!(records.iter().all(|record| record["at"].as_str().unwrap().ends_with('Z')));
 }
