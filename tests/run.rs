@@ -352,6 +352,7 @@ fn imports_resolve_as_node_would_from_the_project() {
         ran.log()
     );
     assert!(ran.record.contains(&"typed 2 number".to_owned()), "{:?}", ran.record);
+    assert!(ran.record.contains(&"legacy commonjs package".to_owned()), "a .cjs hook loads: {:?}", ran.record);
 }
 
 #[test]

@@ -63,7 +63,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     for failure in compile_project(&project_root, &compiled_root).context("could not write the compiled hooks")? {
         log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
     }
-    install_runtime(&runtime_dir).context("could not write the hook runtime")?;
+    install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
 
     let session_id = args.session.clone().unwrap_or_else(|| new_id("ses"));
     let mut log = log;

@@ -14,8 +14,11 @@ use serde_json::Value;
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
+    ("sdk/hooks.cjs", include_str!("node/sdk/hooks.cjs")),
     ("sdk/hooks.mjs", include_str!("node/sdk/hooks.mjs")),
+    ("sdk/memory.cjs", include_str!("node/sdk/memory.cjs")),
     ("sdk/memory.mjs", include_str!("node/sdk/memory.mjs")),
+    ("sdk/index.cjs", include_str!("node/sdk/index.cjs")),
     ("sdk/index.mjs", include_str!("node/sdk/index.mjs")),
 ];
 
@@ -70,20 +73,42 @@ pub fn find_node() -> anyhow::Result<PathBuf> {
     Ok(node)
 }
 
-/// Writes the embedded runtime files into `runtime_dir`.
-pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
+/// Writes the embedded runtime files into `runtime_dir`, and the SDK packages into the
+/// compiled tree's `node_modules` for `require` (ESM imports go through the loader, but
+/// Node 20's `require` does not, so `.cjs` hooks find the SDK as a package there).
+pub fn install_runtime(runtime_dir: &Path, compiled_root: &Path) -> std::io::Result<()> {
     for (name, text) in RUNTIME_FILES {
-        let path = runtime_dir.join(name);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+        write_if_changed(&runtime_dir.join(name), text)?;
+    }
+    let sdk_dir = runtime_dir.canonicalize()?.join("sdk");
+    for package in crate::sdk::SDK_PACKAGES {
+        let package_dir = compiled_root.join("node_modules").join(package);
+        let manifest = serde_json::json!({
+            "name": package,
+            "private": true,
+            "exports": { ".": "./index.cjs", "./hooks": "./hooks.cjs", "./memory": "./memory.cjs" },
+        });
+        write_if_changed(&package_dir.join("package.json"), &manifest.to_string())?;
+        for module in ["index", "hooks", "memory"] {
+            let target = serde_json::to_string(&sdk_dir.join(format!("{module}.cjs"))).unwrap_or_default();
+            write_if_changed(
+                &package_dir.join(format!("{module}.cjs")),
+                &format!("module.exports = require({target});\n"),
+            )?;
         }
-        // Skip identical files so a warm start writes nothing.
-        if std::fs::read_to_string(&path).is_ok_and(|existing| existing == *text) {
-            continue;
-        }
-        std::fs::write(path, text)?;
     }
     Ok(())
+}
+
+/// Writes `text` to `path` unless it already holds exactly that, so a warm start writes nothing.
+fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(path, text)
 }
 
 impl Runtime {
@@ -94,6 +119,8 @@ impl Runtime {
             .env("AGENT_SDK_PROJECT_ROOT", &config.project_root)
             .env("AGENT_SDK_COMPILED_ROOT", &config.compiled_root)
             .env("AGENT_SDK_RUNTIME_DIR", &config.runtime_dir)
+            // For `require` in `.cjs` hooks: the project's packages (ESM goes through the loader).
+            .env("NODE_PATH", config.project_root.join("node_modules"))
             .current_dir(&config.project_root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
