@@ -20,7 +20,7 @@ use crate::engine::model::{self, LOCAL_MODEL};
 use crate::engine::turn::{self, TurnEvent, TurnStep};
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
-use crate::report;
+use crate::report::{self, plural};
 use crate::runtime::calls::HostCalls;
 use crate::runtime::compile::{compile_project, compiled_path};
 use crate::runtime::host::{RuntimeConfig, find_node, install_runtime};
@@ -181,8 +181,12 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     dispatcher.shutdown();
     log.info(format!(
-        "summary: {} events dispatched to {hook_count} hooks; {} handlers threw, {} timed out; {} runtime restarts",
-        stats.events, stats.threw, stats.timed_out, stats.restarts
+        "summary: {} dispatched to {}; {} threw, {} timed out; {}",
+        plural(stats.events as usize, "event"),
+        plural(hook_count, "hook"),
+        plural(stats.threw as usize, "handler"),
+        stats.timed_out,
+        plural(stats.restarts as usize, "runtime restart"),
     ));
     Ok(if cancelled {
         ExitStatus::Code(INTERRUPTED)
