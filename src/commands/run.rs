@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::check::check_project;
 use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
 use crate::clock::{new_id, now_rfc3339};
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Code, Severity};
 use crate::engine::dispatcher::{Dispatcher, HookToLoad};
 use crate::engine::envelope::Envelope;
 use crate::engine::model::{self, LOCAL_MODEL};
@@ -46,7 +46,10 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
     let Some(project) = &checked.project else { unreachable!("checked above") };
-    for diagnostic in checked.diagnostics.iter().filter(|d| d.severity() == Severity::Warning) {
+    // Empty-events warnings are said by the "skipped hook" lines below.
+    for diagnostic in
+        checked.diagnostics.iter().filter(|d| d.severity() == Severity::Warning && d.code != Code::EmptyEvents)
+    {
         let path = diagnostic.path.as_deref().map(|path| format!("{path}: ")).unwrap_or_default();
         log.warn(format!("{path}{} [{}]", diagnostic.message, diagnostic.code.as_str()));
     }
@@ -90,9 +93,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     });
     let config = RuntimeConfig { node, project_root, compiled_root, runtime_dir };
     let calls = HostCalls { store: &store, session_id: session_id.clone() };
-    let hook_count = hooks.len();
     let mut dispatcher = Dispatcher::start(config, hooks, ctx, args.hook_timeout, &log, calls)?;
-    log.info(format!("session {session_id}: {hook_count} hooks loaded"));
+    let hook_count = dispatcher.loaded;
+    log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);

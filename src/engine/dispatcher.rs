@@ -54,8 +54,10 @@ struct Running {
 
 pub struct Dispatcher<'s> {
     config: RuntimeConfig,
-    init: Value,
+    ctx: Value,
     hooks: Vec<HookToLoad>,
+    /// Hooks that ended the runtime while it imported them: never imported again.
+    crashed_at_load: Vec<bool>,
     timeout: Duration,
     runtime: Runtime,
     log: &'s ServeLog,
@@ -65,6 +67,8 @@ pub struct Dispatcher<'s> {
     dispatched_through: Option<u64>,
     pub otel: OtelSummary,
     pub stats: DispatchStats,
+    /// How many hooks the runtime loaded.
+    pub loaded: usize,
 }
 
 impl<'s> Dispatcher<'s> {
@@ -77,16 +81,11 @@ impl<'s> Dispatcher<'s> {
         log: &'s ServeLog,
         calls: HostCalls<'s>,
     ) -> anyhow::Result<Self> {
-        let init = json!({
-            "t": "init",
-            "hooks": hooks.iter().map(|hook| json!({ "name": hook.name, "url": hook.url, "source": hook.source })).collect::<Vec<_>>(),
-            "ctx": ctx,
-            "timeoutMs": timeout.as_millis() as u64,
-        });
         let runtime = Runtime::start(&config)?;
         let mut dispatcher = Self {
             config,
-            init,
+            ctx,
+            crashed_at_load: vec![false; hooks.len()],
             hooks,
             timeout,
             runtime,
@@ -97,38 +96,74 @@ impl<'s> Dispatcher<'s> {
             dispatched_through: None,
             otel: OtelSummary::default(),
             stats: DispatchStats::default(),
+            loaded: 0,
         };
         dispatcher.initialise(true)?;
         Ok(dispatcher)
     }
 
-    /// Sends `init` and waits for `ready`.
+    /// The `init` message: every hook, those that crashed the runtime at import marked to skip.
+    fn init_message(&self) -> Value {
+        let hooks: Vec<Value> = self
+            .hooks
+            .iter()
+            .zip(&self.crashed_at_load)
+            .map(|(hook, crashed)| {
+                let mut entry = json!({ "name": hook.name, "url": hook.url, "source": hook.source });
+                if *crashed {
+                    entry["skip"] =
+                        json!("it ended the hook runtime while loading (process.exit or a crash at import)");
+                }
+                entry
+            })
+            .collect();
+        json!({ "t": "init", "hooks": hooks, "ctx": self.ctx, "timeoutMs": self.timeout.as_millis() as u64 })
+    }
+
+    /// Sends `init` and waits for `ready`. A hook that ends the runtime while it is
+    /// imported is marked, logged, and skipped by a fresh runtime.
     fn initialise(&mut self, first: bool) -> anyhow::Result<()> {
-        self.runtime.send(&self.init)?;
+        self.runtime.send(&self.init_message())?;
         self.runtime.flush()?;
+        // What loaded, logged once the runtime is ready (and only the first time: a
+        // restarted runtime loads the same hooks).
+        let mut outcomes: Vec<Record> = Vec::new();
         loop {
             match self.runtime.messages.recv_timeout(self.timeout + Duration::from_secs(30)) {
                 Ok(FromRuntime::Message(message)) => match message["t"].as_str() {
-                    Some("ready") => return Ok(()),
-                    Some("loaded") if first => {
-                        self.log.info(format!("loaded hook \"{}\"", message["hook"].as_str().unwrap_or_default()))
+                    Some("ready") => {
+                        self.loaded = outcomes.iter().filter(|record| record.level == Level::Info).count();
+                        if first {
+                            outcomes.into_iter().for_each(|record| self.log.write(record));
+                        }
+                        return Ok(());
                     }
-                    Some("load_failed") if first => self.log.write(
-                        Record::new(
-                            Level::Error,
-                            format!(
-                                "hook \"{}\" failed to load and is skipped: {}",
-                                message["hook"].as_str().unwrap_or_default(),
-                                message["message"].as_str().unwrap_or_default()
-                            ),
-                        )
-                        .hook(message["hook"].as_str().unwrap_or_default()),
-                    ),
+                    Some(kind @ ("loaded" | "load_failed")) => {
+                        let hook = message["hook"].as_str().unwrap_or_default();
+                        outcomes.push(if kind == "loaded" {
+                            Record::new(Level::Info, format!("loaded hook \"{hook}\""))
+                        } else {
+                            let reason = message["message"].as_str().unwrap_or_default();
+                            Record::new(
+                                Level::Error,
+                                format!("hook \"{hook}\" failed to load and is skipped: {reason}"),
+                            )
+                            .hook(hook)
+                        });
+                    }
                     _ => self.handle(&message),
                 },
                 Ok(FromRuntime::Stderr(line)) => self.runtime_stderr(&line),
                 Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
-                    anyhow::bail!("the hook runtime exited while loading hooks")
+                    let Some(crashed) = self.crashed_at_load.get_mut(outcomes.len()) else {
+                        anyhow::bail!("the hook runtime exited while loading hooks");
+                    };
+                    *crashed = true;
+                    self.runtime.kill();
+                    self.runtime = Runtime::start(&self.config)?;
+                    self.runtime.send(&self.init_message())?;
+                    self.runtime.flush()?;
+                    outcomes.clear();
                 }
                 Err(RecvTimeoutError::Timeout) => anyhow::bail!("the hook runtime did not finish loading hooks"),
             }

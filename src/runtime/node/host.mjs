@@ -29,6 +29,7 @@
 // Node → Rust
 //   {"t":"loaded","hook":"audit/usage","events":["turn.completed","turn.failed"]}
 //   {"t":"load_failed","hook":"audit/usage","message":"…","stack":"…"|null}
+//   (an init hook may carry "skip":"<reason>": it is reported as load_failed, not imported)
 //   {"t":"ready"}                                   after the last hook of an init
 //   {"t":"start","seq":7,"hook":2,"handler":"turn.completed"}      before each handler
 //   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
@@ -294,7 +295,13 @@ async function init(message) {
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
   hooks = [];
   try {
-    for (const { name, url } of message.hooks ?? []) {
+    for (const { name, url, skip } of message.hooks ?? []) {
+      if (skip) {
+        // Rust saw this hook end the process while it loaded: it is not imported again.
+        send({ t: 'load_failed', hook: name, message: String(skip), stack: null });
+        hooks.push({ name, events: null });
+        continue;
+      }
       hooks.push({ name, events: await loadHook(name, url) });
     }
   } finally {
