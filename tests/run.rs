@@ -248,6 +248,17 @@ fn replay_dispatches_a_recorded_stream() {
 }
 
 #[test]
+fn too_old_a_node_is_an_environment_error() {
+    let dir = copy_fixture("run", "order");
+    let fake = dir.path().join("old-node");
+    std::fs::write(&fake, "#!/bin/sh\necho v18.19.0\n").unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let ran = run(dir.path(), &["--message", "hi"], &[("AGENT_SDK_NODE", fake.to_str().unwrap())]);
+    assert_eq!(exit_code(&ran.output), 2);
+    assert!(ran.log().contains("Node.js v18.19.0 is too old: hooks need Node.js ≥ 20.6"), "{}", ran.log());
+}
+
+#[test]
 fn missing_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");
     let ran = run(dir.path(), &["--message", "hi"], &[("AGENT_SDK_NODE", "/nonexistent/node")]);
