@@ -45,17 +45,10 @@ pub fn main() -> ExitCode {
     let outcome = commands::dispatch(cli, &printer);
     match outcome {
         Ok(status) => status.into(),
-        Err(error) if is_broken_pipe(&error) => ExitStatus::Success.into(),
+        Err(error) if printer::StdoutClosed::is_cause_of(&error) => ExitStatus::Success.into(),
         Err(error) => {
             printer.stderr(&format!("error: {error:#}\n"));
             ExitStatus::Error.into()
         }
     }
-}
-
-/// A reader that went away (`| head`) is not our failure.
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }

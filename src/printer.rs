@@ -5,6 +5,30 @@ use std::io::{IsTerminal, Write};
 
 use crate::cli::ColorChoice;
 
+/// The reader of our stdout went away: not a failure of the command.
+#[derive(Debug)]
+pub struct StdoutClosed;
+
+impl std::fmt::Display for StdoutClosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stdout was closed")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+impl StdoutClosed {
+    /// Whether `error` (or a cause) is our stdout closing, not some other broken pipe.
+    pub fn is_cause_of(error: &anyhow::Error) -> bool {
+        error.chain().any(|cause| {
+            cause
+                .downcast_ref::<std::io::Error>()
+                .and_then(std::io::Error::get_ref)
+                .is_some_and(|inner| inner.is::<StdoutClosed>())
+        })
+    }
+}
+
 /// Where a command's output goes, and whether it may be coloured.
 #[derive(Debug, Clone, Copy)]
 pub struct Printer {
@@ -28,12 +52,17 @@ impl Printer {
         self.color
     }
 
-    /// Writes a command's result to stdout. A closed pipe comes back as an error the
-    /// caller turns into a quiet exit.
+    /// Writes a command's result to stdout. A closed pipe (`| head`) comes back as a
+    /// [`StdoutClosed`] error, which `main` turns into a quiet exit.
     pub fn stdout(&self, text: &str) -> std::io::Result<()> {
         let mut stdout = std::io::stdout().lock();
-        stdout.write_all(text.as_bytes())?;
-        stdout.flush()
+        stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|error| {
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, StdoutClosed)
+            } else {
+                error
+            }
+        })
     }
 
     /// Writes a message for the person at the terminal to stderr.

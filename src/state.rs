@@ -14,6 +14,13 @@ use crate::engine::envelope::Envelope;
 /// The folder under `--dir` that holds local state.
 pub const STATE_DIR: &str = ".agent-sdk";
 
+/// `<dir>/.agent-sdk`, created on demand, as an absolute path.
+pub fn state_root(dir: &Path) -> std::io::Result<PathBuf> {
+    let root = dir.join(STATE_DIR);
+    std::fs::create_dir_all(&root)?;
+    root.canonicalize()
+}
+
 /// An open state store.
 pub struct StateStore {
     connection: Connection,
@@ -54,9 +61,7 @@ CREATE TABLE IF NOT EXISTS artifacts (
 impl StateStore {
     /// Opens (creating on demand) the store of the project at `dir`.
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
-        let root = dir.join(STATE_DIR);
-        std::fs::create_dir_all(&root)?;
-        let root = root.canonicalize()?;
+        let root = state_root(dir)?;
         let connection = Connection::open(root.join("state.db"))?;
         connection.busy_timeout(std::time::Duration::from_secs(10))?;
         connection.pragma_update(None, "journal_mode", "WAL")?;

@@ -21,11 +21,10 @@ use crate::engine::turn::{self, TurnEvent, TurnStep};
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 use crate::report::{self, plural};
-use crate::runtime::calls::HostCalls;
 use crate::runtime::compile::{compile_project, compiled_path};
-use crate::runtime::host::{RuntimeConfig, find_node, install_runtime};
+use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
 use crate::serve_log::ServeLog;
-use crate::state::StateStore;
+use crate::state::{StateStore, state_root};
 use crate::uri::file_url;
 use crate::vocabulary;
 
@@ -58,14 +57,12 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
 
     let input = Input::from_args(args)?;
-    let node = find_node()?;
-    let store = StateStore::open(&project.dir)?;
+    // Node starts as early as it can; the state store opens and the project compiles while
+    // it boots.
+    let state_root = state_root(&project.dir).context("could not create the state folder")?;
     let project_root = project.canonical_dir.clone();
-    let compiled_root = store.root().join("compiled");
-    let runtime_dir = store.root().join("runtime");
-    for failure in compile_project(&project_root, &compiled_root).context("could not write the compiled hooks")? {
-        log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
-    }
+    let compiled_root = state_root.join("compiled");
+    let runtime_dir = state_root.join("runtime");
     install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
 
     let session_id = args.session.clone().unwrap_or_else(|| new_id("ses"));
@@ -89,11 +86,25 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         },
         "agent": { "name": project.name },
         "channel": { "id": "local", "continuationToken": null },
-        "stateRoot": store.root(),
+        "stateRoot": state_root,
     });
-    let config = RuntimeConfig { node, project_root, compiled_root, runtime_dir };
-    let calls = HostCalls { store: &store, session_id: session_id.clone() };
-    let mut dispatcher = Dispatcher::start(config, hooks, ctx, args.hook_timeout, &log, calls)?;
+    let config = RuntimeConfig {
+        node: node_command(),
+        project_root: project_root.clone(),
+        compiled_root: compiled_root.clone(),
+        runtime_dir: runtime_dir.clone(),
+        project_dir: project.dir.clone(),
+        session_id: session_id.clone(),
+    };
+    let runtime = Runtime::start(&config)?;
+    let store = StateStore::open(&project.dir)?;
+    let mut dispatcher = Dispatcher::new(config, runtime, hooks, ctx, args.hook_timeout, &log, &store);
+    for failure in compile_project(&project_root, &compiled_root, &runtime_dir.join("sdk"))
+        .context("could not write the compiled hooks")?
+    {
+        log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
+    }
+    dispatcher.load()?;
     let hook_count = dispatcher.loaded;
     log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
 

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::engine::envelope::Envelope;
-use crate::runtime::calls::{HostCalls, OtelSummary};
-use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig};
+use crate::runtime::calls::OtelSummary;
+use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
 use crate::serve_log::{Level, Record, ServeLog};
+use crate::state::StateStore;
 
 /// A hook as the runtime loads it.
 #[derive(Debug, Clone)]
@@ -61,7 +62,7 @@ pub struct Dispatcher<'s> {
     timeout: Duration,
     runtime: Runtime,
     log: &'s ServeLog,
-    calls: HostCalls<'s>,
+    store: &'s StateStore,
     pending: VecDeque<Pending>,
     running: Option<Running>,
     dispatched_through: Option<u64>,
@@ -72,17 +73,18 @@ pub struct Dispatcher<'s> {
 }
 
 impl<'s> Dispatcher<'s> {
-    /// Starts the runtime and loads `hooks` (logging each load and failure).
-    pub fn start(
+    /// A dispatcher for a runtime that was just started; [`Dispatcher::load`] then loads the
+    /// hooks. In between, Node boots while the caller compiles them.
+    pub fn new(
         config: RuntimeConfig,
+        runtime: Runtime,
         hooks: Vec<HookToLoad>,
         ctx: Value,
         timeout: Duration,
         log: &'s ServeLog,
-        calls: HostCalls<'s>,
-    ) -> anyhow::Result<Self> {
-        let runtime = Runtime::start(&config)?;
-        let mut dispatcher = Self {
+        store: &'s StateStore,
+    ) -> Self {
+        Self {
             config,
             ctx,
             crashed_at_load: vec![false; hooks.len()],
@@ -90,16 +92,19 @@ impl<'s> Dispatcher<'s> {
             timeout,
             runtime,
             log,
-            calls,
+            store,
             pending: VecDeque::new(),
             running: None,
             dispatched_through: None,
             otel: OtelSummary::default(),
             stats: DispatchStats::default(),
             loaded: 0,
-        };
-        dispatcher.initialise(true)?;
-        Ok(dispatcher)
+        }
+    }
+
+    /// Loads the hooks (logging each load and failure) and waits until the runtime is ready.
+    pub fn load(&mut self) -> anyhow::Result<()> {
+        self.initialise(true)
     }
 
     /// The `init` message: every hook, those that crashed the runtime at import marked to skip.
@@ -128,9 +133,17 @@ impl<'s> Dispatcher<'s> {
         // What loaded, logged once the runtime is ready (and only the first time: a
         // restarted runtime loads the same hooks).
         let mut outcomes: Vec<Record> = Vec::new();
+        let mut said_hello = false;
         loop {
             match self.runtime.messages.recv_timeout(self.timeout + Duration::from_secs(30)) {
                 Ok(FromRuntime::Message(message)) => match message["t"].as_str() {
+                    Some("hello") => {
+                        said_hello = true;
+                        if let Err(too_old) = check_node_version(message["node"].as_str().unwrap_or_default()) {
+                            self.runtime.kill();
+                            return Err(too_old.into());
+                        }
+                    }
                     Some("ready") => {
                         self.loaded = outcomes.iter().filter(|record| record.level == Level::Info).count();
                         if first {
@@ -155,6 +168,9 @@ impl<'s> Dispatcher<'s> {
                 },
                 Ok(FromRuntime::Stderr(line)) => self.runtime_stderr(&line),
                 Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
+                    if first && !said_hello {
+                        return Err(diagnose_node(&self.config.node).into());
+                    }
                     let Some(crashed) = self.crashed_at_load.get_mut(outcomes.len()) else {
                         anyhow::bail!("the hook runtime exited while loading hooks");
                     };
@@ -190,7 +206,7 @@ impl<'s> Dispatcher<'s> {
             self.pump(Duration::from_secs(1))?;
         }
         if let Some(through) = self.dispatched_through.take() {
-            self.calls.store.mark_dispatched(&self.calls.session_id, through)?;
+            self.store.mark_dispatched(&self.config.session_id, through)?;
         }
         Ok(())
     }
@@ -293,16 +309,6 @@ impl<'s> Dispatcher<'s> {
                 if let Some(done) = self.pending.pop_front() {
                     self.stats.events += 1;
                     self.dispatched_through = Some(done.event.index);
-                }
-            }
-            "call" => {
-                let args = message["args"].as_array().cloned().unwrap_or_default();
-                let reply = match self.calls.call(message["method"].as_str().unwrap_or_default(), &args) {
-                    Ok(value) => json!({ "t": "reply", "id": message["id"], "ok": true, "value": value }),
-                    Err(error) => json!({ "t": "reply", "id": message["id"], "ok": false, "error": error }),
-                };
-                if self.runtime.send(&reply).and_then(|()| self.runtime.flush()).is_err() {
-                    // The runtime is gone; its exit is handled where it is noticed.
                 }
             }
             "console" => {

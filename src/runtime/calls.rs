@@ -61,13 +61,27 @@ fn trim_float(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 { format!("{}", value as i64) } else { format!("{value}") }
 }
 
-/// Answers the runtime's host calls for one session.
-pub struct HostCalls<'s> {
-    pub store: &'s StateStore,
-    pub session_id: String,
+/// Answers the runtime's host calls for one session, with its own connection to the
+/// state store (calls are answered on the thread that reads the runtime's messages).
+pub struct HostCalls {
+    store: StateStore,
+    session_id: String,
 }
 
-impl HostCalls<'_> {
+impl HostCalls {
+    pub fn open(project_dir: &Path, session_id: &str) -> anyhow::Result<Self> {
+        Ok(Self { store: StateStore::open(project_dir)?, session_id: session_id.to_owned() })
+    }
+
+    /// The reply message to a `{ t: "call", id, method, args }` message.
+    pub fn reply(&self, message: &Value) -> Value {
+        let args = message["args"].as_array().map(Vec::as_slice).unwrap_or_default();
+        match self.call(message["method"].as_str().unwrap_or_default(), args) {
+            Ok(value) => json!({ "t": "reply", "id": message["id"], "ok": true, "value": value }),
+            Err(error) => json!({ "t": "reply", "id": message["id"], "ok": false, "error": error }),
+        }
+    }
+
     /// The reply to `{ method, args }`: the value, or an error message the hook's promise rejects with.
     pub fn call(&self, method: &str, args: &[Value]) -> Result<Value, String> {
         let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or_default();

@@ -4,16 +4,18 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use serde_json::Value;
 
+use crate::runtime::calls::HostCalls;
+
 /// The runtime's files, embedded in the binary and written under the state root.
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
-    ("loader.mjs", include_str!("node/loader.mjs")),
     ("sdk/hooks.cjs", include_str!("node/sdk/hooks.cjs")),
     ("sdk/hooks.mjs", include_str!("node/sdk/hooks.mjs")),
     ("sdk/memory.cjs", include_str!("node/sdk/memory.cjs")),
@@ -22,7 +24,7 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("sdk/index.mjs", include_str!("node/sdk/index.mjs")),
 ];
 
-/// The oldest Node.js with `module.register` (loader hooks without a flag).
+/// The oldest Node.js hooks run in (SPEC §8).
 pub const MIN_NODE: (u32, u32) = (20, 6);
 
 /// What the runtime said, or that it went away.
@@ -35,47 +37,86 @@ pub enum FromRuntime {
     Exited,
 }
 
-/// Where the runtime's pieces are.
+/// Where the runtime's pieces are, and whose `ctx` calls it makes.
 #[derive(Debug, Clone)]
 pub struct RuntimeConfig {
     pub node: PathBuf,
     pub project_root: PathBuf,
     pub compiled_root: PathBuf,
     pub runtime_dir: PathBuf,
+    /// `--dir`, whose state store answers the calls.
+    pub project_dir: PathBuf,
+    pub session_id: String,
 }
+
+/// The runtime's stdin, shared by the dispatcher and the thread answering calls.
+type Stdin = Arc<Mutex<std::io::BufWriter<ChildStdin>>>;
 
 /// One running Node process.
 pub struct Runtime {
     child: Child,
-    stdin: std::io::BufWriter<ChildStdin>,
+    stdin: Stdin,
     pub messages: Receiver<FromRuntime>,
 }
 
-/// Finds `node` and checks it is new enough; the error says what to do.
-pub fn find_node() -> anyhow::Result<PathBuf> {
-    let node = std::env::var_os("AGENT_SDK_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from);
-    let output = Command::new(&node).arg("--version").output().map_err(|_| {
-        anyhow::anyhow!(
-            "Node.js was not found (`{}`); hooks run in Node.js ≥ 20.6: install it from https://nodejs.org",
-            node.display()
-        )
-    })?;
-    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    let mut parts = version.trim_start_matches('v').split('.').map(|part| part.parse::<u32>().unwrap_or(0));
+/// The `node` to run: `AGENT_SDK_NODE`, else `node` on PATH.
+pub fn node_command() -> PathBuf {
+    std::env::var_os("AGENT_SDK_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from)
+}
+
+/// A Node.js that cannot run hooks (exit 2: an environment error).
+#[derive(Debug)]
+pub struct NodeUnusable(pub String);
+
+impl std::fmt::Display for NodeUnusable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NodeUnusable {}
+
+fn not_found(node: &Path) -> NodeUnusable {
+    NodeUnusable(format!(
+        "Node.js was not found (`{}`); hooks run in Node.js ≥ {}.{}: install it from https://nodejs.org",
+        node.display(),
+        MIN_NODE.0,
+        MIN_NODE.1
+    ))
+}
+
+/// Checks a version the runtime reported (`20.20.2`, or `v20.20.2` from `node --version`).
+pub fn check_node_version(version: &str) -> Result<(), NodeUnusable> {
+    let mut parts = version.trim().trim_start_matches('v').split('.').map(|part| part.parse::<u32>().unwrap_or(0));
     let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     if found < MIN_NODE {
-        anyhow::bail!(
-            "Node.js {version} is too old: hooks need Node.js ≥ {}.{} (for module.register); upgrade it from https://nodejs.org",
+        return Err(NodeUnusable(format!(
+            "Node.js v{} is too old: hooks need Node.js ≥ {}.{}; upgrade it from https://nodejs.org",
+            version.trim().trim_start_matches('v'),
             MIN_NODE.0,
             MIN_NODE.1
-        );
+        )));
     }
-    Ok(node)
+    Ok(())
+}
+
+/// Why a runtime ended before it said hello: asks `node --version` (only on this failure
+/// path, so a normal start runs Node once).
+pub fn diagnose_node(node: &Path) -> NodeUnusable {
+    match Command::new(node).arg("--version").output() {
+        Err(_) => not_found(node),
+        Ok(output) => {
+            let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+            check_node_version(&version)
+                .err()
+                .unwrap_or_else(|| NodeUnusable(format!("the hook runtime could not start with Node.js {version}")))
+        }
+    }
 }
 
 /// Writes the embedded runtime files into `runtime_dir`, and the SDK packages into the
-/// compiled tree's `node_modules` for `require` (ESM imports go through the loader, but
-/// Node 20's `require` does not, so `.cjs` hooks find the SDK as a package there).
+/// compiled tree's `node_modules` for `require` in `.cjs` hooks (ES imports of the SDK are
+/// pointed at the runtime by the compiler).
 pub fn install_runtime(runtime_dir: &Path, compiled_root: &Path) -> std::io::Result<()> {
     for (name, text) in RUNTIME_FILES {
         write_if_changed(&runtime_dir.join(name), text)?;
@@ -119,35 +160,44 @@ impl Runtime {
             .env("AGENT_SDK_PROJECT_ROOT", &config.project_root)
             .env("AGENT_SDK_COMPILED_ROOT", &config.compiled_root)
             .env("AGENT_SDK_RUNTIME_DIR", &config.runtime_dir)
-            // For `require` in `.cjs` hooks: the project's packages (ESM goes through the loader).
-            .env("NODE_PATH", config.project_root.join("node_modules"))
             .current_dir(&config.project_root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .context("could not start the hook runtime (node)")?;
+            .map_err(|error| match error.kind() {
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
+                    anyhow::Error::new(not_found(&config.node))
+                }
+                _ => anyhow::Error::new(error).context("could not start the hook runtime (node)"),
+            })?;
         let (sender, messages) = channel();
         let stdout = child.stdout.take().context("the runtime has no stdout")?;
         let stderr = child.stderr.take().context("the runtime has no stderr")?;
-        let stdin = child.stdin.take().context("the runtime has no stdin")?;
-        let protocol = |line: String| match serde_json::from_str(&line) {
-            Ok(message) => FromRuntime::Message(message),
-            Err(_) => FromRuntime::Stderr(line),
-        };
-        spawn_reader(stdout, sender.clone(), protocol, true);
-        spawn_reader(stderr, sender, FromRuntime::Stderr, false);
-        Ok(Self { child, stdin: std::io::BufWriter::new(stdin), messages })
+        let stdin: Stdin =
+            Arc::new(Mutex::new(std::io::BufWriter::new(child.stdin.take().context("the runtime has no stdin")?)));
+        let calls = HostCalls::open(&config.project_dir, &config.session_id)?;
+        spawn_protocol_reader(stdout, sender.clone(), Arc::clone(&stdin), calls);
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(FromRuntime::Stderr(line)).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Self { child, stdin, messages })
     }
 
-    /// Queues a message; [`Runtime::flush`] sends what is queued.
+    /// Queues a message; [`Runtime::flush`] sends what is queued. A runtime that has
+    /// exited is not an error here: its end reaches [`Runtime::messages`] as
+    /// [`FromRuntime::Exited`], where the dispatcher restarts it and sends again.
     pub fn send(&mut self, message: &Value) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.stdin, message)?;
-        self.stdin.write_all(b"\n")
+        ignore_exited(write_line(&mut *lock(&self.stdin), message))
     }
 
     pub fn flush(&mut self) -> std::io::Result<()> {
-        self.stdin.flush()
+        ignore_exited(lock(&self.stdin).flush())
     }
 
     /// Ends the process at once (a handler that never yields, or a restart).
@@ -165,28 +215,50 @@ impl Runtime {
     pub fn shutdown(mut self) {
         let _ = self.send(&serde_json::json!({ "t": "shutdown" }));
         let _ = self.flush();
-        drop(self.stdin);
         let _ = self.child.wait();
     }
 }
 
-/// Reads `stream` line by line on its own thread, sending each line (mapped) on `sender`,
-/// and [`FromRuntime::Exited`] at its end when `report_end`.
-fn spawn_reader(
-    stream: impl std::io::Read + Send + 'static,
-    sender: Sender<FromRuntime>,
-    map: impl Fn(String) -> FromRuntime + Send + 'static,
-    report_end: bool,
-) {
+fn ignore_exited(result: std::io::Result<()>) -> std::io::Result<()> {
+    match result {
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+fn lock(stdin: &Stdin) -> std::sync::MutexGuard<'_, std::io::BufWriter<ChildStdin>> {
+    // A panic while holding the lock cannot leave a half-written line that matters more
+    // than stopping: keep going with what is there.
+    stdin.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn write_line(writer: &mut impl Write, message: &Value) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *writer, message)?;
+    writer.write_all(b"\n")
+}
+
+/// Reads the runtime's protocol channel on its own thread. `ctx` calls are answered right
+/// here, so a hook awaiting one never waits on the dispatcher; everything else, and the
+/// channel's end, goes to `sender`.
+fn spawn_protocol_reader(stdout: ChildStdout, sender: Sender<FromRuntime>, stdin: Stdin, calls: HostCalls) {
     std::thread::spawn(move || {
-        for line in BufReader::new(stream).lines() {
+        for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
-            if sender.send(map(line)).is_err() {
+            let received = match serde_json::from_str::<Value>(&line) {
+                Ok(message) if message["t"] == "call" => {
+                    let reply = calls.reply(&message);
+                    let mut stdin = lock(&stdin);
+                    // A runtime that is gone is noticed when its stdout ends.
+                    let _ = write_line(&mut *stdin, &reply).and_then(|()| stdin.flush());
+                    continue;
+                }
+                Ok(message) => FromRuntime::Message(message),
+                Err(_) => FromRuntime::Stderr(line),
+            };
+            if sender.send(received).is_err() {
                 return;
             }
         }
-        if report_end {
-            let _ = sender.send(FromRuntime::Exited);
-        }
+        let _ = sender.send(FromRuntime::Exited);
     });
 }

@@ -4,3 +4,4 @@
 pub mod calls;
 pub mod compile;
 pub mod host;
+pub mod resolve;

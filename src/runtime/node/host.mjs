@@ -4,7 +4,11 @@
 // Started as `node --enable-source-maps <runtimeDir>/host.mjs` with the environment
 //   AGENT_SDK_PROJECT_ROOT   absolute project root (where the TypeScript sources are)
 //   AGENT_SDK_COMPILED_ROOT  absolute root of the compiled tree (mirrors the project)
-//   AGENT_SDK_RUNTIME_DIR    absolute folder holding this file, loader.mjs and sdk/
+//   AGENT_SDK_RUNTIME_DIR    absolute folder holding this file and sdk/
+//
+// The compiled hooks' imports were already pointed at the right files by the binary
+// (SDK modules at sdk/, relative imports at compiled files), so no loader hooks are
+// registered: that would cost a worker thread at every start.
 //
 // PROTOCOL. One JSON object per line (NDJSON) on stdin (Rust → Node) and stdout
 // (Node → Rust). stdout carries nothing else: the hooks' console.* calls become
@@ -27,6 +31,7 @@
 //   Any other "t" is ignored.
 //
 // Node → Rust
+//   {"t":"hello","node":"20.20.2"}                 first, as soon as the process starts
 //   {"t":"loaded","hook":"audit/usage","events":["turn.completed","turn.failed"]}
 //   {"t":"load_failed","hook":"audit/usage","message":"…","stack":"…"|null}
 //   (an init hook may carry "skip":"<reason>": it is reported as load_failed, not imported)
@@ -52,7 +57,6 @@
 // "from" set to the next hook.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { register } from 'node:module';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 
@@ -70,6 +74,10 @@ function send(message) {
 
 // Rust has gone away: there is no one left to report to.
 process.stdout.on('error', () => process.exit(0));
+
+// First message: which Node this is, so Rust can refuse one that is too old without
+// starting Node twice.
+send({ t: 'hello', node: process.versions.node });
 
 // ---- The hooks' output --------------------------------------------------------------------
 
@@ -131,16 +139,6 @@ function errorText(thrown) {
   const { message, stack } = describe(thrown);
   return stack ?? message;
 }
-
-// ---- Module resolution ------------------------------------------------------------------
-
-const projectRoot = process.env.AGENT_SDK_PROJECT_ROOT;
-const compiledRoot = process.env.AGENT_SDK_COMPILED_ROOT;
-if (!projectRoot || !compiledRoot) {
-  process.stderr.write('agent-sdk host: AGENT_SDK_PROJECT_ROOT and AGENT_SDK_COMPILED_ROOT must be set\n');
-  process.exit(2);
-}
-register(new URL('./loader.mjs', import.meta.url), { data: { projectRoot, compiledRoot } });
 
 // ---- Calls to Rust ----------------------------------------------------------------------
 
