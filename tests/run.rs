@@ -401,3 +401,20 @@ fn the_serve_log_can_be_json() {
     assert!(threw["sessionId"].as_str().unwrap().starts_with("ses_"));
     assert!(records.iter().all(|record| record["at"].as_str().unwrap().ends_with('Z')));
 }
+
+#[test]
+fn a_bad_line_in_a_replay_is_reported_after_what_came_before_it_was_dispatched() {
+    let dir = copy_fixture("run", "order");
+    let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    let mut lines: Vec<String> = recorded.stdout().lines().take(3).map(str::to_owned).collect();
+    lines.push("{ this is not an envelope".to_owned());
+    lines.push(recorded.stdout().lines().last().unwrap().to_owned());
+    std::fs::write(dir.path().join("broken.jsonl"), lines.join("\n")).unwrap();
+    let ran = run(dir.path(), &["--replay", "broken.jsonl"], &[]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert!(ran.log().contains("broken.jsonl:4: not an event envelope"), "{}", ran.log());
+    assert_eq!(ran.record, ["a * 0 message.received", "a * 1 message.appended", "a * 2 message.appended"]);
+    let missing = run(dir.path(), &["--replay", "nope.jsonl"], &[]);
+    assert_eq!(exit_code(&missing.output), 2);
+    assert!(missing.log().contains("cannot read --replay file `nope.jsonl`"), "{}", missing.log());
+}

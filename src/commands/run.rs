@@ -1,8 +1,8 @@
 //! `agent-sdk run`: one real local turn. Events are recorded, then every hook runs for
 //! real in Node.js; the reply streams to stdout and the serve log to stderr.
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -121,6 +121,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let mut recorder = Recorder { store: &store, session_id: &session_id, next: store.next_index(&session_id)? };
     let mut failed = false;
     let mut cancelled = false;
+    // A bad line in a --replay file: what came before it is still dispatched, then it is reported.
+    let mut bad_input: Option<anyhow::Error> = None;
     match input {
         Input::Message(message) => {
             let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
@@ -157,24 +159,36 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
                 printer.stdout("\n")?;
             }
         }
-        Input::Replay(events) => {
-            // Recorded in batches (one transaction each) before any of them is dispatched.
-            for batch in events.chunks(512) {
-                let mut envelopes = Vec::with_capacity(batch.len());
-                for event in batch {
-                    let envelope = recorder.envelope(
-                        &event.event_type,
-                        event.turn_id.as_deref(),
-                        event.data.clone(),
-                        event.at.clone(),
-                    );
-                    envelopes.push(envelope);
+        Input::Replay(mut replay) => {
+            // Read and recorded in batches (one transaction each), each batch before any of
+            // its events is dispatched; the file is never held in memory whole.
+            loop {
+                let mut envelopes = Vec::with_capacity(REPLAY_BATCH);
+                for event in replay.by_ref().take(REPLAY_BATCH) {
+                    match event {
+                        Ok(event) => envelopes.push(recorder.envelope(
+                            &event.event_type,
+                            event.turn_id.as_deref(),
+                            event.data,
+                            event.at,
+                        )),
+                        Err(error) => {
+                            bad_input = Some(error);
+                            break;
+                        }
+                    }
+                }
+                if envelopes.is_empty() {
+                    break;
                 }
                 store.append(&envelopes)?;
                 for envelope in envelopes {
                     printer_json(printer, args.json, &envelope)?;
                     failed |= envelope.event_type == "turn.failed";
                     dispatcher.dispatch(envelope)?;
+                }
+                if bad_input.is_some() {
+                    break;
                 }
                 if interrupted.load(Ordering::SeqCst) {
                     cancelled = true;
@@ -202,6 +216,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         stats.timed_out,
         plural(stats.restarts as usize, "runtime restart"),
     ));
+    if let Some(error) = bad_input {
+        return Err(error);
+    }
     Ok(if cancelled {
         ExitStatus::Code(INTERRUPTED)
     } else if failed {
@@ -214,7 +231,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 /// What the run dispatches.
 enum Input {
     Message(String),
-    Replay(Vec<Envelope>),
+    Replay(ReplayFile),
     Synthetic(TurnEvent),
 }
 
@@ -224,7 +241,7 @@ impl Input {
             return Ok(Input::Message(message.clone()));
         }
         if let Some(path) = &args.replay {
-            return Ok(Input::Replay(read_replay(path)?));
+            return Ok(Input::Replay(ReplayFile::open(path)?));
         }
         let event_type = args.event.as_deref().unwrap_or_default();
         let Some(known) = vocabulary::event_type(event_type) else {
@@ -240,18 +257,51 @@ impl Input {
     }
 }
 
-/// The envelopes of an NDJSON file (blank lines skipped); the first bad line is an error.
-fn read_replay(path: &Path) -> anyhow::Result<Vec<Envelope>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read --replay file `{}`", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(number, line)| {
-            serde_json::from_str::<Envelope>(line)
-                .with_context(|| format!("{}:{}: not an event envelope", path.display(), number + 1))
-        })
-        .collect()
+/// Events replayed per transaction.
+const REPLAY_BATCH: usize = 512;
+
+/// The envelopes of an NDJSON file, read as they are needed (blank lines skipped).
+struct ReplayFile {
+    path: PathBuf,
+    lines: std::io::Lines<BufReader<std::fs::File>>,
+    line: usize,
+}
+
+impl ReplayFile {
+    /// Opens the file now, so a missing one stops `run` before anything starts.
+    fn open(path: &Path) -> anyhow::Result<Self> {
+        let file =
+            std::fs::File::open(path).with_context(|| format!("cannot read --replay file `{}`", path.display()))?;
+        Ok(Self { path: path.to_path_buf(), lines: BufReader::new(file).lines(), line: 0 })
+    }
+}
+
+impl Iterator for ReplayFile {
+    type Item = anyhow::Result<Envelope>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let line = match self.lines.next()? {
+                Ok(line) => line,
+                Err(error) => {
+                    return Some(Err(
+                        anyhow::Error::new(error).context(format!("cannot read `{}`", self.path.display()))
+                    ));
+                }
+            };
+            self.line += 1;
+            if line.trim().is_empty() {
+                continue;
+            }
+            return Some(serde_json::from_str::<Envelope>(&line).with_context(|| {
+                format!(
+                    "{}:{}: not an event envelope; the events before it were dispatched",
+                    self.path.display(),
+                    self.line
+                )
+            }));
+        }
+    }
 }
 
 /// A `--script` file for the local model.
