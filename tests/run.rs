@@ -196,10 +196,17 @@ fn kv_files_otel_reminders_and_memory_persist_in_the_state_root() {
         assert!(first.record.contains(&format!("refused {bad}")), "{bad}: {:?}", first.record);
     }
     let log = first.log();
+    assert!(!log.contains("threw"), "every ctx call (kv, files, reminders, artifacts) succeeded: {log}");
     assert!(log.contains("otel counter state.turns = 1"), "{log}");
     assert!(log.contains("otel histogram state.tokens: count 1"), "{log}");
     assert!(log.contains("otel tag region = local"), "{log}");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing escaped through the link");
+    let artifacts = Command::new("python3")
+        .args(["-c", "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from artifacts where turn_id is not null').fetchone()[0])"])
+        .arg(dir.path().join(".agent-sdk/state.db"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&artifacts.stdout).trim(), "2", "one artifact per turn, with its turnId");
     let memory = dir.path().join(".agent-sdk/files/deployment/memory");
     let journals: Vec<_> = std::fs::read_dir(memory).unwrap().collect();
     assert_eq!(journals.len(), 2, "memoryHook journals each session");
