@@ -1,0 +1,164 @@
+//! Feeding the events of a run: each recorded, then shown, then handed to the hooks.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::input::{REPLAY_BATCH, ReplayFile};
+use crate::clock::{new_id, now_rfc3339};
+use crate::engine::dispatcher::Dispatcher;
+use crate::engine::envelope::Envelope;
+use crate::engine::model;
+use crate::engine::turn::{self, TurnEvent, TurnStep};
+use crate::printer::Printer;
+use crate::state::StateStore;
+
+/// How feeding the events went.
+#[derive(Default)]
+pub struct Outcome {
+    /// A `turn.failed` was recorded.
+    pub failed: bool,
+    /// Ctrl-C stopped it.
+    pub cancelled: bool,
+    /// A bad line in a `--replay` file: what came before it was still dispatched.
+    pub bad_input: Option<anyhow::Error>,
+}
+
+/// Records events, shows them on stdout, and hands them to the hooks, in that order.
+pub struct Feed<'f, 's> {
+    pub printer: &'f Printer,
+    pub json: bool,
+    pub recorder: Recorder<'s>,
+    pub dispatcher: &'f mut Dispatcher<'s>,
+    pub interrupted: &'f AtomicBool,
+}
+
+impl Feed<'_, '_> {
+    /// One turn of the local model answering `message`.
+    pub fn turn(&mut self, message: &str, outputs: Vec<model::ModelOutput>) -> anyhow::Result<Outcome> {
+        let mut outcome = Outcome::default();
+        let turn_id = new_id("turn");
+        for step in turn::turn_steps(message, outputs) {
+            let event = match step {
+                TurnStep::Wait(duration) => {
+                    wait_for_model(self.dispatcher, duration, self.interrupted)?;
+                    continue;
+                }
+                TurnStep::Record(_) if self.interrupted.load(Ordering::SeqCst) => {
+                    outcome.cancelled = true;
+                    turn::cancelled()
+                }
+                TurnStep::Record(event) => event,
+            };
+            outcome.failed |= event.event_type == "turn.failed";
+            if !self.json && event.event_type == "message.appended" {
+                self.printer.stdout(event.data["delta"].as_str().unwrap_or_default())?;
+            }
+            let envelope = self.recorder.record(event.event_type, Some(&turn_id), event.data, now_rfc3339())?;
+            self.show_and_dispatch(envelope)?;
+            if outcome.cancelled {
+                break;
+            }
+        }
+        if !self.json {
+            self.printer.stdout("\n")?;
+        }
+        Ok(outcome)
+    }
+
+    /// A recorded stream, read and recorded in batches (one transaction each), each batch
+    /// before any of its events is dispatched; the file is never held in memory whole.
+    pub fn replay(&mut self, mut replay: ReplayFile) -> anyhow::Result<Outcome> {
+        let mut outcome = Outcome::default();
+        loop {
+            let mut envelopes = Vec::with_capacity(REPLAY_BATCH);
+            for event in replay.by_ref().take(REPLAY_BATCH) {
+                match event {
+                    Ok(event) => envelopes.push(self.recorder.envelope(
+                        &event.event_type,
+                        event.turn_id.as_deref(),
+                        event.data,
+                        event.at,
+                    )),
+                    Err(error) => {
+                        outcome.bad_input = Some(error);
+                        break;
+                    }
+                }
+            }
+            if envelopes.is_empty() {
+                break;
+            }
+            self.recorder.store.append(&envelopes)?;
+            for envelope in envelopes {
+                outcome.failed |= envelope.event_type == "turn.failed";
+                self.show_and_dispatch(envelope)?;
+            }
+            if outcome.bad_input.is_some() {
+                break;
+            }
+            if self.interrupted.load(Ordering::SeqCst) {
+                outcome.cancelled = true;
+                break;
+            }
+        }
+        Ok(outcome)
+    }
+
+    /// One synthetic event (`--event`).
+    pub fn synthetic(&mut self, event: TurnEvent) -> anyhow::Result<Outcome> {
+        let envelope = self.recorder.record(event.event_type, Some(&new_id("turn")), event.data, now_rfc3339())?;
+        self.show_and_dispatch(envelope)?;
+        Ok(Outcome::default())
+    }
+
+    /// Prints a recorded envelope (with `--json`) and hands it to the hooks.
+    fn show_and_dispatch(&mut self, envelope: Envelope) -> anyhow::Result<()> {
+        if self.json {
+            let mut line = serde_json::to_string(&envelope)?;
+            line.push('\n');
+            self.printer.stdout(&line)?;
+        }
+        self.dispatcher.dispatch(envelope)
+    }
+}
+
+/// Lets time pass while the model works, handling the hooks meanwhile; Ctrl-C ends the wait.
+fn wait_for_model(dispatcher: &mut Dispatcher, duration: Duration, interrupted: &AtomicBool) -> anyhow::Result<()> {
+    let until = Instant::now() + duration;
+    while !interrupted.load(Ordering::SeqCst) {
+        let Some(left) = until.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) else { break };
+        dispatcher.idle(left.min(Duration::from_millis(50)))?;
+    }
+    Ok(())
+}
+
+/// Numbers and records a session's events.
+pub struct Recorder<'s> {
+    pub store: &'s StateStore,
+    pub session_id: &'s str,
+    pub next: u64,
+}
+
+impl Recorder<'_> {
+    fn envelope(&mut self, event_type: &str, turn_id: Option<&str>, data: Value, at: String) -> Envelope {
+        let envelope = Envelope {
+            event_type: event_type.to_owned(),
+            index: self.next,
+            session_id: self.session_id.to_owned(),
+            turn_id: turn_id.map(str::to_owned),
+            at,
+            data,
+        };
+        self.next += 1;
+        envelope
+    }
+
+    /// Builds the next envelope and makes it durable.
+    fn record(&mut self, event_type: &str, turn_id: Option<&str>, data: Value, at: String) -> anyhow::Result<Envelope> {
+        let envelope = self.envelope(event_type, turn_id, data, at);
+        self.store.append(std::slice::from_ref(&envelope))?;
+        Ok(envelope)
+    }
+}

@@ -1,0 +1,162 @@
+//! `agent-sdk run`: one real local turn. Events are recorded, then every hook runs for
+//! real in Node.js; the reply streams to stdout and the serve log to stderr.
+
+mod feed;
+mod input;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use serde_json::json;
+
+use crate::check::check_project;
+use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
+use crate::clock::new_id;
+use crate::diagnostics::{Code, Severity};
+use crate::engine::dispatcher::{Dispatcher, HookToLoad};
+use crate::engine::model::{self, LOCAL_MODEL};
+use crate::exit_status::ExitStatus;
+use crate::printer::Printer;
+use crate::report::{self, plural};
+use crate::runtime::compile::{compile_project, compiled_path};
+use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
+use crate::serve_log::ServeLog;
+use crate::state::{StateStore, state_root};
+use crate::uri::file_url;
+use feed::{Feed, Recorder};
+use input::{Input, read_script};
+
+/// The exit code of a run the user interrupted (128 + SIGINT).
+const INTERRUPTED: u8 = 130;
+
+/// Records a turn (or a replayed stream, or one synthetic event) and dispatches every
+/// event to the hooks; returns when every recorded event was dispatched.
+pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let log = ServeLog::new(args.log_format);
+    if args.model != LOCAL_MODEL {
+        anyhow::bail!("unknown model `{}`: this build has the embedded `local` model only", args.model);
+    }
+    let checked = check_project(&args.dir.dir)?;
+    if checked.count(Severity::Error) > 0 || checked.project.is_none() {
+        printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
+        printer.stderr("error: the hooks have errors, so nothing ran; fix them (see above) and run again\n");
+        return Ok(ExitStatus::Failure);
+    }
+    let Some(project) = &checked.project else { unreachable!("checked above") };
+    // Empty-events warnings are said by the "skipped hook" lines below.
+    for diagnostic in
+        checked.diagnostics.iter().filter(|d| d.severity() == Severity::Warning && d.code != Code::EmptyEvents)
+    {
+        let path = diagnostic.path.as_deref().map(|path| format!("{path}: ")).unwrap_or_default();
+        log.warn(format!("{path}{} [{}]", diagnostic.message, diagnostic.code.as_str()));
+    }
+    for hook in checked.hooks.iter().filter(|hook| hook.skipped.is_some()) {
+        log.warn(format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str())));
+    }
+
+    let input = Input::from_args(args)?;
+    // Node starts as early as it can; the state store opens and the project compiles while
+    // it boots.
+    let state_root = state_root(&project.dir).context("could not create the state folder")?;
+    let project_root = project.canonical_dir.clone();
+    let compiled_root = state_root.join("compiled");
+    let runtime_dir = state_root.join("runtime");
+    install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
+
+    let session_id = args.session.clone().unwrap_or_else(|| new_id("ses"));
+    let mut log = log;
+    log.for_session(&session_id);
+    let hooks: Vec<HookToLoad> = checked
+        .loaded()
+        .map(|hook| HookToLoad {
+            name: hook.name.clone(),
+            url: file_url(&compiled_path(&compiled_root, &hook.path)),
+            source: hook.path.clone(),
+        })
+        .collect();
+    let ctx = json!({
+        "session": {
+            "id": session_id,
+            "channelId": "local",
+            "mode": match args.mode { Mode::Chat => "chat", Mode::Task => "task" },
+            "purpose": match args.purpose { Purpose::Live => "live", Purpose::Eval => "eval" },
+            "auth": null,
+        },
+        "agent": { "name": project.name },
+        "channel": { "id": "local", "continuationToken": null },
+        "stateRoot": state_root,
+    });
+    let config = RuntimeConfig {
+        node: node_command(),
+        project_root: project_root.clone(),
+        compiled_root: compiled_root.clone(),
+        runtime_dir: runtime_dir.clone(),
+        project_dir: project.dir.clone(),
+        session_id: session_id.clone(),
+    };
+    let runtime = Runtime::start(&config)?;
+    let store = StateStore::open(&project.dir)?;
+    let mut dispatcher = Dispatcher::new(config, runtime, hooks, ctx, args.hook_timeout, &log, &store);
+    for failure in compile_project(&project_root, &compiled_root, &runtime_dir.join("sdk"))
+        .context("could not write the compiled hooks")?
+    {
+        log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
+    }
+    dispatcher.load()?;
+    let hook_count = dispatcher.loaded;
+    log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
+
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    // The first Ctrl-C cancels the turn (recorded as `turn.failed`); a second one quits at once.
+    // Without the handler Ctrl-C still ends the process, only without `turn.failed`.
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            std::process::exit(i32::from(INTERRUPTED));
+        }
+    });
+
+    let recorder = Recorder { store: &store, session_id: &session_id, next: store.next_index(&session_id)? };
+    let mut feed = Feed { printer, json: args.json, recorder, dispatcher: &mut dispatcher, interrupted: &interrupted };
+    let outcome = match input {
+        Input::Message(message) => {
+            let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
+            let outputs = match &args.script {
+                Some(path) => model::play(instructions.as_deref(), &message, &read_script(path)?),
+                None => model::local_reply(instructions.as_deref(), &message),
+            };
+            let outcome = feed.turn(&message, outputs)?;
+            if outcome.cancelled {
+                log.warn("cancelled: the turn was recorded as failed (cancelled); dispatching what was recorded");
+            }
+            outcome
+        }
+        Input::Replay(replay) => feed.replay(replay)?,
+        Input::Synthetic(event) => feed.synthetic(event)?,
+    };
+    dispatcher.finish()?;
+    let stats = dispatcher.stats;
+    for line in dispatcher.otel.lines() {
+        log.info(line);
+    }
+    dispatcher.shutdown();
+    log.info(format!(
+        "summary: {} dispatched to {}; {} threw, {} timed out; {}",
+        plural(stats.events as usize, "event"),
+        plural(hook_count, "hook"),
+        plural(stats.threw as usize, "handler"),
+        stats.timed_out,
+        plural(stats.restarts as usize, "runtime restart"),
+    ));
+    if let Some(error) = outcome.bad_input {
+        return Err(error);
+    }
+    Ok(if outcome.cancelled {
+        ExitStatus::Code(INTERRUPTED)
+    } else if outcome.failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
