@@ -1,11 +1,14 @@
 //! The serve log: what the hook runtime did, one line per record, on stderr — as text for
-//! people or as JSON records (`--log-format json`) for tools.
+//! people or as JSON records (`--log-format json`) for tools — and recorded in the state
+//! store's `serve_log` table with a cursor that only grows (what `logs` will follow).
 
+use std::cell::RefCell;
 use std::io::Write;
 
 use serde::Serialize;
 
 use crate::clock::now_rfc3339;
+use crate::state::StateStore;
 
 /// How serious a record is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -18,6 +21,15 @@ pub enum Level {
 }
 
 impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        }
+    }
+
     fn label(self) -> &'static str {
         match self {
             Level::Debug => "DEBUG",
@@ -78,15 +90,28 @@ pub enum LogFormat {
     Json,
 }
 
-/// Writes serve-log records to stderr, each tagged with the session.
+/// Writes serve-log records to stderr, each tagged with the session, and (once a state
+/// store is attached) records them durably, each with a cursor.
 pub struct ServeLog {
     format: LogFormat,
     session_id: Option<String>,
+    /// Where records are kept; until it is attached they wait in `unrecorded`.
+    store: Option<StateStore>,
+    unrecorded: RefCell<Vec<Record>>,
 }
 
 impl ServeLog {
     pub fn new(format: LogFormat) -> Self {
-        Self { format, session_id: None }
+        Self { format, session_id: None, store: None, unrecorded: RefCell::new(Vec::new()) }
+    }
+
+    /// Records every line from now on (and those written so far) in `store`.
+    pub fn record_to(&mut self, store: StateStore) {
+        for record in self.unrecorded.take() {
+            // The log must never stop a run; stderr already has the line.
+            let _ = store.append_log(&record);
+        }
+        self.store = Some(store);
     }
 
     pub fn for_session(&mut self, session_id: &str) {
@@ -96,6 +121,12 @@ impl ServeLog {
     pub fn write(&self, mut record: Record) {
         if record.session_id.is_none() {
             record.session_id.clone_from(&self.session_id);
+        }
+        match &self.store {
+            Some(store) => {
+                let _ = store.append_log(&record);
+            }
+            None => self.unrecorded.borrow_mut().push(record.clone()),
         }
         let line = match self.format {
             LogFormat::Text => format!("{} {} {}\n", record.at, record.level.label(), record.message),

@@ -1,5 +1,5 @@
 //! The local state store: one SQLite database under `<dir>/.agent-sdk/`, holding every
-//! session's event log, the agent's key-value store, reminders and artifacts.
+//! session's event log and serve log, the agent's key-value store, reminders and artifacts.
 //!
 //! SQLite (bundled) because it is one file, safe with concurrent processes (WAL), and
 //! anyone can inspect it with `sqlite3 .agent-sdk/state.db`. Every write commits before
@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::engine::envelope::Envelope;
+use crate::serve_log::Record;
 
 /// The folder under `--dir` that holds local state.
 pub const STATE_DIR: &str = ".agent-sdk";
@@ -40,6 +41,16 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS dispatched (
     session_id TEXT PRIMARY KEY,
     through    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS serve_log (
+    cursor     INTEGER PRIMARY KEY AUTOINCREMENT,
+    at         TEXT NOT NULL,
+    level      TEXT NOT NULL,
+    message    TEXT NOT NULL,
+    session_id TEXT,
+    turn_id    TEXT,
+    hook       TEXT,
+    event      TEXT
 );
 CREATE TABLE IF NOT EXISTS kv (
     key   TEXT PRIMARY KEY,
@@ -143,6 +154,23 @@ impl StateStore {
             .query_row("SELECT through FROM dispatched WHERE session_id = ?1", [session_id], |row| row.get(0))
             .optional()?;
         Ok(through.map(|through| through as u64))
+    }
+
+    /// Records one serve-log line; returns its cursor, which only ever grows.
+    pub fn append_log(&self, record: &Record) -> anyhow::Result<u64> {
+        let mut insert = self.connection.prepare_cached(
+            "INSERT INTO serve_log (at, level, message, session_id, turn_id, hook, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        insert.execute(params![
+            record.at,
+            record.level.as_str(),
+            record.message,
+            record.session_id,
+            record.turn_id,
+            record.hook,
+            record.event
+        ])?;
+        Ok(self.connection.last_insert_rowid() as u64)
     }
 
     pub fn kv_get(&self, key: &str) -> anyhow::Result<Option<serde_json::Value>> {

@@ -425,3 +425,26 @@ fn a_bad_line_in_a_replay_is_reported_after_what_came_before_it_was_dispatched()
     assert_eq!(exit_code(&missing.output), 2);
     assert!(missing.log().contains("cannot read --replay file `nope.jsonl`"), "{}", missing.log());
 }
+
+#[test]
+fn the_serve_log_is_recorded_with_cursors() {
+    let dir = copy_fixture("run", "failures");
+    let ran = run(dir.path(), &["--message", "hi", "--hook-timeout", "200ms"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let query = "import sqlite3, sys, json; rows = sqlite3.connect(sys.argv[1]).execute(\
+                 'select cursor, level, message, session_id, hook, event from serve_log order by cursor').fetchall(); \
+                 print(json.dumps(rows))";
+    let output =
+        Command::new("python3").args(["-c", query]).arg(dir.path().join(".agent-sdk/state.db")).output().unwrap();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(rows.len(), ran.log().lines().count(), "every line on stderr is recorded");
+    let cursors: Vec<u64> = rows.iter().map(|row| row[0].as_u64().unwrap()).collect();
+    assert!(cursors.windows(2).all(|pair| pair[0] < pair[1]), "cursors only grow: {cursors:?}");
+    let session = rows[0][3].as_str().unwrap();
+    assert!(rows.iter().all(|row| row[3] == session), "every record names the session");
+    let threw = rows.iter().find(|row| row[2].as_str().unwrap().contains("threw: boom from a hook")).unwrap();
+    assert_eq!(
+        (threw[1].as_str(), threw[4].as_str(), threw[5].as_str()),
+        (Some("error"), Some("1-thrower"), Some("turn.completed"))
+    );
+}

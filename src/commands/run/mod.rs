@@ -33,7 +33,9 @@ const INTERRUPTED: u8 = 130;
 /// Records a turn (or a replayed stream, or one synthetic event) and dispatches every
 /// event to the hooks; returns when every recorded event was dispatched.
 pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let log = ServeLog::new(args.log_format);
+    let session_id = args.session.clone().unwrap_or_else(|| new_id("ses"));
+    let mut log = ServeLog::new(args.log_format);
+    log.for_session(&session_id);
     if args.model != LOCAL_MODEL {
         anyhow::bail!("unknown model `{}`: this build has the embedded `local` model only", args.model);
     }
@@ -64,9 +66,6 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let runtime_dir = state_root.join("runtime");
     install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
 
-    let session_id = args.session.clone().unwrap_or_else(|| new_id("ses"));
-    let mut log = log;
-    log.for_session(&session_id);
     let hooks: Vec<HookToLoad> = checked
         .loaded()
         .map(|hook| HookToLoad {
@@ -97,6 +96,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     };
     let runtime = Runtime::start(&config)?;
     let store = StateStore::open(&project.dir)?;
+    log.record_to(StateStore::open(&project.dir)?);
     let mut dispatcher = Dispatcher::new(config, runtime, hooks, ctx, args.hook_timeout, &log, &store);
     for failure in compile_project(&project_root, &compiled_root, &runtime_dir.join("sdk"))
         .context("could not write the compiled hooks")?
