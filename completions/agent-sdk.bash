@@ -19,11 +19,17 @@ _agent__sdk() {
             agent__sdk,completions)
                 cmd="agent__sdk__subcmd__completions"
                 ;;
+            agent__sdk,dev)
+                cmd="agent__sdk__subcmd__dev"
+                ;;
             agent__sdk,help)
                 cmd="agent__sdk__subcmd__help"
                 ;;
             agent__sdk,info)
                 cmd="agent__sdk__subcmd__info"
+                ;;
+            agent__sdk,logs)
+                cmd="agent__sdk__subcmd__logs"
                 ;;
             agent__sdk,run)
                 cmd="agent__sdk__subcmd__run"
@@ -34,11 +40,17 @@ _agent__sdk() {
             agent__sdk__subcmd__help,completions)
                 cmd="agent__sdk__subcmd__help__subcmd__completions"
                 ;;
+            agent__sdk__subcmd__help,dev)
+                cmd="agent__sdk__subcmd__help__subcmd__dev"
+                ;;
             agent__sdk__subcmd__help,help)
                 cmd="agent__sdk__subcmd__help__subcmd__help"
                 ;;
             agent__sdk__subcmd__help,info)
                 cmd="agent__sdk__subcmd__help__subcmd__info"
+                ;;
+            agent__sdk__subcmd__help,logs)
+                cmd="agent__sdk__subcmd__help__subcmd__logs"
                 ;;
             agent__sdk__subcmd__help,run)
                 cmd="agent__sdk__subcmd__help__subcmd__run"
@@ -53,7 +65,7 @@ _agent__sdk() {
 
     case "${cmd}" in
         agent__sdk)
-            opts="-h -V --color --help --version validate info run completions help"
+            opts="-h -V --color --help --version validate info run dev logs completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -88,8 +100,46 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        agent__subcmd__sdk__subcmd__dev)
+            opts="-h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --log-format --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hook-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         agent__subcmd__sdk__subcmd__help)
-            opts="validate info run completions help"
+            opts="validate info run dev logs completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -103,6 +153,20 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__help__subcmd__completions)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__help__subcmd__dev)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -131,6 +195,20 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__help__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__help__subcmd__logs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -180,6 +258,56 @@ _agent__sdk() {
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__logs)
+            opts="-f -h -V --dir --host --token --follow --since --session --level --tail --json --utc --insecure --retry-for --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --level)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tail)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-for)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -32,6 +32,8 @@ complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s V -l version -d 'Pr
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
@@ -73,13 +75,45 @@ never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l json -d 'Print the recorded events as NDJSON on stdout instead of the reply'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on (0 picks a free one; `dev.json` says which)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
+json\t'One JSON record a line'"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l allow-remote -d 'Allow listening on a non-loopback address'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l rotate-token -d 'Make a new bearer token (the old one stops working)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l host -d 'The server\'s URL (else AGENT_SDK_HOST, else the local dev.json)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l token -d 'The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l since -d 'Only lines from this long ago (`10m`, `2h`, `30s`) or since an RFC 3339 time' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l session -d 'Only this session\'s lines' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l level -d 'Only lines at this level or above (debug, info, warn, error)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l tail -d 'Only the last N lines of the history' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l retry-for -d 'After a lost connection, how long to keep trying before giving up with exit 1' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -s f -l follow -d 'Keep following new lines after the history'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l json -d 'One JSON record a line (NDJSON), each with its cursor as `id`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l utc -d 'Print times in UTC instead of local time'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l insecure -d 'Allow sending the token over plain HTTP to a host that is not loopback'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

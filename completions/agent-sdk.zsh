@@ -79,6 +79,45 @@ json\:"One JSON record a line"))' \
 '--version[Print version]' \
 && ret=0
 ;;
+(dev)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
+'--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
+'--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)]:DURATION:_default' \
+'--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
+json\:"One JSON record a line"))' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'--allow-remote[Allow listening on a non-loopback address]' \
+'--rotate-token[Make a new bearer token (the old one stops working)]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(logs)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--host=[The server'\''s URL (else AGENT_SDK_HOST, else the local dev.json)]:URL:_default' \
+'--token=[The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed]:TOKEN:_default' \
+'--since=[Only lines from this long ago (\`10m\`, \`2h\`, \`30s\`) or since an RFC 3339 time]:WHEN:_default' \
+'--session=[Only this session'\''s lines]:ID:_default' \
+'--level=[Only lines at this level or above (debug, info, warn, error)]:LEVEL:_default' \
+'--tail=[Only the last N lines of the history]:N:_default' \
+'--retry-for=[After a lost connection, how long to keep trying before giving up with exit 1]:DURATION:_default' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'-f[Keep following new lines after the history]' \
+'--follow[Keep following new lines after the history]' \
+'--json[One JSON record a line (NDJSON), each with its cursor as \`id\`]' \
+'--utc[Print times in UTC instead of local time]' \
+'--insecure[Allow sending the token over plain HTTP to a host that is not loopback]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
@@ -113,6 +152,14 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(dev)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(logs)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -136,6 +183,8 @@ _agent-sdk_commands() {
 'validate:Find every hook and check it statically; exit 1 if any has an error' \
 'info:Describe the project\: its agent and the hooks that would load' \
 'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
+'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
+'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -146,12 +195,19 @@ _agent-sdk__subcmd__completions_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk completions commands' commands "$@"
 }
+(( $+functions[_agent-sdk__subcmd__dev_commands] )) ||
+_agent-sdk__subcmd__dev_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk dev commands' commands "$@"
+}
 (( $+functions[_agent-sdk__subcmd__help_commands] )) ||
 _agent-sdk__subcmd__help_commands() {
     local commands; commands=(
 'validate:Find every hook and check it statically; exit 1 if any has an error' \
 'info:Describe the project\: its agent and the hooks that would load' \
 'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
+'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
+'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -162,6 +218,11 @@ _agent-sdk__subcmd__help__subcmd__completions_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk help completions commands' commands "$@"
 }
+(( $+functions[_agent-sdk__subcmd__help__subcmd__dev_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__dev_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help dev commands' commands "$@"
+}
 (( $+functions[_agent-sdk__subcmd__help__subcmd__help_commands] )) ||
 _agent-sdk__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
@@ -171,6 +232,11 @@ _agent-sdk__subcmd__help__subcmd__help_commands() {
 _agent-sdk__subcmd__help__subcmd__info_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk help info commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__help__subcmd__logs_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__logs_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help logs commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__help__subcmd__run_commands] )) ||
 _agent-sdk__subcmd__help__subcmd__run_commands() {
@@ -186,6 +252,11 @@ _agent-sdk__subcmd__help__subcmd__validate_commands() {
 _agent-sdk__subcmd__info_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk info commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__logs_commands] )) ||
+_agent-sdk__subcmd__logs_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk logs commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__run_commands] )) ||
 _agent-sdk__subcmd__run_commands() {

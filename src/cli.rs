@@ -34,6 +34,17 @@ pub enum Command {
     /// summary) goes to stderr. Exit codes: 0 the turn completed, 1 it failed or the hooks
     /// have errors, 2 usage or environment error (e.g. no Node.js ≥ 20.6), 130 Ctrl-C.
     Run(RunArgs),
+    /// Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`.
+    ///
+    /// Writes its URL and a bearer token to `<dir>/.agent-sdk/dev.json` (mode 0600) for
+    /// `agent-sdk logs`. Ctrl-C or SIGTERM stops accepting, finishes what was recorded, exits 0.
+    Dev(DevArgs),
+    /// Tail the serve log of a hosted agent or a local `agent-sdk dev`.
+    ///
+    /// Host and token come from --host/--token, then AGENT_SDK_HOST/AGENT_SDK_TOKEN, then
+    /// the local `.agent-sdk/dev.json`. A dropped connection is resumed where it stopped:
+    /// no line is printed twice and none is skipped.
+    Logs(LogsArgs),
     /// Print a shell completion script to stdout.
     Completions(CompletionsArgs),
 }
@@ -125,6 +136,87 @@ pub struct RunArgs {
     /// The serve log's format on stderr.
     #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
     pub log_format: crate::serve_log::LogFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct DevArgs {
+    #[command(flatten)]
+    pub dir: DirArg,
+
+    /// The port to listen on (0 picks a free one; `dev.json` says which).
+    #[arg(long, default_value_t = 7311)]
+    pub port: u16,
+
+    /// The address to listen on. Anything but loopback exposes the agent to the network:
+    /// it needs --allow-remote.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: std::net::IpAddr,
+
+    /// Allow listening on a non-loopback address.
+    #[arg(long)]
+    pub allow_remote: bool,
+
+    /// Make a new bearer token (the old one stops working).
+    #[arg(long)]
+    pub rotate_token: bool,
+
+    /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::engine::dispatcher::parse_duration)]
+    pub hook_timeout: std::time::Duration,
+
+    /// The serve log's format on stderr.
+    #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
+    pub log_format: crate::serve_log::LogFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct LogsArgs {
+    #[command(flatten)]
+    pub dir: DirArg,
+
+    /// The server's URL (else AGENT_SDK_HOST, else the local dev.json).
+    #[arg(long, value_name = "URL")]
+    pub host: Option<String>,
+
+    /// The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+
+    /// Keep following new lines after the history.
+    #[arg(long, short)]
+    pub follow: bool,
+
+    /// Only lines from this long ago (`10m`, `2h`, `30s`) or since an RFC 3339 time.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Only this session's lines.
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+
+    /// Only lines at this level or above (debug, info, warn, error).
+    #[arg(long, value_name = "LEVEL")]
+    pub level: Option<String>,
+
+    /// Only the last N lines of the history.
+    #[arg(long, value_name = "N")]
+    pub tail: Option<u64>,
+
+    /// One JSON record a line (NDJSON), each with its cursor as `id`.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Print times in UTC instead of local time.
+    #[arg(long)]
+    pub utc: bool,
+
+    /// Allow sending the token over plain HTTP to a host that is not loopback.
+    #[arg(long)]
+    pub insecure: bool,
+
+    /// After a lost connection, how long to keep trying before giving up with exit 1.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::engine::dispatcher::parse_duration)]
+    pub retry_for: std::time::Duration,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::io::Write;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -98,11 +99,18 @@ pub struct ServeLog {
     /// Where records are kept; until it is attached they wait in `unrecorded`.
     store: Option<StateStore>,
     unrecorded: RefCell<Vec<Record>>,
+    /// Told the cursor of every recorded line (the dev server's `/v1/logs` followers wait on it).
+    newest: Option<Arc<tokio::sync::watch::Sender<u64>>>,
 }
 
 impl ServeLog {
     pub fn new(format: LogFormat) -> Self {
-        Self { format, session_id: None, store: None, unrecorded: RefCell::new(Vec::new()) }
+        Self { format, session_id: None, store: None, unrecorded: RefCell::new(Vec::new()), newest: None }
+    }
+
+    /// Announces the cursor of every line recorded from now on.
+    pub fn notify(&mut self, newest: Arc<tokio::sync::watch::Sender<u64>>) {
+        self.newest = Some(newest);
     }
 
     /// Records every line from now on (and those written so far) in `store`.
@@ -124,7 +132,9 @@ impl ServeLog {
         }
         match &self.store {
             Some(store) => {
-                let _ = store.append_log(&record);
+                if let (Ok(cursor), Some(newest)) = (store.append_log(&record), &self.newest) {
+                    newest.send_replace(cursor);
+                }
             }
             None => self.unrecorded.borrow_mut().push(record.clone()),
         }
@@ -139,6 +149,21 @@ impl ServeLog {
         // The log goes to a terminal or a file the user chose; if that is gone there is
         // nowhere left to say so.
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+
+    /// The warnings of a check, and the hooks that will not load, before anything runs.
+    pub fn check_warnings(&self, checked: &crate::check::CheckedProject) {
+        use crate::diagnostics::{Code, Severity};
+        // Empty-events warnings are said by the "skipped hook" lines.
+        let warnings =
+            checked.diagnostics.iter().filter(|d| d.severity() == Severity::Warning && d.code != Code::EmptyEvents);
+        for diagnostic in warnings {
+            let path = diagnostic.path.as_deref().map(|path| format!("{path}: ")).unwrap_or_default();
+            self.warn(format!("{path}{} [{}]", diagnostic.message, diagnostic.code.as_str()));
+        }
+        for hook in checked.hooks.iter().filter(|hook| hook.skipped.is_some()) {
+            self.warn(format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str())));
+        }
     }
 
     pub fn info(&self, message: impl Into<String>) {

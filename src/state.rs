@@ -22,6 +22,19 @@ pub fn state_root(dir: &Path) -> std::io::Result<PathBuf> {
     root.canonicalize()
 }
 
+/// One recorded serve-log line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRow {
+    pub cursor: u64,
+    pub at: String,
+    pub level: String,
+    pub message: String,
+    pub session_id: Option<String>,
+    pub turn_id: Option<String>,
+    pub hook: Option<String>,
+    pub event: Option<String>,
+}
+
 /// An open state store.
 pub struct StateStore {
     connection: Connection,
@@ -171,6 +184,32 @@ impl StateStore {
             record.event
         ])?;
         Ok(self.connection.last_insert_rowid() as u64)
+    }
+
+    /// Serve-log lines for `sql` (see `dev::logs`), bound to a cursor, optional `since`
+    /// and session filters, and a limit.
+    pub fn query_log(
+        &self,
+        sql: &str,
+        after: u64,
+        since: Option<&str>,
+        session: Option<&str>,
+        limit: u64,
+    ) -> anyhow::Result<Vec<LogRow>> {
+        let mut query = self.connection.prepare_cached(sql)?;
+        let rows = query.query_map(params![after as i64, since, session, limit as i64], |row| {
+            Ok(LogRow {
+                cursor: row.get::<_, i64>(0)? as u64,
+                at: row.get(1)?,
+                level: row.get(2)?,
+                message: row.get(3)?,
+                session_id: row.get(4)?,
+                turn_id: row.get(5)?,
+                hook: row.get(6)?,
+                event: row.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     pub fn kv_get(&self, key: &str) -> anyhow::Result<Option<serde_json::Value>> {

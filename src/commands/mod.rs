@@ -1,7 +1,9 @@
 //! One file per command, each one documented function; the dispatch is the single `match` here.
 
 mod completions;
+mod dev;
 mod info;
+mod logs;
 mod run;
 mod validate;
 
@@ -15,6 +17,8 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Validate(args) => validate::validate(&args, printer),
         Command::Info(args) => info::info(&args, printer),
         Command::Run(args) => run::run(&args, printer),
+        Command::Dev(args) => dev::dev(&args, printer),
+        Command::Logs(args) => logs::logs(&args, printer),
         Command::Completions(args) => completions::completions(&args, printer),
     }
 }

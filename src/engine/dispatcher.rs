@@ -24,6 +24,21 @@ pub struct HookToLoad {
     pub source: String,
 }
 
+impl HookToLoad {
+    /// Every hook of a checked project that would load, in discovery order, pointing at
+    /// its compiled module under `compiled_root`.
+    pub fn all(checked: &crate::check::CheckedProject, compiled_root: &std::path::Path) -> Vec<Self> {
+        checked
+            .loaded()
+            .map(|hook| HookToLoad {
+                name: hook.name.clone(),
+                url: crate::uri::file_url(&crate::runtime::compile::compiled_path(compiled_root, &hook.path)),
+                source: hook.path.clone(),
+            })
+            .collect()
+    }
+}
+
 /// Past the hook timeout, how long a handler that never yields gets before the runtime is
 /// killed (the runtime's own timer handles every handler that does yield).
 const KILL_GRACE: Duration = Duration::from_millis(500);

@@ -13,5 +13,6 @@
 
 pub mod dispatcher;
 pub mod envelope;
+pub mod feed;
 pub mod model;
 pub mod turn;

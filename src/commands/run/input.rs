@@ -41,9 +41,6 @@ impl Input {
     }
 }
 
-/// Events replayed per transaction.
-pub const REPLAY_BATCH: usize = 512;
-
 /// The envelopes of an NDJSON file, read as they are needed (blank lines skipped).
 pub struct ReplayFile {
     path: PathBuf,

@@ -1,7 +1,6 @@
 //! `agent-sdk run`: one real local turn. Events are recorded, then every hook runs for
 //! real in Node.js; the reply streams to stdout and the serve log to stderr.
 
-mod feed;
 mod input;
 
 use std::sync::Arc;
@@ -13,18 +12,17 @@ use serde_json::json;
 use crate::check::check_project;
 use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
 use crate::clock::new_id;
-use crate::diagnostics::{Code, Severity};
+use crate::diagnostics::Severity;
 use crate::engine::dispatcher::{Dispatcher, HookToLoad};
+use crate::engine::feed::{Feed, Recorder};
 use crate::engine::model::{self, LOCAL_MODEL};
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 use crate::report::{self, plural};
-use crate::runtime::compile::{compile_project, compiled_path};
+use crate::runtime::compile::compile_project;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
 use crate::serve_log::ServeLog;
 use crate::state::{StateStore, state_root};
-use crate::uri::file_url;
-use feed::{Feed, Recorder};
 use input::{Input, read_script};
 
 /// The exit code of a run the user interrupted (128 + SIGINT).
@@ -46,16 +44,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     }
     let Some(project) = &checked.project else { unreachable!("checked above") };
-    // Empty-events warnings are said by the "skipped hook" lines below.
-    for diagnostic in
-        checked.diagnostics.iter().filter(|d| d.severity() == Severity::Warning && d.code != Code::EmptyEvents)
-    {
-        let path = diagnostic.path.as_deref().map(|path| format!("{path}: ")).unwrap_or_default();
-        log.warn(format!("{path}{} [{}]", diagnostic.message, diagnostic.code.as_str()));
-    }
-    for hook in checked.hooks.iter().filter(|hook| hook.skipped.is_some()) {
-        log.warn(format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str())));
-    }
+    log.check_warnings(&checked);
 
     let input = Input::from_args(args)?;
     // Node starts as early as it can; the state store opens and the project compiles while
@@ -66,14 +55,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let runtime_dir = state_root.join("runtime");
     install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
 
-    let hooks: Vec<HookToLoad> = checked
-        .loaded()
-        .map(|hook| HookToLoad {
-            name: hook.name.clone(),
-            url: file_url(&compiled_path(&compiled_root, &hook.path)),
-            source: hook.path.clone(),
-        })
-        .collect();
+    let hooks = HookToLoad::all(&checked, &compiled_root);
     let ctx = json!({
         "session": {
             "id": session_id,
@@ -118,7 +100,19 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     });
 
     let recorder = Recorder { store: &store, session_id: &session_id, next: store.next_index(&session_id)? };
-    let mut feed = Feed { printer, json: args.json, recorder, dispatcher: &mut dispatcher, interrupted: &interrupted };
+    let json = args.json;
+    // `--json`: every envelope as a line; otherwise the reply as it streams.
+    let mut show = |envelope: &crate::engine::envelope::Envelope| -> anyhow::Result<()> {
+        if json {
+            let mut line = serde_json::to_string(envelope)?;
+            line.push('\n');
+            printer.stdout(&line)?;
+        } else if envelope.event_type == "message.appended" {
+            printer.stdout(envelope.data["delta"].as_str().unwrap_or_default())?;
+        }
+        Ok(())
+    };
+    let mut feed = Feed { sink: &mut show, recorder, dispatcher: &mut dispatcher, interrupted: &interrupted };
     let outcome = match input {
         Input::Message(message) => {
             let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
@@ -127,6 +121,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
                 None => model::local_reply(instructions.as_deref(), &message),
             };
             let outcome = feed.turn(&message, outputs)?;
+            if !json {
+                printer.stdout("\n")?;
+            }
             if outcome.cancelled {
                 log.warn("cancelled: the turn was recorded as failed (cancelled); dispatching what was recorded");
             }

@@ -1,17 +1,16 @@
-//! Feeding the events of a run: each recorded, then shown, then handed to the hooks.
+//! Feeding a session's events: each recorded (durably), then shown to whoever is waiting
+//! for it (`run`'s stdout, `dev`'s HTTP stream), then handed to the hooks.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::input::{REPLAY_BATCH, ReplayFile};
 use crate::clock::{new_id, now_rfc3339};
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::envelope::Envelope;
 use crate::engine::model;
 use crate::engine::turn::{self, TurnEvent, TurnStep};
-use crate::printer::Printer;
 use crate::state::StateStore;
 
 /// How feeding the events went.
@@ -25,10 +24,15 @@ pub struct Outcome {
     pub bad_input: Option<anyhow::Error>,
 }
 
-/// Records events, shows them on stdout, and hands them to the hooks, in that order.
+/// Events recorded per transaction when replaying.
+const REPLAY_BATCH: usize = 512;
+
+/// Where recorded events are shown.
+pub type Sink<'f> = dyn FnMut(&Envelope) -> anyhow::Result<()> + 'f;
+
+/// Records events, shows them through `sink`, and hands them to the hooks, in that order.
 pub struct Feed<'f, 's> {
-    pub printer: &'f Printer,
-    pub json: bool,
+    pub sink: &'f mut Sink<'f>,
     pub recorder: Recorder<'s>,
     pub dispatcher: &'f mut Dispatcher<'s>,
     pub interrupted: &'f AtomicBool,
@@ -52,24 +56,18 @@ impl Feed<'_, '_> {
                 TurnStep::Record(event) => event,
             };
             outcome.failed |= event.event_type == "turn.failed";
-            if !self.json && event.event_type == "message.appended" {
-                self.printer.stdout(event.data["delta"].as_str().unwrap_or_default())?;
-            }
             let envelope = self.recorder.record(event.event_type, Some(&turn_id), event.data, now_rfc3339())?;
             self.show_and_dispatch(envelope)?;
             if outcome.cancelled {
                 break;
             }
         }
-        if !self.json {
-            self.printer.stdout("\n")?;
-        }
         Ok(outcome)
     }
 
     /// A recorded stream, read and recorded in batches (one transaction each), each batch
     /// before any of its events is dispatched; the file is never held in memory whole.
-    pub fn replay(&mut self, mut replay: ReplayFile) -> anyhow::Result<Outcome> {
+    pub fn replay(&mut self, mut replay: impl Iterator<Item = anyhow::Result<Envelope>>) -> anyhow::Result<Outcome> {
         let mut outcome = Outcome::default();
         loop {
             let mut envelopes = Vec::with_capacity(REPLAY_BATCH);
@@ -113,13 +111,9 @@ impl Feed<'_, '_> {
         Ok(Outcome::default())
     }
 
-    /// Prints a recorded envelope (with `--json`) and hands it to the hooks.
+    /// Shows a recorded envelope and hands it to the hooks.
     fn show_and_dispatch(&mut self, envelope: Envelope) -> anyhow::Result<()> {
-        if self.json {
-            let mut line = serde_json::to_string(&envelope)?;
-            line.push('\n');
-            self.printer.stdout(&line)?;
-        }
+        (self.sink)(&envelope)?;
         self.dispatcher.dispatch(envelope)
     }
 }

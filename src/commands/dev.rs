@@ -1,0 +1,128 @@
+//! `agent-sdk dev`: serve the agent locally over HTTP until Ctrl-C or SIGTERM.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use anyhow::Context;
+
+use crate::check::check_project;
+use crate::cli::{ColorChoice, DevArgs, OutputFormat};
+use crate::dev::agent::{Agent, HookSet};
+use crate::dev::sessions::Sessions;
+use crate::dev::token::{DevFile, load_or_create_token, write_dev_file};
+use crate::dev::{Server, is_loopback, router, watch};
+use crate::diagnostics::Severity;
+use crate::engine::dispatcher::HookToLoad;
+use crate::exit_status::ExitStatus;
+use crate::printer::Printer;
+use crate::report;
+use crate::runtime::compile::compile_project;
+use crate::runtime::host::{diagnose_node, install_runtime, node_command};
+use crate::state::state_root;
+
+/// Checks the hooks, then serves until stopped; exits 0 after a clean stop.
+pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let address = SocketAddr::new(args.host, args.port);
+    if !is_loopback(&address) && !args.allow_remote {
+        anyhow::bail!(
+            "refusing to listen on {address}: that exposes the agent to the network; pass --allow-remote if you mean it"
+        );
+    }
+    let checked = check_project(&args.dir.dir)?;
+    if checked.count(Severity::Error) > 0 || checked.project.is_none() {
+        printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
+        printer.stderr("error: the hooks have errors, so the server did not start; fix them (see above)\n");
+        return Ok(ExitStatus::Failure);
+    }
+    let Some(project) = checked.project.clone() else { unreachable!("checked above") };
+    let node = node_command();
+    if let Err(problem) = crate::runtime::host::check_node_version(&node_version(&node)?) {
+        return Err(problem.into());
+    }
+    let state_root = state_root(&project.dir).context("could not create the state folder")?;
+    let compiled_root = state_root.join("compiled");
+    let runtime_dir = state_root.join("runtime");
+    install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
+    let failures = compile_project(&project.canonical_dir, &compiled_root, &runtime_dir.join("sdk"))
+        .context("could not write the compiled hooks")?;
+    let token = load_or_create_token(&state_root, args.rotate_token)?;
+    let hooks = HookToLoad::all(&checked, &compiled_root);
+    let (log_cursor, _) = tokio::sync::watch::channel(0);
+    let agent = Arc::new(Agent {
+        project,
+        state_root: state_root.clone(),
+        compiled_root,
+        runtime_dir,
+        node,
+        hook_timeout: args.hook_timeout,
+        log_format: args.log_format,
+        hooks: RwLock::new(HookSet { generation: 0, hooks }),
+        log_cursor: Arc::new(log_cursor),
+    });
+    let log = agent.serve_log(None)?;
+    log.check_warnings(&checked);
+    for failure in failures {
+        log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
+    }
+    if !is_loopback(&address) {
+        log.warn(format!(
+            "listening on {address}, which is reachable from the network: anyone with the token can use the agent"
+        ));
+    }
+
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let sessions = Arc::new(Sessions::new(Arc::clone(&agent)));
+    let (stop_sender, stopping) = tokio::sync::watch::channel(false);
+    let server =
+        Server { agent: Arc::clone(&agent), sessions: Arc::clone(&sessions), token: Arc::new(token.clone()), stopping };
+    let stop_watching = Arc::new(AtomicBool::new(false));
+    let watcher = watch::spawn(Arc::clone(&agent), Arc::clone(&stop_watching));
+
+    runtime.block_on(async {
+        let listener =
+            tokio::net::TcpListener::bind(address).await.with_context(|| format!("could not listen on {address}"))?;
+        let bound = listener.local_addr()?;
+        let url = format!("http://{bound}");
+        write_dev_file(&state_root, &DevFile { url: url.clone(), token })?;
+        log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project.name));
+        axum::serve(listener, router(server))
+            .with_graceful_shutdown(async move {
+                stop_signal().await;
+                let _ = stop_sender.send(true);
+            })
+            .await
+            .context("the server failed")
+    })?;
+    log.info("stopping: finishing what was recorded");
+    stop_watching.store(true, Ordering::SeqCst);
+    sessions.shut_down();
+    let _ = watcher.join();
+    drop(runtime);
+    log.info("stopped");
+    Ok(ExitStatus::Success)
+}
+
+/// `node --version`, or why Node.js cannot be used.
+fn node_version(node: &std::path::Path) -> anyhow::Result<String> {
+    match std::process::Command::new(node).arg("--version").output() {
+        Ok(output) => Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned()),
+        Err(_) => Err(diagnose_node(node).into()),
+    }
+}
+
+/// Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(terminate) => terminate,
+        Err(_) => {
+            let _ = interrupt.await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate.recv() => {}
+    }
+}

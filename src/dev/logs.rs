@@ -1,0 +1,202 @@
+//! `GET /v1/logs`: the serve log as Server-Sent Events. History first (`since`, `tail`,
+//! `session`, `level`), resumable from `Last-Event-ID`, then (with `follow`) every new line
+//! as it is recorded; each event's `id` is the line's cursor. Heartbeat comments keep an
+//! idle connection alive.
+
+use std::convert::Infallible;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::response::sse::{Event, KeepAlive, Sse};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_stream::wrappers::ReceiverStream;
+
+use crate::clock::format_millis;
+
+/// A heartbeat comment this often while idle.
+pub const HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// Lines read from the store per query.
+const PAGE: u64 = 500;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct LogQuery {
+    #[serde(default)]
+    pub follow: bool,
+    pub since: Option<String>,
+    pub session: Option<String>,
+    pub level: Option<String>,
+    pub tail: Option<u64>,
+}
+
+/// The filters, checked.
+#[derive(Debug, Clone)]
+pub struct Filter {
+    /// RFC 3339 lower bound on `at` (same format everywhere, so strings compare as times).
+    since: Option<String>,
+    session: Option<String>,
+    levels: Vec<&'static str>,
+}
+
+impl Filter {
+    pub fn parse(query: &LogQuery) -> Result<Self, String> {
+        let since = query.since.as_deref().map(since_bound).transpose()?;
+        let levels = match query.level.as_deref() {
+            None => vec!["debug", "info", "warn", "error"],
+            Some("debug") => vec!["debug", "info", "warn", "error"],
+            Some("info") => vec!["info", "warn", "error"],
+            Some("warn") => vec!["warn", "error"],
+            Some("error") => vec!["error"],
+            Some(other) => return Err(format!("unknown level `{other}` (use debug, info, warn or error)")),
+        };
+        Ok(Self { since, session: query.session.clone(), levels })
+    }
+}
+
+/// `10m`, `2h`, `30s` ago, or an RFC 3339 time, as the `at` it compares with.
+fn since_bound(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    let unit =
+        |suffix: char, millis: i64| text.strip_suffix(suffix).and_then(|n| n.parse::<i64>().ok()).map(|n| n * millis);
+    let ago = unit('s', 1000)
+        .or_else(|| unit('m', 60_000))
+        .or_else(|| unit('h', 3_600_000))
+        .or_else(|| unit('d', 86_400_000));
+    if let Some(ago) = ago {
+        let now =
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis() as i64;
+        return Ok(format_millis(now - ago));
+    }
+    // Any RFC 3339 time, made UTC with milliseconds like every recorded `at`.
+    crate::logs::since::rfc3339_millis(text)
+        .map(format_millis)
+        .ok_or_else(|| format!("`{text}` is neither an age (10m, 2h) nor an RFC 3339 time"))
+}
+
+/// The SSE response: history, then (with `follow`) new lines until the client leaves or
+/// the server stops.
+pub fn stream(
+    project_dir: PathBuf,
+    filter: Filter,
+    after: Option<u64>,
+    tail: Option<u64>,
+    follow: bool,
+    mut newest: tokio::sync::watch::Receiver<u64>,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
+    let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(256);
+    tokio::spawn(async move {
+        let filter = Arc::new(filter);
+        // `tail`: start just before the first of the last `n` matching lines (if there are
+        // none, no older line matches at all, so starting at 0 shows nothing old).
+        let mut cursor = match (after, tail) {
+            (Some(after), _) => after,
+            (None, Some(tail)) => match query_blocking(&project_dir, &filter, QueryFrom::Tail(tail)).await {
+                Ok(rows) => rows.first().map_or(0, |(cursor, _)| cursor - 1),
+                Err(_) => return,
+            },
+            (None, None) => 0,
+        };
+        loop {
+            let rows = match query_blocking(&project_dir, &filter, QueryFrom::After(cursor)).await {
+                Ok(rows) => rows,
+                Err(_) => return,
+            };
+            let full_page = rows.len() as u64 == PAGE;
+            for (line_cursor, record) in rows {
+                cursor = line_cursor;
+                let event = Event::default().id(line_cursor.to_string()).data(record.to_string());
+                if sender.send(Ok(event)).await.is_err() {
+                    return; // the client left
+                }
+            }
+            if full_page {
+                continue;
+            }
+            if !follow {
+                return;
+            }
+            // Wait for a newer line, the server stopping, or a periodic re-check.
+            tokio::select! {
+                _ = newest.changed() => {}
+                _ = stopping.changed() => return,
+                () = tokio::time::sleep(Duration::from_secs(1)) => {}
+            }
+            if *stopping.borrow() {
+                return;
+            }
+        }
+    });
+    Sse::new(ReceiverStream::new(receiver)).keep_alive(KeepAlive::new().interval(HEARTBEAT).text("heartbeat"))
+}
+
+enum QueryFrom {
+    After(u64),
+    Tail(u64),
+}
+
+async fn query_blocking(
+    project_dir: &std::path::Path,
+    filter: &Arc<Filter>,
+    from: QueryFrom,
+) -> anyhow::Result<Vec<(u64, Value)>> {
+    let project_dir = project_dir.to_path_buf();
+    let filter = Arc::clone(filter);
+    tokio::task::spawn_blocking(move || query(&project_dir, &filter, &from)).await?
+}
+
+/// Lines matching `filter`: the next page after a cursor, or the last `n`.
+fn query(project_dir: &std::path::Path, filter: &Filter, from: &QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
+    let store = crate::state::StateStore::open(project_dir)?;
+    let levels = filter.levels.iter().map(|level| format!("'{level}'")).collect::<Vec<_>>().join(",");
+    let (after, order, limit) = match from {
+        QueryFrom::After(cursor) => (*cursor, "ASC", PAGE),
+        QueryFrom::Tail(n) => (0, "DESC", *n),
+    };
+    let sql = format!(
+        "SELECT cursor, at, level, message, session_id, turn_id, hook, event FROM serve_log
+         WHERE cursor > ?1 AND (?2 IS NULL OR at >= ?2) AND (?3 IS NULL OR session_id = ?3) AND level IN ({levels})
+         ORDER BY cursor {order} LIMIT ?4"
+    );
+    let mut rows = store.query_log(&sql, after, filter.since.as_deref(), filter.session.as_deref(), limit)?;
+    if matches!(from, QueryFrom::Tail(_)) {
+        rows.reverse();
+    }
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let mut record = json!({ "cursor": row.cursor, "at": row.at, "level": row.level, "message": row.message });
+            for (key, value) in
+                [("sessionId", row.session_id), ("turnId", row.turn_id), ("hook", row.hook), ("event", row.event)]
+            {
+                if let Some(value) = value {
+                    record[key] = json!(value);
+                }
+            }
+            (row.cursor, record)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_durations_and_times() {
+        assert_eq!(since_bound("2026-11-30T05:00:00.000Z").unwrap(), "2026-11-30T05:00:00.000Z");
+        assert_eq!(since_bound("2026-11-30T05:00:00Z").unwrap(), "2026-11-30T05:00:00.000Z");
+        assert_eq!(since_bound("2026-11-30T06:00:00+01:00").unwrap(), "2026-11-30T05:00:00.000Z");
+        assert!(since_bound("10m").unwrap().ends_with('Z'));
+        assert!(since_bound("yesterday").is_err());
+    }
+
+    #[test]
+    fn levels_are_a_minimum() {
+        let filter = Filter::parse(&LogQuery { level: Some("warn".into()), ..LogQuery::default() }).unwrap();
+        assert_eq!(filter.levels, ["warn", "error"]);
+        assert!(Filter::parse(&LogQuery { level: Some("loud".into()), ..LogQuery::default() }).is_err());
+    }
+}

@@ -1,0 +1,137 @@
+//! `agent-sdk dev`: the local stand-in for hosting. An HTTP server (SPEC §9) whose
+//! sessions run turns and fire hooks as `run` does, and whose serve log `logs` follows.
+//!
+//! ```text
+//!   POST /v1/sessions/{id}/messages ─▶ sessions (a worker and a runtime per session) ─▶ SSE of the turn's events
+//!   GET  /v1/logs ◀─ serve_log table (cursor) ◀─ every session's serve log
+//!   watch (source folder) ─▶ re-validate ─▶ recompile ─▶ hooks reloaded between turns
+//! ```
+
+pub mod agent;
+pub mod logs;
+pub mod sessions;
+pub mod token;
+pub mod watch;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::json;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::ReceiverStream;
+
+use agent::Agent;
+use sessions::{Sessions, Turn};
+
+/// What every request handler shares.
+#[derive(Clone)]
+pub struct Server {
+    pub agent: Arc<Agent>,
+    pub sessions: Arc<Sessions>,
+    pub token: Arc<String>,
+    /// Set when the server stops, so followers end their streams.
+    pub stopping: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Every route; all of them need the bearer token.
+pub fn router(server: Server) -> axum::Router {
+    axum::Router::new()
+        .route("/v1/sessions", post(create_session))
+        .route("/v1/sessions/{id}/messages", post(send_message))
+        .route("/v1/sessions/{id}/events", get(session_events))
+        .route("/v1/logs", get(serve_logs))
+        .layer(axum::middleware::from_fn_with_state(server.clone(), require_token))
+        .with_state(server)
+}
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": message.into() }))).into_response()
+}
+
+async fn require_token(State(server): State<Server>, request: Request, next: Next) -> Response {
+    let presented = request
+        .headers()
+        .get("authorization")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    if !token::tokens_match(presented, &server.token) {
+        return error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (see .agent-sdk/dev.json)");
+    }
+    next.run(request).await
+}
+
+async fn create_session(State(server): State<Server>) -> Response {
+    let id = server.sessions.create();
+    (StatusCode::CREATED, Json(json!({ "id": id }))).into_response()
+}
+
+#[derive(Deserialize)]
+struct Message {
+    text: String,
+}
+
+async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json(message): Json<Message>) -> Response {
+    let sessions = Arc::clone(&server.sessions);
+    let known = {
+        let id = id.clone();
+        tokio::task::spawn_blocking(move || sessions.exists(&id)).await.unwrap_or(false)
+    };
+    if !known {
+        return error(StatusCode::NOT_FOUND, format!("no session `{id}`; create one with POST /v1/sessions"));
+    }
+    let (events, receiver) = tokio::sync::mpsc::channel(256);
+    if let Err(problem) = server.sessions.send(&id, Turn { text: message.text, events }) {
+        return error(StatusCode::SERVICE_UNAVAILABLE, problem.to_string());
+    }
+    let stream = ReceiverStream::new(receiver).map(|envelope| {
+        let data = serde_json::to_string(&envelope).unwrap_or_default();
+        Ok::<_, std::convert::Infallible>(
+            Event::default().id(envelope.index.to_string()).event(envelope.event_type.clone()).data(data),
+        )
+    });
+    Sse::new(stream).into_response()
+}
+
+async fn session_events(State(server): State<Server>, Path(id): Path<String>) -> Response {
+    let dir = server.agent.project.dir.clone();
+    let events = tokio::task::spawn_blocking(move || crate::state::StateStore::open(&dir)?.events(&id)).await;
+    match events {
+        Ok(Ok(events)) if !events.is_empty() => Json(events).into_response(),
+        Ok(Ok(_)) => error(StatusCode::NOT_FOUND, "no such session, or it has no events yet"),
+        Ok(Err(problem)) => error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
+        Err(problem) => error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
+    }
+}
+
+async fn serve_logs(State(server): State<Server>, headers: HeaderMap, Query(query): Query<logs::LogQuery>) -> Response {
+    let filter = match logs::Filter::parse(&query) {
+        Ok(filter) => filter,
+        Err(problem) => return error(StatusCode::BAD_REQUEST, problem),
+    };
+    let after =
+        headers.get("last-event-id").and_then(|value| value.to_str().ok()).and_then(|id| id.trim().parse().ok());
+    logs::stream(
+        server.agent.project.dir.clone(),
+        filter,
+        after,
+        query.tail,
+        query.follow,
+        server.agent.log_cursor.subscribe(),
+        server.stopping.clone(),
+    )
+    .into_response()
+}
+
+/// Whether binding `address` keeps the server on this machine.
+pub fn is_loopback(address: &SocketAddr) -> bool {
+    address.ip().is_loopback()
+}

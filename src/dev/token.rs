@@ -1,0 +1,88 @@
+//! `dev.json`: the dev server's URL and bearer token, kept under the state root with
+//! mode 0600. The token survives restarts (so a `logs -f` survives one) until rotated.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// What `agent-sdk logs` reads to find a local dev server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DevFile {
+    pub url: String,
+    pub token: String,
+}
+
+/// `<state root>/dev.json`.
+pub fn dev_file_path(state_root: &Path) -> PathBuf {
+    state_root.join("dev.json")
+}
+
+/// The token to use: the one already in `dev.json`, unless rotating or there is none.
+pub fn load_or_create_token(state_root: &Path, rotate: bool) -> anyhow::Result<String> {
+    if !rotate
+        && let Ok(text) = std::fs::read_to_string(dev_file_path(state_root))
+        && let Ok(existing) = serde_json::from_str::<DevFile>(&text)
+        && existing.token.len() >= 32
+    {
+        return Ok(existing.token);
+    }
+    new_token()
+}
+
+/// 32 random bytes from the OS, as hex.
+fn new_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 32];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// Writes `dev.json` readable by its owner only.
+pub fn write_dev_file(state_root: &Path, dev: &DevFile) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let path = dev_file_path(state_root);
+    let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(&path)?;
+    // An older file may have been created with wider permissions.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(serde_json::to_string_pretty(dev)?.as_bytes())?;
+    Ok(())
+}
+
+/// Compares a presented token with the real one in time that does not depend on where
+/// they differ.
+pub fn tokens_match(presented: &str, expected: &str) -> bool {
+    let (a, b) = (presented.as_bytes(), expected.as_bytes());
+    let mut difference = a.len() ^ b.len();
+    for (i, byte) in b.iter().enumerate() {
+        difference |= usize::from(a.get(i).copied().unwrap_or(0) ^ byte);
+    }
+    difference == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_compare_exactly() {
+        assert!(tokens_match("abc", "abc"));
+        assert!(!tokens_match("abd", "abc"));
+        assert!(!tokens_match("ab", "abc"));
+        assert!(!tokens_match("abcd", "abc"));
+        assert!(!tokens_match("", "abc"));
+    }
+
+    #[test]
+    fn a_token_is_kept_until_rotated() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = load_or_create_token(dir.path(), false).unwrap();
+        write_dev_file(dir.path(), &DevFile { url: "http://127.0.0.1:1".into(), token: first.clone() }).unwrap();
+        assert_eq!(load_or_create_token(dir.path(), false).unwrap(), first);
+        assert_ne!(load_or_create_token(dir.path(), true).unwrap(), first);
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(dev_file_path(dir.path())).unwrap().permissions(),
+        );
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}

@@ -1,0 +1,384 @@
+//! The reconnecting loop: one request at a time, its SSE events printed as they come, and
+//! after a lost connection (the stream ends while following, a read error, a 5xx, 45 s of
+//! silence) a new request with `Last-Event-ID` after a backoff, until the server answers
+//! again or `--retry-for` (60 s by default) passes.
+
+use std::error::Error;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures_util::StreamExt;
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
+use reqwest::{Response, StatusCode};
+use tokio::time::Instant;
+
+use super::Stop;
+use super::connect::Endpoint;
+use super::print::{LogRecord, Output};
+use super::query::Query;
+use super::resume::{Backoff, Resume, clock_seed};
+
+/// How long to keep trying after a connection is lost before giving up (exit 1).
+/// A connection that brings no byte for this long is dead: three missed 15 s heartbeats.
+pub const SILENCE_LIMIT: Duration = Duration::from_secs(45);
+/// How long to wait for a TCP (and TLS) connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long to wait for the response's status line once connected.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How much of an error response's body a message quotes.
+const BODY_EXCERPT_CHARS: usize = 200;
+
+/// Prints the log until the history ends (without `--follow`), the user stops it, or the
+/// server is gone for good; every way of ending early is a [`Stop`].
+pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retry_for: Duration) -> anyhow::Result<()> {
+    let authorization = endpoint.token.as_ref().map(|token| token.header_value()).transpose()?;
+    let client = reqwest::Client::builder()
+        // A redirect could carry the token somewhere the user did not name.
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(CONNECT_TIMEOUT)
+        // Every try gets a fresh connection: a pooled one may belong to a server that is gone.
+        .pool_max_idle_per_host(0)
+        .build()?;
+    let mut follower =
+        Follower { client, endpoint, query, authorization, output, resume: Resume::default(), retry_for };
+    follower.run().await
+}
+
+/// Why a request did not give us a stream.
+enum Failed {
+    /// Nothing to retry: a refused token, a wrong URL, a bad request.
+    Stop(Stop),
+    /// Worth another try once the server is back.
+    Retry(Unavailable),
+}
+
+/// How a try failed while the server may come back.
+enum Unavailable {
+    Refused,
+    Unreachable(String),
+    Status(StatusCode),
+}
+
+/// How a stream that was open came to an end.
+enum StreamEnd {
+    /// The server closed it cleanly: the history is complete (or, when following, the
+    /// server is going away).
+    Finished,
+    Broken(String),
+    Silent,
+}
+
+impl StreamEnd {
+    fn reason(&self) -> String {
+        match self {
+            StreamEnd::Finished => "the server ended the stream".to_owned(),
+            StreamEnd::Broken(cause) => cause.clone(),
+            StreamEnd::Silent => format!("nothing heard for {} s", SILENCE_LIMIT.as_secs()),
+        }
+    }
+}
+
+/// A time without a working connection, reported once on stderr.
+struct Outage {
+    started: Instant,
+    backoff: Backoff,
+}
+
+impl Outage {
+    fn begin(output: &Output<'_>, message: &str) -> Self {
+        output.printer.stderr(&format!("{message}\n"));
+        Self { started: Instant::now(), backoff: Backoff::default() }
+    }
+}
+
+struct Follower<'a> {
+    client: reqwest::Client,
+    endpoint: &'a Endpoint,
+    query: &'a Query,
+    authorization: Option<HeaderValue>,
+    output: Output<'a>,
+    resume: Resume,
+    /// How long an outage may last before giving up.
+    retry_for: Duration,
+}
+
+impl Follower<'_> {
+    async fn run(&mut self) -> anyhow::Result<()> {
+        let mut outage: Option<Outage> = None;
+        let mut connected_once = false;
+        loop {
+            if let Some(outage) = &mut outage {
+                if outage.started.elapsed() >= self.retry_for {
+                    return Err(self.give_up().into());
+                }
+                tokio::time::sleep(outage.backoff.next_delay(clock_seed())).await;
+            }
+            match self.connect().await {
+                Ok(response) => {
+                    if outage.take().is_some() {
+                        self.output.printer.stderr(if connected_once { "reconnected\n" } else { "connected\n" });
+                    }
+                    connected_once = true;
+                    let end = self.read(response).await?;
+                    if matches!(end, StreamEnd::Finished) && !self.query.follow {
+                        return Ok(());
+                    }
+                    let message = format!("connection lost ({}); reconnecting…", end.reason());
+                    outage = Some(Outage::begin(&self.output, &message));
+                }
+                Err(Failed::Stop(stop)) => return Err(stop.into()),
+                Err(Failed::Retry(unavailable)) if !connected_once && outage.is_none() => {
+                    let message = self.first_try_failed(unavailable)?;
+                    outage = Some(Outage::begin(&self.output, &message));
+                }
+                Err(Failed::Retry(_)) => {
+                    if outage.is_none() {
+                        outage = Some(Outage::begin(&self.output, "connection lost; reconnecting…"));
+                    }
+                }
+            }
+        }
+    }
+
+    /// On the very first try only a server error is worth waiting for (it may be starting);
+    /// no server at all ends at once.
+    fn first_try_failed(&self, unavailable: Unavailable) -> Result<String, Stop> {
+        let host = self.endpoint.display_host();
+        match unavailable {
+            Unavailable::Refused => {
+                Err(Stop::failure(format!("no dev server found at {host}; start one with `agent-sdk dev`")))
+            }
+            Unavailable::Unreachable(cause) => Err(Stop::failure(format!("could not connect to {host}: {cause}"))),
+            Unavailable::Status(status) => Ok(format!("the server answered {status}; retrying…")),
+        }
+    }
+
+    fn give_up(&self) -> Stop {
+        Stop::failure(format!(
+            "no connection to {} for {}; giving up (is the server still running?)",
+            self.endpoint.display_host(),
+            crate::engine::dispatcher::format_duration(self.retry_for)
+        ))
+    }
+
+    /// One `GET /v1/logs`, resumed after the last record printed if there is one.
+    async fn connect(&self) -> Result<Response, Failed> {
+        let last_event_id = self.resume.last_event_id();
+        let mut request = self
+            .client
+            .get(self.query.url(&self.endpoint.host, last_event_id.is_some()))
+            .header(ACCEPT, "text/event-stream");
+        if let Some(authorization) = &self.authorization {
+            request = request.header(AUTHORIZATION, authorization.clone());
+        }
+        if let Some(cursor) = last_event_id {
+            request = request.header("Last-Event-ID", cursor.to_string());
+        }
+        let response = match tokio::time::timeout(ANSWER_TIMEOUT, request.send()).await {
+            Err(_) => {
+                let cause = format!("no answer within {} s", ANSWER_TIMEOUT.as_secs());
+                return Err(Failed::Retry(Unavailable::Unreachable(cause)));
+            }
+            Ok(Err(error)) => return Err(Failed::Retry(unavailable(&error))),
+            Ok(Ok(response)) => response,
+        };
+        self.accept(response).await
+    }
+
+    /// A stream to read, or what the status code says to do.
+    async fn accept(&self, response: Response) -> Result<Response, Failed> {
+        let status = response.status();
+        if status.is_success() {
+            return if is_event_stream(&response) {
+                Ok(response)
+            } else {
+                Err(Failed::Stop(Stop::failure(format!(
+                    "{} did not answer with an event stream: is --host an agent-sdk server?",
+                    self.endpoint.display_host()
+                ))))
+            };
+        }
+        if status.is_server_error() || matches!(status, StatusCode::REQUEST_TIMEOUT | StatusCode::TOO_MANY_REQUESTS) {
+            return Err(Failed::Retry(Unavailable::Status(status)));
+        }
+        let body = body_excerpt(response).await;
+        Err(Failed::Stop(refusal(status, self.endpoint.token.is_some(), &body)))
+    }
+
+    /// Prints the stream's records until it ends, breaks or falls silent.
+    async fn read(&mut self, response: Response) -> anyhow::Result<StreamEnd> {
+        let heard = Liveness::default();
+        let touch = heard.clone();
+        // Every chunk counts as a sign of life, heartbeat comments included (the SSE
+        // parser swallows those).
+        let mut events = response.bytes_stream().inspect(move |_| touch.touch()).eventsource();
+        loop {
+            match tokio::time::timeout_at(heard.last() + SILENCE_LIMIT, events.next()).await {
+                Err(_) if heard.last() + SILENCE_LIMIT <= Instant::now() => return Ok(StreamEnd::Silent),
+                Err(_) => {}
+                Ok(None) => return Ok(StreamEnd::Finished),
+                Ok(Some(Err(error))) => return Ok(StreamEnd::Broken(describe_stream_error(&error))),
+                Ok(Some(Ok(event))) => self.show(&event)?,
+            }
+        }
+    }
+
+    /// Prints a record unless it was printed before this reconnection.
+    fn show(&mut self, event: &Event) -> anyhow::Result<()> {
+        if event.data.is_empty() {
+            return Ok(());
+        }
+        match LogRecord::from_event(&event.id, &event.data) {
+            Ok(record) if self.resume.admits(record.cursor) => {
+                self.output.print(&record)?;
+                self.resume.printed(record.cursor);
+            }
+            Ok(_) => {}
+            Err(why) => self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", event.id)),
+        }
+        Ok(())
+    }
+}
+
+/// When a byte last arrived, shared with the stream that sees the bytes.
+#[derive(Clone)]
+struct Liveness {
+    start: Instant,
+    millis_since_start: Arc<AtomicU64>,
+}
+
+impl Default for Liveness {
+    fn default() -> Self {
+        Self { start: Instant::now(), millis_since_start: Arc::new(AtomicU64::new(0)) }
+    }
+}
+
+impl Liveness {
+    fn touch(&self) {
+        let millis = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.millis_since_start.store(millis, Ordering::Relaxed);
+    }
+
+    fn last(&self) -> Instant {
+        self.start + Duration::from_millis(self.millis_since_start.load(Ordering::Relaxed))
+    }
+}
+
+fn is_event_stream(response: &Response) -> bool {
+    let content_type = response.headers().get(CONTENT_TYPE).and_then(|value| value.to_str().ok()).unwrap_or_default();
+    content_type.trim_start().to_ascii_lowercase().starts_with("text/event-stream")
+}
+
+/// What to tell the user about a status that more tries will not change.
+fn refusal(status: StatusCode, sent_token: bool, body: &str) -> Stop {
+    match status {
+        StatusCode::UNAUTHORIZED if sent_token => Stop::failure(
+            "the token was refused: check --token / AGENT_SDK_TOKEN, or restart `agent-sdk dev` and use its dev.json",
+        ),
+        StatusCode::UNAUTHORIZED => Stop::failure(
+            "the server wants a token and none was given: pass --token or set AGENT_SDK_TOKEN (a local `agent-sdk dev` writes one to .agent-sdk/dev.json)",
+        ),
+        StatusCode::FORBIDDEN => Stop::failure(
+            "the server refused access to its logs (403 Forbidden): check that --token / AGENT_SDK_TOKEN is a token for this server",
+        ),
+        StatusCode::NOT_FOUND => Stop::failure("this server has no /v1/logs endpoint: is --host an agent-sdk server?"),
+        StatusCode::BAD_REQUEST => Stop::usage(format!("the server refused the request: {body}")),
+        _ if status.is_redirection() => {
+            Stop::failure(format!("the server answered {status} (a redirect, not followed): check --host"))
+        }
+        _ => Stop::failure(format!("the server answered {status}: {body}")),
+    }
+}
+
+/// The start of an error response's body, on one line, for a message.
+async fn body_excerpt(response: Response) -> String {
+    let text = match tokio::time::timeout(ANSWER_TIMEOUT, response.text()).await {
+        Ok(Ok(text)) => text,
+        _ => String::new(),
+    };
+    // An agent-sdk server explains itself as `{"error": "…"}`; anything else is quoted.
+    let explained = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|value| value.get("error").and_then(serde_json::Value::as_str).map(str::to_owned));
+    let text = explained.unwrap_or(text);
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let excerpt: String = one_line.chars().filter(|c| !c.is_control()).take(BODY_EXCERPT_CHARS).collect();
+    if excerpt.is_empty() { "(no details)".to_owned() } else { excerpt }
+}
+
+/// A refused connection (no server on that port) or some other reason the server cannot
+/// be reached, said in the operating system's words.
+fn unavailable(error: &reqwest::Error) -> Unavailable {
+    let mut cause: Option<&(dyn Error + 'static)> = Some(error);
+    while let Some(current) = cause {
+        let refused = current
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused);
+        if refused {
+            return Unavailable::Refused;
+        }
+        cause = current.source();
+    }
+    Unavailable::Unreachable(root_cause(error))
+}
+
+/// The innermost cause: the most specific words, and never the request URL.
+fn root_cause(error: &(dyn Error + 'static)) -> String {
+    let mut innermost = error;
+    while let Some(source) = innermost.source() {
+        innermost = source;
+    }
+    innermost.to_string()
+}
+
+fn describe_stream_error(error: &EventStreamError<reqwest::Error>) -> String {
+    match error {
+        EventStreamError::Transport(error) => root_cause(error),
+        EventStreamError::Utf8(_) => "the stream is not UTF-8".to_owned(),
+        EventStreamError::Parser(_) => "the stream is not a valid event stream".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit_status::ExitStatus;
+
+    #[test]
+    fn refusals_say_what_to_do() {
+        let stop = refusal(StatusCode::UNAUTHORIZED, true, "");
+        assert_eq!(stop.status, ExitStatus::Failure);
+        assert_eq!(
+            stop.message,
+            "the token was refused: check --token / AGENT_SDK_TOKEN, or restart `agent-sdk dev` and use its dev.json"
+        );
+        assert!(refusal(StatusCode::UNAUTHORIZED, false, "").message.contains("none was given"));
+        assert!(refusal(StatusCode::FORBIDDEN, true, "").message.contains("403"));
+        assert_eq!(
+            refusal(StatusCode::NOT_FOUND, true, "").message,
+            "this server has no /v1/logs endpoint: is --host an agent-sdk server?"
+        );
+        let bad = refusal(StatusCode::BAD_REQUEST, true, "bad since");
+        assert_eq!(
+            (bad.status, bad.message.as_str()),
+            (ExitStatus::Error, "the server refused the request: bad since")
+        );
+        assert!(refusal(StatusCode::MOVED_PERMANENTLY, true, "").message.contains("redirect"));
+    }
+
+    #[test]
+    fn a_silent_stream_is_reported_with_the_limit() {
+        assert_eq!(StreamEnd::Silent.reason(), "nothing heard for 45 s");
+    }
+
+    #[test]
+    fn liveness_moves_forward_when_touched() {
+        let heard = Liveness::default();
+        let before = heard.last();
+        std::thread::sleep(Duration::from_millis(5));
+        heard.clone().touch();
+        assert!(heard.last() > before);
+    }
+}

@@ -1,0 +1,211 @@
+//! One log record as it reaches the user: a human line
+//! (`2026-11-30T05:52:01.123Z WARN  [c3d4e5f6] [hook "pager"] message`) or an NDJSON line
+//! (the server's record with its cursor added as `id`).
+//!
+//! Times are shown in the machine's time zone with its offset
+//! (`2026-11-30T07:52:01.123+01:00`), or in UTC with `Z` under `--utc`.
+
+use owo_colors::OwoColorize;
+use serde_json::{Map, Value};
+
+use super::since::rfc3339_millis;
+use crate::clock::format_millis;
+use crate::printer::Printer;
+
+/// How many characters of a session id the human line shows (its end: ids share their start).
+const SESSION_SHORT_LEN: usize = 8;
+
+/// One record from the stream: its cursor and the JSON object the server sent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogRecord {
+    /// The SSE `id:` (else the record's own `cursor`); `None` only from a server that sends
+    /// neither, whose records are printed but cannot be resumed after.
+    pub cursor: Option<u64>,
+    pub fields: Map<String, Value>,
+}
+
+impl LogRecord {
+    /// Reads one SSE event: `id:` the cursor, `data:` one JSON object.
+    pub fn from_event(id: &str, data: &str) -> Result<Self, String> {
+        let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(data) else {
+            return Err("the server sent a record that is not a JSON object".to_owned());
+        };
+        let cursor = id.trim().parse().ok().or_else(|| fields.get("cursor").and_then(Value::as_u64));
+        Ok(Self { cursor, fields })
+    }
+
+    fn text(&self, key: &str) -> Option<&str> {
+        self.fields.get(key).and_then(Value::as_str)
+    }
+}
+
+/// Human lines (coloured or not) or NDJSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Human { color: bool, utc: bool },
+    Json,
+}
+
+/// Where records are printed, and how.
+#[derive(Debug, Clone, Copy)]
+pub struct Output<'a> {
+    pub printer: &'a Printer,
+    pub style: Style,
+}
+
+impl Output<'_> {
+    /// Prints one record; a closed stdout comes back as the printer's error.
+    pub fn print(&self, record: &LogRecord) -> anyhow::Result<()> {
+        let line = match self.style {
+            Style::Human { color, utc } => {
+                let zone = if utc { None } else { Some(jiff::tz::TimeZone::system()) };
+                human_line(record, color, zone.as_ref())
+            }
+            Style::Json => json_line(record)?,
+        };
+        self.printer.stdout(&line)?;
+        Ok(())
+    }
+}
+
+/// `<time> <LEVEL> [<session>] [hook "<name>"] <message>\n`, the brackets only when known.
+/// Times in `zone`, or in UTC when it is `None`.
+pub fn human_line(record: &LogRecord, color: bool, zone: Option<&jiff::tz::TimeZone>) -> String {
+    let time = display_time(record.text("at").unwrap_or("-"), zone);
+    let level = record.text("level").unwrap_or("info");
+    let mut line =
+        if color { format!("{} {}", time.dimmed(), colored_label(level)) } else { format!("{time} {}", label(level)) };
+    if let Some(session) = record.text("sessionId") {
+        line.push_str(&format!(" [{}]", short_session(session)));
+    }
+    if let Some(hook) = record.text("hook") {
+        line.push_str(&format!(" [hook \"{}\"]", escape_controls(hook)));
+    }
+    line.push(' ');
+    line.push_str(&escape_controls(record.text("message").unwrap_or_default().trim_end_matches('\n')));
+    line.push('\n');
+    line
+}
+
+/// The record with its cursor added as `id`, on one line.
+pub fn json_line(record: &LogRecord) -> serde_json::Result<String> {
+    let mut fields = record.fields.clone();
+    if let Some(cursor) = record.cursor {
+        fields.insert("id".to_owned(), Value::from(cursor));
+    }
+    let mut line = serde_json::to_string(&fields)?;
+    line.push('\n');
+    Ok(line)
+}
+
+/// The record's time with milliseconds, in `zone` (else UTC); as given when it is not RFC 3339.
+fn display_time(at: &str, zone: Option<&jiff::tz::TimeZone>) -> String {
+    let Some(millis) = rfc3339_millis(at) else { return escape_controls(at) };
+    let local = zone.and_then(|zone| {
+        let instant = jiff::Timestamp::from_millisecond(millis).ok()?;
+        Some(instant.to_zoned(zone.clone()).strftime("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string())
+    });
+    local.unwrap_or_else(|| format_millis(millis))
+}
+
+/// The level in capitals, padded so messages line up (`INFO `, `ERROR`).
+fn label(level: &str) -> String {
+    format!("{:<5}", escape_controls(&level.to_ascii_uppercase()))
+}
+
+fn colored_label(level: &str) -> String {
+    let label = label(level);
+    match level {
+        "error" => label.red().bold().to_string(),
+        "warn" => label.yellow().to_string(),
+        "debug" => label.dimmed().to_string(),
+        _ => label.green().to_string(),
+    }
+}
+
+/// The end of a session id (`ses_0193a1b2c3d4e5f6` → `c3d4e5f6`): ids made on one machine
+/// share their start, so the end is what tells them apart.
+fn short_session(id: &str) -> String {
+    let chars: Vec<char> = id.chars().collect();
+    escape_controls(&chars[chars.len().saturating_sub(SESSION_SHORT_LEN)..].iter().collect::<String>())
+}
+
+/// Control characters other than newline and tab, escaped: a log line must not be able
+/// to move the cursor or recolour the terminal.
+fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() && c != '\n' && c != '\t' { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(data: &str) -> LogRecord {
+        LogRecord::from_event("42", data).unwrap()
+    }
+
+    #[test]
+    fn the_human_line_has_time_level_session_hook_and_message() {
+        let full = record(
+            r#"{"cursor":42,"at":"2026-11-30T05:52:01.123Z","level":"warn","message":"pager: slow","sessionId":"ses_0193a1b2c3d4e5f6","turnId":"turn_1","hook":"audit/usage","event":"turn.failed"}"#,
+        );
+        assert_eq!(
+            human_line(&full, false, None),
+            "2026-11-30T05:52:01.123Z WARN  [c3d4e5f6] [hook \"audit/usage\"] pager: slow\n"
+        );
+        let bare = record(r#"{"cursor":43,"at":"2026-11-30T05:52:01.123Z","level":"error","message":"boom"}"#);
+        assert_eq!(human_line(&bare, false, None), "2026-11-30T05:52:01.123Z ERROR boom\n");
+    }
+
+    #[test]
+    fn times_are_shown_in_utc_and_odd_ones_as_given() {
+        let offset = record(r#"{"at":"2026-11-30T06:52:01.1+01:00","level":"info","message":"m"}"#);
+        assert_eq!(human_line(&offset, false, None), "2026-11-30T05:52:01.100Z INFO  m\n");
+        let odd = record(r#"{"at":"yesterday","level":"debug","message":"m","sessionId":"abc"}"#);
+        assert_eq!(human_line(&odd, false, None), "yesterday DEBUG [abc] m\n");
+    }
+
+    #[test]
+    fn local_times_carry_their_offset() {
+        let line = record(r#"{"at":"2026-11-30T05:52:01.123Z","level":"info","message":"m"}"#);
+        let plus_one = jiff::tz::TimeZone::fixed(jiff::tz::offset(1));
+        assert_eq!(human_line(&line, false, Some(&plus_one)), "2026-11-30T06:52:01.123+01:00 INFO  m\n");
+    }
+
+    #[test]
+    fn control_characters_cannot_reach_the_terminal() {
+        let evil =
+            record("{\"at\":\"2026-11-30T05:52:01Z\",\"level\":\"info\",\"message\":\"a\\u001b[31mb\\r\\nc\\n\"}");
+        assert_eq!(human_line(&evil, false, None), "2026-11-30T05:52:01.000Z INFO  a\\u{1b}[31mb\\r\nc\n");
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let line = record(r#"{"at":"2026-11-30T05:52:01Z","level":"error","message":"boom"}"#);
+        assert!(human_line(&line, true, None).contains('\u{1b}'));
+        assert!(!human_line(&line, false, None).contains('\u{1b}'));
+    }
+
+    #[test]
+    fn the_json_line_is_the_record_with_its_cursor_as_id() {
+        let line = json_line(&record(r#"{"cursor":42,"at":"2026-11-30T05:52:01.123Z","level":"info","message":"hi"}"#))
+            .unwrap();
+        assert!(line.ends_with('\n') && !line.trim_end().contains('\n'));
+        let value: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            value,
+            serde_json::json!({"id":42,"cursor":42,"at":"2026-11-30T05:52:01.123Z","level":"info","message":"hi"})
+        );
+    }
+
+    #[test]
+    fn the_cursor_comes_from_the_sse_id_else_from_the_record() {
+        assert_eq!(LogRecord::from_event("7", r#"{"cursor":9}"#).unwrap().cursor, Some(7));
+        assert_eq!(LogRecord::from_event("", r#"{"cursor":9}"#).unwrap().cursor, Some(9));
+        assert_eq!(LogRecord::from_event("", r#"{"message":"m"}"#).unwrap().cursor, None);
+        assert!(LogRecord::from_event("1", "[1]").is_err());
+        assert!(LogRecord::from_event("1", "not json").is_err());
+    }
+}

@@ -1,0 +1,123 @@
+//! The `GET /v1/logs` request: the filters the user gave, checked before anything is sent,
+//! and the URL of a first request or of a resumed one.
+
+use reqwest::Url;
+
+use super::Stop;
+use super::since::validate_since;
+
+/// The levels the server knows, least serious first.
+const LEVELS: [&str; 4] = ["debug", "info", "warn", "error"];
+
+/// What to ask the server for. Only the filters the user gave are sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query {
+    pub follow: bool,
+    pub since: Option<String>,
+    pub session: Option<String>,
+    pub level: Option<&'static str>,
+    pub tail: Option<u64>,
+}
+
+impl Query {
+    /// Checks `--since` and `--level` (a bad one is a usage error, exit 2).
+    pub fn new(
+        follow: bool,
+        since: Option<&str>,
+        session: Option<&str>,
+        level: Option<&str>,
+        tail: Option<u64>,
+    ) -> Result<Self, Stop> {
+        if let Some(since) = since {
+            validate_since(since).map_err(Stop::usage)?;
+        }
+        let level = level.map(parse_level).transpose()?;
+        Ok(Self { follow, since: since.map(str::to_owned), session: session.map(str::to_owned), level, tail })
+    }
+
+    /// `{host}/v1/logs?…`. A resumed request (`Last-Event-ID` set) leaves out `since` and
+    /// `tail`: the cursor already says where to start, and a `tail` or a relative `since`
+    /// applied again after an outage would skip the lines written during it.
+    pub fn url(&self, host: &Url, resuming: bool) -> Url {
+        let mut url = host.clone();
+        let path = format!("{}/v1/logs", url.path().trim_end_matches('/'));
+        url.set_path(&path);
+        {
+            let mut pairs = url.query_pairs_mut();
+            pairs.append_pair("follow", if self.follow { "true" } else { "false" });
+            if let (Some(since), false) = (&self.since, resuming) {
+                pairs.append_pair("since", since);
+            }
+            if let Some(session) = &self.session {
+                pairs.append_pair("session", session);
+            }
+            if let Some(level) = self.level {
+                pairs.append_pair("level", level);
+            }
+            if let (Some(tail), false) = (self.tail, resuming) {
+                pairs.append_pair("tail", &tail.to_string());
+            }
+        }
+        url
+    }
+}
+
+/// `--level`: one of debug, info, warn, error, in any case.
+fn parse_level(value: &str) -> Result<&'static str, Stop> {
+    LEVELS
+        .into_iter()
+        .find(|level| level.eq_ignore_ascii_case(value))
+        .ok_or_else(|| Stop::usage(format!("`--level {value}` is not a level; use one of {}", LEVELS.join(", "))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exit_status::ExitStatus;
+
+    fn host(text: &str) -> Url {
+        Url::parse(text).unwrap()
+    }
+
+    #[test]
+    fn levels_are_checked_and_lowercased() {
+        assert_eq!(Query::new(false, None, None, Some("WARN"), None).unwrap().level, Some("warn"));
+        for level in LEVELS {
+            assert_eq!(Query::new(false, None, None, Some(level), None).unwrap().level, Some(level));
+        }
+        let stop = Query::new(false, None, None, Some("warning"), None).unwrap_err();
+        assert_eq!(stop.status, ExitStatus::Error);
+        assert_eq!(stop.message, "`--level warning` is not a level; use one of debug, info, warn, error");
+    }
+
+    #[test]
+    fn a_bad_since_is_a_usage_error() {
+        let stop = Query::new(false, Some("10 minutes"), None, None, None).unwrap_err();
+        assert_eq!(stop.status, ExitStatus::Error);
+        assert!(Query::new(false, Some("10m"), None, None, None).is_ok());
+    }
+
+    #[test]
+    fn only_the_given_parameters_are_sent() {
+        let query = Query::new(false, None, None, None, None).unwrap();
+        assert_eq!(
+            query.url(&host("http://127.0.0.1:7311"), false).as_str(),
+            "http://127.0.0.1:7311/v1/logs?follow=false"
+        );
+        let query =
+            Query::new(true, Some("2026-11-30T05:52:01+01:00"), Some("ses_1 2"), Some("info"), Some(20)).unwrap();
+        assert_eq!(
+            query.url(&host("http://127.0.0.1:7311/"), false).as_str(),
+            "http://127.0.0.1:7311/v1/logs?follow=true&since=2026-11-30T05%3A52%3A01%2B01%3A00&session=ses_1+2&level=info&tail=20"
+        );
+    }
+
+    #[test]
+    fn a_resumed_request_drops_since_and_tail_but_keeps_the_filters() {
+        let query = Query::new(true, Some("10m"), Some("ses_1"), Some("warn"), Some(5)).unwrap();
+        assert_eq!(
+            query.url(&host("https://example.com/agent/"), true).as_str(),
+            "https://example.com/agent/v1/logs?follow=true&session=ses_1&level=warn"
+        );
+    }
+}

@@ -1,0 +1,430 @@
+//! `agent-sdk dev` through the real binary: a real HTTP server on loopback, real Node
+//! runtimes, hooks that write down what they saw (`fixtures/dev/`).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::copy_fixture;
+use serde_json::Value;
+
+/// A running `agent-sdk dev`, killed when dropped.
+struct DevServer {
+    child: Child,
+    url: String,
+    token: String,
+}
+
+impl DevServer {
+    fn start(dir: &Path, port: u16) -> Self {
+        let dev_file = dir.join(".agent-sdk/dev.json");
+        let before = std::fs::read_to_string(&dev_file).ok();
+        let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+            .args(["dev", "--dir", ".", "--port", &port.to_string(), "--hook-timeout", "5s"])
+            .current_dir(dir)
+            .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(std::fs::File::create(dir.join(format!("dev-{port}.log"))).unwrap()))
+            .spawn()
+            .unwrap();
+        // Killed by its Drop if it never gets ready.
+        let mut server = DevServer { child, url: String::new(), token: String::new() };
+        // Ready when dev.json is new (a fresh port) and the server answers with its token.
+        let started = Instant::now();
+        loop {
+            assert!(started.elapsed() < Duration::from_secs(30), "dev did not start");
+            let text = std::fs::read_to_string(&dev_file).ok();
+            if let Some(text) = text.filter(|text| port != 0 || Some(text) != before.as_ref()) {
+                let file: Value = serde_json::from_str(&text).unwrap_or_default();
+                let url = file["url"].as_str().unwrap_or_default().to_owned();
+                let token = file["token"].as_str().unwrap_or_default().to_owned();
+                let ready = reqwest::blocking::Client::new()
+                    .get(format!("{url}/v1/logs?tail=0"))
+                    .bearer_auth(&token)
+                    .send()
+                    .is_ok_and(|response| response.status() == 200);
+                if ready {
+                    server.url = url;
+                    server.token = token;
+                    return server;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn get(&self, path: &str) -> reqwest::Result<reqwest::blocking::Response> {
+        reqwest::blocking::Client::new().get(format!("{}{path}", self.url)).bearer_auth(&self.token).send()
+    }
+
+    fn create_session(&self) -> String {
+        let response = reqwest::blocking::Client::new()
+            .post(format!("{}/v1/sessions", self.url))
+            .bearer_auth(&self.token)
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), 201);
+        response.json::<Value>().unwrap()["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Sends a message and reads the turn's SSE stream to its end: the recorded envelopes.
+    fn send(&self, session: &str, text: &str) -> Vec<Value> {
+        let response = reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap()
+            .post(format!("{}/v1/sessions/{session}/messages", self.url))
+            .bearer_auth(&self.token)
+            .json(&serde_json::json!({ "text": text }))
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        sse_data(&response.text().unwrap())
+    }
+
+    /// The serve log's history as records.
+    fn logs(&self, query: &str) -> Vec<Value> {
+        sse_data(&self.get(&format!("/v1/logs{query}")).unwrap().text().unwrap())
+    }
+
+    fn signal(&self, signal: &str) {
+        Command::new("kill").args([signal, &self.child.id().to_string()]).status().unwrap();
+    }
+
+    fn wait(mut self) -> Option<i32> {
+        let status = self.child.wait().unwrap();
+        std::mem::forget(self);
+        status.code()
+    }
+}
+
+impl Drop for DevServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn sse_data(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
+}
+
+fn record(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("record.txt")).unwrap_or_default().lines().map(str::to_owned).collect()
+}
+
+/// Waits until the hooks have written `count` lines matching `filter`.
+fn wait_for_record(dir: &Path, what: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let started = Instant::now();
+    loop {
+        let lines = record(dir);
+        if what(&lines) {
+            return lines;
+        }
+        assert!(started.elapsed() < Duration::from_secs(60), "the hooks never got there: {lines:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_turn_streams_its_events_and_fires_the_hooks() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    let events = server.send(&session, "hello");
+    assert_eq!(events.first().unwrap()["type"], "message.received");
+    assert_eq!(events.last().unwrap()["type"], "turn.completed");
+    for (i, event) in events.iter().enumerate() {
+        assert_eq!(event["index"], i as u64);
+        assert_eq!(event["sessionId"], session.as_str());
+    }
+    let recorded: Vec<Value> = server.get(&format!("/v1/sessions/{session}/events")).unwrap().json().unwrap();
+    assert_eq!(recorded, events, "GET events returns what was streamed");
+    let lines = wait_for_record(dir.path(), |lines| lines.len() >= events.len());
+    let expected: Vec<String> = events
+        .iter()
+        .map(|event| format!("{session} {} {} v1", event["index"], event["type"].as_str().unwrap()))
+        .collect();
+    assert_eq!(lines, expected);
+    // A second turn continues the session's indexes.
+    let second = server.send(&session, "again");
+    assert_eq!(second[0]["index"], events.len() as u64);
+}
+
+#[test]
+fn every_endpoint_needs_the_token_and_unknown_sessions_are_404() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    for path in ["/v1/logs", "/v1/sessions/x/events"] {
+        let response =
+            reqwest::blocking::Client::new().get(format!("{}{path}", server.url)).bearer_auth("wrong").send().unwrap();
+        assert_eq!(response.status(), 401, "{path}");
+        let response = reqwest::blocking::Client::new().get(format!("{}{path}", server.url)).send().unwrap();
+        assert_eq!(response.status(), 401, "{path} without a token");
+    }
+    let response = reqwest::blocking::Client::new()
+        .post(format!("{}/v1/sessions/ses_nope/messages", server.url))
+        .bearer_auth(&server.token)
+        .json(&serde_json::json!({ "text": "hi" }))
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), 404);
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(dir.path().join(".agent-sdk/dev.json")).unwrap().permissions(),
+    );
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[test]
+fn the_serve_log_has_history_filters_tail_and_resume() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let first = server.create_session();
+    let second = server.create_session();
+    server.send(&first, "one");
+    server.send(&second, "two");
+    let all = server.logs("");
+    let cursors: Vec<u64> = all.iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
+    assert!(cursors.windows(2).all(|pair| pair[0] < pair[1]), "{cursors:?}");
+    assert!(all.iter().any(|record| record["message"] == "loaded hook \"recorder\""));
+    let only_second = server.logs(&format!("?session={second}"));
+    assert!(!only_second.is_empty() && only_second.iter().all(|record| record["sessionId"] == second.as_str()));
+    assert!(server.logs("?level=error").is_empty());
+    let tail = server.logs("?tail=2");
+    assert_eq!(tail, all[all.len() - 2..]);
+    let resumed = sse_data(
+        &reqwest::blocking::Client::new()
+            .get(format!("{}/v1/logs", server.url))
+            .bearer_auth(&server.token)
+            .header("Last-Event-ID", cursors[1].to_string())
+            .send()
+            .unwrap()
+            .text()
+            .unwrap(),
+    );
+    assert_eq!(resumed, all[2..], "resumes right after the given cursor");
+    let bad = server.get("/v1/logs?level=loud").unwrap();
+    assert_eq!(bad.status(), 400);
+}
+
+#[test]
+fn a_slow_session_does_not_delay_another() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let slow = server.create_session();
+    let fast = server.create_session();
+    server.send(&slow, "slow");
+    let started = Instant::now();
+    let events = server.send(&fast, "fast");
+    let last = events.last().unwrap()["index"].clone();
+    let lines =
+        wait_for_record(dir.path(), |lines| lines.iter().any(|line| line.starts_with(&format!("{fast} {last} "))));
+    assert!(started.elapsed() < Duration::from_millis(1500), "the fast session waited: {:?}", started.elapsed());
+    assert!(!lines.iter().any(|line| line == &format!("slow done {slow}")), "the slow hook is still sleeping");
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("slow done {slow}")));
+}
+
+#[test]
+fn fifty_sessions_of_five_turns_dispatch_every_event_exactly_once() {
+    let dir = copy_fixture("dev", "basic");
+    let server = std::sync::Arc::new(DevServer::start(dir.path(), 0));
+    let threads: Vec<_> = (0..50)
+        .map(|_| {
+            let server = std::sync::Arc::clone(&server);
+            std::thread::spawn(move || {
+                let session = server.create_session();
+                let mut count = 0;
+                for turn in 0..5 {
+                    count += server.send(&session, &format!("turn {turn}")).len();
+                }
+                (session, count)
+            })
+        })
+        .collect();
+    let sessions: Vec<(String, usize)> = threads.into_iter().map(|thread| thread.join().unwrap()).collect();
+    let total: usize = sessions.iter().map(|(_, count)| count).sum();
+    let lines = wait_for_record(dir.path(), |lines| lines.iter().filter(|line| line.ends_with(" v1")).count() >= total);
+    for (session, count) in &sessions {
+        let mut seen: Vec<u64> = lines
+            .iter()
+            .filter_map(|line| line.strip_prefix(&format!("{session} ")))
+            .map(|rest| rest.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        let in_order = seen.windows(2).all(|pair| pair[0] < pair[1]);
+        seen.sort_unstable();
+        assert_eq!(seen, (0..*count as u64).collect::<Vec<_>>(), "{session}: every event exactly once");
+        assert!(in_order, "{session}: in index order");
+    }
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_and_a_restart_replays_nothing() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    let events = server.send(&session, "hello");
+    wait_for_record(dir.path(), |lines| lines.len() >= events.len());
+    server.signal("-INT");
+    assert_eq!(server.wait(), Some(0));
+    let before = record(dir.path());
+    let again = DevServer::start(dir.path(), 0);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(record(dir.path()), before, "no recorded event reached a hook twice");
+    // The session survives the restart and goes on from its last index.
+    let more = again.send(&session, "still here");
+    assert_eq!(more[0]["index"], events.len() as u64);
+    again.signal("-TERM");
+    assert_eq!(again.wait(), Some(0));
+}
+
+#[test]
+fn changed_hooks_reload_and_broken_ones_keep_the_last_good() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "one");
+    let hook = dir.path().join("bot/hooks/recorder.ts");
+    let source = std::fs::read_to_string(&hook).unwrap();
+    std::fs::write(&hook, source.replace(" v1`", " v2`")).unwrap();
+    wait_for_log(&server, "hooks changed");
+    let events = server.send(&session, "two");
+    let last = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == &format!("{session} {last} turn.completed v2"))
+    });
+    std::fs::write(&hook, "export default 42;\n").unwrap();
+    wait_for_log(&server, "still serving the last good ones");
+    let events = server.send(&session, "three");
+    let last = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == &format!("{session} {last} turn.completed v2"))
+    });
+}
+
+fn wait_for_log(server: &DevServer, text: &str) {
+    let started = Instant::now();
+    while !server.logs("").iter().any(|record| record["message"].as_str().unwrap_or_default().contains(text)) {
+        assert!(started.elapsed() < Duration::from_secs(20), "no log line with `{text}`");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `agent-sdk logs <args>` in `dir`, without any host or token from the environment.
+fn logs_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
+    command.arg("logs").args(args).current_dir(dir).env_remove("AGENT_SDK_HOST").env_remove("AGENT_SDK_TOKEN");
+    command
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn logs_prints_the_history_as_json_and_as_lines() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "hello");
+    let history = server.logs("");
+    let output = logs_command(dir.path(), &["--json"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let printed: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert!(printed.len() >= history.len());
+    for (line, record) in printed.iter().zip(&history) {
+        assert_eq!(line["id"], record["cursor"]);
+        assert_eq!(line["message"], record["message"]);
+    }
+    let output = logs_command(dir.path(), &["--utc", "--level", "info", "--session", &session]).output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.lines().find(|line| line.contains("loaded hook \"recorder\"")).unwrap();
+    assert!(line.contains("Z INFO  ["), "UTC time, level, session: {line}");
+    assert!(!text.contains(&server.token), "the token is never printed");
+}
+
+#[test]
+fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat() {
+    let dir = copy_fixture("dev", "basic");
+    let port = free_port();
+    let server = DevServer::start(dir.path(), port);
+    let session = server.create_session();
+    server.send(&session, "before");
+    let mut follower =
+        logs_command(dir.path(), &["-f", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u64>::new()));
+    let reader = {
+        let printed = std::sync::Arc::clone(&printed);
+        let stdout = follower.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let record: Value = serde_json::from_str(&line.unwrap()).unwrap();
+                printed.lock().unwrap().push(record["id"].as_u64().unwrap());
+            }
+        })
+    };
+    let wait_for = |count: usize| {
+        let started = Instant::now();
+        while printed.lock().unwrap().len() < count {
+            assert!(started.elapsed() < Duration::from_secs(30), "logs stopped at {:?}", printed.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for(server.logs("").len());
+    server.signal("-KILL");
+    let _ = server.wait();
+    let restarted = DevServer::start(dir.path(), port);
+    restarted.send(&session, "after");
+    let all: Vec<u64> = restarted.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
+    wait_for(all.len());
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(*printed.lock().unwrap(), all, "every line once, in order, across the restart");
+    Command::new("kill").args(["-INT", &follower.id().to_string()]).status().unwrap();
+    let status = follower.wait().unwrap();
+    reader.join().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut follower.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0), "Ctrl-C ends logs with 0: {stderr}");
+    assert!(stderr.contains("reconnecting") && stderr.contains("reconnected"), "{stderr}");
+}
+
+#[test]
+fn logs_explains_a_wrong_token_a_missing_server_and_gives_up_in_time() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let output = logs_command(dir.path(), &["--token", "wrong"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the token was refused"), "{stderr}");
+    assert!(!stderr.contains("wrong"), "the token is never printed: {stderr}");
+
+    let nowhere = tempfile::tempdir().unwrap();
+    let output = logs_command(nowhere.path(), &[]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no dev server found; start one with `agent-sdk dev`"));
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    let output = logs_command(nowhere.path(), &["--host", &closed, "--token", "t"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no dev server found at"), "{:?}", output);
+    let output = logs_command(nowhere.path(), &["--host", "http://example.com", "--token", "t"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "no token over plain HTTP to another host");
+
+    let follower = logs_command(dir.path(), &["-f", "--retry-for", "1s"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    server.signal("-KILL");
+    let started = Instant::now();
+    let output = follower.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("giving up"), "{:?}", output);
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
