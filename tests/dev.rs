@@ -55,6 +55,25 @@ impl DevServer {
         }
     }
 
+    /// A server started by the test itself, once its dev.json has a token other than `old_token`.
+    fn adopt(child: Child, dir: &Path, old_token: &str) -> Self {
+        let mut server = DevServer { child, url: String::new(), token: String::new() };
+        let started = Instant::now();
+        loop {
+            assert!(started.elapsed() < Duration::from_secs(30), "dev did not start");
+            let file: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join(".agent-sdk/dev.json")).unwrap_or_default())
+                    .unwrap_or_default();
+            let token = file["token"].as_str().unwrap_or_default();
+            if !token.is_empty() && token != old_token {
+                server.url = file["url"].as_str().unwrap_or_default().to_owned();
+                server.token = token.to_owned();
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     fn get(&self, path: &str) -> reqwest::Result<reqwest::blocking::Response> {
         reqwest::blocking::Client::new().get(format!("{}{path}", self.url)).bearer_auth(&self.token).send()
     }
@@ -427,4 +446,34 @@ fn logs_explains_a_wrong_token_a_missing_server_and_gives_up_in_time() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("giving up"), "{:?}", output);
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() {
+    let dir = copy_fixture("dev", "basic");
+    let first = DevServer::start(dir.path(), 0);
+    let token = first.token.clone();
+    first.signal("-TERM");
+    assert_eq!(first.wait(), Some(0));
+    let second = DevServer::start(dir.path(), 0);
+    assert_eq!(second.token, token, "kept across a restart, so a `logs -f` survives one");
+    second.signal("-TERM");
+    assert_eq!(second.wait(), Some(0));
+    let rotated = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["dev", "--port", "0", "--rotate-token"])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let rotated = DevServer::adopt(rotated, dir.path(), &token);
+    assert_ne!(rotated.token, token);
+
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["dev", "--host", "0.0.0.0", "--port", "0"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("pass --allow-remote"));
 }
