@@ -89,14 +89,15 @@ impl Sessions {
 fn serve_session(agent: &Agent, session_id: &str, turns: &Receiver<Turn>) {
     let log = match agent.serve_log(Some(session_id)) {
         Ok(log) => log,
-        Err(error) => return eprintln_error(session_id, &error),
+        Err(error) => return log_start_failure(session_id, &error),
     };
     if let Err(error) = answer_turns(agent, session_id, turns, &log) {
         log.error(format!("session {session_id} stopped: {error:#}"));
     }
 }
 
-fn eprintln_error(session_id: &str, error: &anyhow::Error) {
+/// Without a recorded log (the store would not open), stderr is the only place to say it.
+fn log_start_failure(session_id: &str, error: &anyhow::Error) {
     let log = ServeLog::new(crate::serve_log::LogFormat::Text);
     log.error(format!("session {session_id} could not start: {error:#}"));
 }
