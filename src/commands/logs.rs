@@ -35,9 +35,9 @@ fn print_logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<()> {
     let endpoint = discover(&flags, &env, || read_dev_json(&dev_json_path(&args.dir.dir)))?;
     check_transport(&endpoint, args.insecure)?;
     let style = if args.json { Style::Json } else { Style::Human { color: printer.color(), utc: args.utc } };
-    let output = Output { printer, style };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
+    let output = Output::new(printer, style);
+    // One thread: a stream read in order gains nothing from more, and pays for each wake-up.
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("could not start the async runtime")?;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use reqwest::{Response, StatusCode};
 use tokio::time::Instant;
@@ -215,13 +215,27 @@ impl Follower<'_> {
         // parser swallows those).
         let mut events = response.bytes_stream().inspect(move |_| touch.touch()).eventsource();
         loop {
-            match tokio::time::timeout_at(heard.last() + SILENCE_LIMIT, events.next()).await {
-                Err(_) if heard.last() + SILENCE_LIMIT <= Instant::now() => return Ok(StreamEnd::Silent),
-                Err(_) => {}
-                Ok(None) => return Ok(StreamEnd::Finished),
-                Ok(Some(Err(error))) => return Ok(StreamEnd::Broken(describe_stream_error(&error))),
-                Ok(Some(Ok(event))) => self.show(&event)?,
-            }
+            // What has already arrived is taken without a timer; only before waiting on
+            // the network are the gathered lines written out.
+            let next = match events.next().now_or_never() {
+                Some(next) => Ok(next),
+                None => {
+                    self.output.flush()?;
+                    tokio::time::timeout_at(heard.last() + SILENCE_LIMIT, events.next()).await
+                }
+            };
+            let end = match next {
+                Err(_) if heard.last() + SILENCE_LIMIT <= Instant::now() => StreamEnd::Silent,
+                Err(_) => continue,
+                Ok(None) => StreamEnd::Finished,
+                Ok(Some(Err(error))) => StreamEnd::Broken(describe_stream_error(&error)),
+                Ok(Some(Ok(event))) => {
+                    self.show(&event)?;
+                    continue;
+                }
+            };
+            self.output.flush()?;
+            return Ok(end);
         }
     }
 

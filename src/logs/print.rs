@@ -46,16 +46,23 @@ pub enum Style {
     Json,
 }
 
-/// Where records are printed, and how.
-#[derive(Debug, Clone, Copy)]
+/// Where records are printed, and how. Lines are gathered while more are already waiting
+/// and written together by [`Output::flush`], which the follower calls before it waits for
+/// the network, so a pipe never waits on a line that has arrived.
+#[derive(Debug)]
 pub struct Output<'a> {
     pub printer: &'a Printer,
     pub style: Style,
+    pending: String,
 }
 
-impl Output<'_> {
-    /// Prints one record; a closed stdout comes back as the printer's error.
-    pub fn print(&self, record: &LogRecord) -> anyhow::Result<()> {
+impl<'a> Output<'a> {
+    pub fn new(printer: &'a Printer, style: Style) -> Self {
+        Self { printer, style, pending: String::new() }
+    }
+
+    /// Adds one record's line to what the next flush writes.
+    pub fn print(&mut self, record: &LogRecord) -> anyhow::Result<()> {
         let line = match self.style {
             Style::Human { color, utc } => {
                 let zone = if utc { None } else { Some(jiff::tz::TimeZone::system()) };
@@ -63,7 +70,16 @@ impl Output<'_> {
             }
             Style::Json => json_line(record)?,
         };
-        self.printer.stdout(&line)?;
+        self.pending.push_str(&line);
+        Ok(())
+    }
+
+    /// Writes what was gathered; a closed stdout comes back as the printer's error.
+    pub fn flush(&mut self) -> anyhow::Result<()> {
+        if !self.pending.is_empty() {
+            self.printer.stdout(&self.pending)?;
+            self.pending.clear();
+        }
         Ok(())
     }
 }
