@@ -21,6 +21,7 @@ pub mod report;
 pub mod runtime;
 pub mod sdk;
 pub mod serve_log;
+pub mod since;
 pub mod state;
 pub mod uri;
 pub mod vocabulary;

@@ -58,19 +58,13 @@ impl Filter {
 /// `10m`, `2h`, `30s` ago, or an RFC 3339 time, as the `at` it compares with.
 fn since_bound(text: &str) -> Result<String, String> {
     let text = text.trim();
-    let unit =
-        |suffix: char, millis: i64| text.strip_suffix(suffix).and_then(|n| n.parse::<i64>().ok()).map(|n| n * millis);
-    let ago = unit('s', 1000)
-        .or_else(|| unit('m', 60_000))
-        .or_else(|| unit('h', 3_600_000))
-        .or_else(|| unit('d', 86_400_000));
-    if let Some(ago) = ago {
+    if let Some(ago) = crate::since::age_millis(text) {
         let now =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis() as i64;
         return Ok(format_millis(now - ago));
     }
     // Any RFC 3339 time, made UTC with milliseconds like every recorded `at`.
-    crate::logs::since::rfc3339_millis(text)
+    crate::since::rfc3339_millis(text)
         .map(format_millis)
         .ok_or_else(|| format!("`{text}` is neither an age (10m, 2h) nor an RFC 3339 time"))
 }

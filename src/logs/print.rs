@@ -8,9 +8,9 @@
 use owo_colors::OwoColorize;
 use serde_json::{Map, Value};
 
-use super::since::rfc3339_millis;
 use crate::clock::format_millis;
 use crate::printer::Printer;
+use crate::since::rfc3339_millis;
 
 /// How many characters of a session id the human line shows (its end: ids share their start).
 const SESSION_SHORT_LEN: usize = 8;

@@ -4,7 +4,7 @@
 use reqwest::Url;
 
 use super::Stop;
-use super::since::validate_since;
+use crate::since::validate_since;
 
 /// The levels the server knows, least serious first.
 const LEVELS: [&str; 4] = ["debug", "info", "warn", "error"];

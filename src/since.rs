@@ -1,5 +1,6 @@
-//! `--since` checked before anything is sent: an age (`30s`, `10m`, `2h`) or an RFC 3339
-//! time, and the RFC 3339 reading that also turns a record's `at` into UTC for display.
+//! `since` values, read the same by the `logs` client (which checks them before sending)
+//! and the `dev` server (which filters by them): an age (`30s`, `10m`, `2h`, `1d`) or an
+//! RFC 3339 time; and the RFC 3339 reading that also turns a record's `at` into UTC.
 
 /// The units an age may use, as the server reads them.
 const AGE_UNITS: [char; 4] = ['s', 'm', 'h', 'd'];
@@ -15,11 +16,28 @@ pub fn validate_since(value: &str) -> Result<(), String> {
     }
 }
 
-/// `10m`: whole digits followed by one unit.
 fn is_age(value: &str) -> bool {
-    let Some(unit) = value.chars().last() else { return false };
+    age_millis(value).is_some()
+}
+
+/// `10m` (whole digits followed by one unit) in milliseconds.
+pub fn age_millis(value: &str) -> Option<i64> {
+    let unit = value.chars().last()?;
     let digits = &value[..value.len() - unit.len_utf8()];
-    AGE_UNITS.contains(&unit) && !digits.is_empty() && digits.len() <= 12 && digits.bytes().all(|b| b.is_ascii_digit())
+    if !AGE_UNITS.contains(&unit)
+        || digits.is_empty()
+        || digits.len() > 12
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let unit_millis = match unit {
+        's' => 1_000,
+        'm' => 60_000,
+        'h' => 3_600_000,
+        _ => 86_400_000,
+    };
+    digits.parse::<i64>().ok().map(|count| count * unit_millis)
 }
 
 /// An RFC 3339 date-time (`2026-11-30T05:52:01.123Z`, `…+01:00`) as milliseconds since the
