@@ -85,6 +85,7 @@ _arguments "${_arguments_options[@]}" : \
 '--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
 '--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
 '--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)]:DURATION:_default' \
+'--session-idle=[How long a session may sit idle before its Node.js runtime is stopped (it starts again with the next turn)]:DURATION:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
 json\:"One JSON record a line"))' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \

@@ -164,6 +164,11 @@ pub struct DevArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::engine::dispatcher::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
+    /// How long a session may sit idle before its Node.js runtime is stopped (it starts
+    /// again with the next turn).
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::engine::dispatcher::parse_duration)]
+    pub session_idle: std::time::Duration,
+
     /// The serve log's format on stderr.
     #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
     pub log_format: crate::serve_log::LogFormat,

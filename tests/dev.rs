@@ -477,3 +477,31 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("pass --allow-remote"));
 }
+
+#[test]
+fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
+    let dir = copy_fixture("dev", "basic");
+    let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["dev", "--port", "0", "--session-idle", "1s"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = DevServer::adopt(child, dir.path(), "");
+    let session = server.create_session();
+    server.send(&session, "one");
+    let runtimes = || {
+        let output = Command::new("pgrep").args(["-P", &server.child.id().to_string(), "node"]).output().unwrap();
+        String::from_utf8_lossy(&output.stdout).lines().count()
+    };
+    assert_eq!(runtimes(), 1, "a session with a turn has a runtime");
+    wait_for_log(&server, "session idle");
+    assert_eq!(runtimes(), 0, "an idle session has none");
+    let events = server.send(&session, "two");
+    let last = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == &format!("{session} {last} turn.completed v1"))
+    });
+}

@@ -56,6 +56,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         runtime_dir,
         node,
         hook_timeout: args.hook_timeout,
+        session_idle: args.session_idle,
         log_format: args.log_format,
         hooks: RwLock::new(HookSet { generation: 0, hooks }),
         log_cursor: Arc::new(log_cursor),

@@ -29,6 +29,8 @@ pub struct Agent {
     pub runtime_dir: PathBuf,
     pub node: PathBuf,
     pub hook_timeout: Duration,
+    /// How long a session may wait for its next turn before its runtime is stopped.
+    pub session_idle: Duration,
     pub log_format: LogFormat,
     pub hooks: RwLock<HookSet>,
     /// The newest serve-log cursor, for `/v1/logs` followers to wake on.

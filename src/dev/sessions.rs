@@ -106,7 +106,20 @@ fn answer_turns(agent: &Agent, session_id: &str, turns: &Receiver<Turn>, log: &S
     let store = StateStore::open(&agent.project.dir)?;
     let never_interrupted = std::sync::atomic::AtomicBool::new(false);
     let mut current: Option<(u64, Dispatcher)> = None;
-    for turn in turns {
+    loop {
+        let turn = match turns.recv_timeout(agent.session_idle) {
+            Ok(turn) => turn,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                // An idle session gives its runtime back; the next turn starts a new one.
+                if let Some((_, mut idle)) = current.take() {
+                    idle.finish()?;
+                    idle.shutdown();
+                    log.info("session idle: its hook runtime was stopped until the next turn");
+                }
+                continue;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        };
         let hook_set = agent.hook_set();
         // Hooks changed on disk since this runtime loaded them: reload between turns.
         if current.as_ref().is_none_or(|(generation, _)| *generation != hook_set.generation) {
