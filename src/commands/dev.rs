@@ -32,7 +32,8 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let checked = check_project(&args.dir.dir)?;
     if checked.count(Severity::Error) > 0 || checked.project.is_none() {
         printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
-        printer.stderr("error: the hooks have errors, so the server did not start; fix them (see above)\n");
+        let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
+        printer.stderr(&format!("error: {what}, so the server did not start; see above\n"));
         return Ok(ExitStatus::Failure);
     }
     let Some(project) = checked.project.clone() else { unreachable!("checked above") };

@@ -40,7 +40,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let checked = check_project(&args.dir.dir)?;
     if checked.count(Severity::Error) > 0 || checked.project.is_none() {
         printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
-        printer.stderr("error: the hooks have errors, so nothing ran; fix them (see above) and run again\n");
+        let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
+        printer.stderr(&format!("error: {what}, so nothing ran; see above\n"));
         return Ok(ExitStatus::Failure);
     }
     let Some(project) = &checked.project else { unreachable!("checked above") };
