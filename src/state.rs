@@ -160,14 +160,6 @@ impl StateStore {
         Ok(())
     }
 
-    /// The last index of the session that reached the hooks.
-    pub fn dispatched_through(&self, session_id: &str) -> anyhow::Result<Option<u64>> {
-        let through: Option<i64> = self
-            .connection
-            .query_row("SELECT through FROM dispatched WHERE session_id = ?1", [session_id], |row| row.get(0))
-            .optional()?;
-        Ok(through.map(|through| through as u64))
-    }
 
     /// Records one serve-log line; returns its cursor, which only ever grows.
     pub fn append_log(&self, record: &Record) -> anyhow::Result<u64> {
