@@ -75,11 +75,6 @@ impl Record {
         self.hook = Some(hook.to_owned());
         self
     }
-
-    pub fn event(mut self, event: &str) -> Self {
-        self.event = Some(event.to_owned());
-        self
-    }
 }
 
 /// How the serve log is written.

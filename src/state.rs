@@ -160,7 +160,6 @@ impl StateStore {
         Ok(())
     }
 
-
     /// Records one serve-log line; returns its cursor, which only ever grows.
     pub fn append_log(&self, record: &Record) -> anyhow::Result<u64> {
         let mut insert = self.connection.prepare_cached(

@@ -405,6 +405,7 @@ fn the_serve_log_can_be_json() {
     assert_eq!(threw["level"], "error");
     assert_eq!(threw["hook"], "1-thrower");
     assert_eq!(threw["event"], "turn.completed");
+    assert!(threw["turnId"].as_str().unwrap().starts_with("turn_"), "the record names the turn: {threw}");
     assert!(threw["sessionId"].as_str().unwrap().starts_with("ses_"));
     assert!(records.iter().all(|record| record["at"].as_str().unwrap().ends_with('Z')));
 }

@@ -302,13 +302,12 @@ impl<'s> Dispatcher<'s> {
                 let handler = text("handler");
                 let location = message["stack"].as_str().and_then(|stack| self.first_project_frame(stack));
                 let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
-                self.log.write(
+                self.log(
                     Record::new(
                         Level::Error,
                         format!("hook \"{hook}\" handler for {handler} threw: {}{at}", text("message")),
                     )
-                    .hook(&hook)
-                    .event(&handler),
+                    .hook(&hook),
                 );
                 self.running = None;
             }
@@ -338,7 +337,7 @@ impl<'s> Dispatcher<'s> {
                 } else {
                     Record::new(level, format!("hook \"{hook}\": {}", text("text"))).hook(&hook)
                 };
-                self.log.write(record);
+                self.log(record);
             }
             "otel" => self.otel.record(message),
             _ => {}
@@ -346,14 +345,23 @@ impl<'s> Dispatcher<'s> {
     }
 
     fn log_timed_out(&self, hook: &str, handler: &str) {
-        self.log.write(
+        self.log(
             Record::new(
                 Level::Error,
                 format!("hook \"{hook}\" handler for {handler} timed out after {}", format_duration(self.timeout)),
             )
-            .hook(hook)
-            .event(handler),
+            .hook(hook),
         );
+    }
+
+    /// Logs a record about the event the runtime is handling (the oldest one in flight:
+    /// Node handles them in order), naming its type and turn.
+    fn log(&self, mut record: Record) {
+        if let Some(pending) = self.pending.front() {
+            record.event = Some(pending.event.event_type.clone());
+            record.turn_id.clone_from(&pending.event.turn_id);
+        }
+        self.log.write(record);
     }
 
     /// `bot/hooks/x.ts:7:13` from a stack trace: the first frame in the project's sources.
