@@ -130,7 +130,7 @@ pub struct RunArgs {
     pub json: bool,
 
     /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::engine::dispatcher::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
     /// The serve log's format on stderr.
@@ -161,12 +161,12 @@ pub struct DevArgs {
     pub rotate_token: bool,
 
     /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::engine::dispatcher::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
     /// How long a session may sit idle before its Node.js runtime is stopped (it starts
     /// again with the next turn).
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::engine::dispatcher::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::clock::parse_duration)]
     pub session_idle: std::time::Duration,
 
     /// The serve log's format on stderr.
@@ -220,7 +220,7 @@ pub struct LogsArgs {
     pub insecure: bool,
 
     /// After a lost connection, how long to keep trying before giving up with exit 1.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::engine::dispatcher::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
     pub retry_for: std::time::Duration,
 }
 

@@ -348,7 +348,10 @@ impl<'s> Dispatcher<'s> {
         self.log(
             Record::new(
                 Level::Error,
-                format!("hook \"{hook}\" handler for {handler} timed out after {}", format_duration(self.timeout)),
+                format!(
+                    "hook \"{hook}\" handler for {handler} timed out after {}",
+                    crate::clock::format_duration(self.timeout)
+                ),
             )
             .hook(hook),
         );
@@ -424,56 +427,4 @@ impl<'s> Dispatcher<'s> {
 enum Restart {
     Exited,
     NeverYielded,
-}
-
-/// `30s`, `1.5s`, `250ms`, `2m`.
-pub fn format_duration(duration: Duration) -> String {
-    let millis = duration.as_millis();
-    if millis < 1000 {
-        format!("{millis}ms")
-    } else if millis.is_multiple_of(60_000) {
-        format!("{}m", millis / 60_000)
-    } else if millis.is_multiple_of(1000) {
-        format!("{}s", millis / 1000)
-    } else {
-        format!("{}s", millis as f64 / 1000.0)
-    }
-}
-
-/// Parses `30s`, `500ms`, `2m`, `1.5s` (a bare number is seconds).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a duration (try 30s, 500ms or 2m)"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" => value,
-        "m" => value * 60.0,
-        _ => return Err(format!("`{text}` has an unknown unit (use ms, s or m)")),
-    };
-    if !(seconds.is_finite() && seconds > 0.0) {
-        return Err(format!("`{text}` must be a positive duration"));
-    }
-    Ok(Duration::from_secs_f64(seconds))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_round_trip() {
-        assert_eq!(parse_duration("30s").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
-        assert!(parse_duration("0s").is_err());
-        assert!(parse_duration("soon").is_err());
-        assert_eq!(format_duration(Duration::from_secs(30)), "30s");
-        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
-        assert_eq!(format_duration(Duration::from_millis(200)), "200ms");
-    }
 }

@@ -159,7 +159,7 @@ impl Follower<'_> {
         Stop::failure(format!(
             "no connection to {} for {}; giving up (is the server still running?)",
             self.endpoint.display_host(),
-            crate::engine::dispatcher::format_duration(self.retry_for)
+            crate::clock::format_duration(self.retry_for)
         ))
     }
 
