@@ -82,19 +82,19 @@ pub fn stream(
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(256);
     tokio::spawn(async move {
-        let filter = Arc::new(filter);
+        let mut reader = LogReader { project_dir, filter: Arc::new(filter), store: None };
         // `tail`: start just before the first of the last `n` matching lines (if there are
         // none, no older line matches at all, so starting at 0 shows nothing old).
         let mut cursor = match (after, tail) {
             (Some(after), _) => after,
-            (None, Some(tail)) => match query_blocking(&project_dir, &filter, QueryFrom::Tail(tail)).await {
+            (None, Some(tail)) => match reader.read(QueryFrom::Tail(tail)).await {
                 Ok(rows) => rows.first().map_or(0, |(cursor, _)| cursor - 1),
                 Err(_) => return,
             },
             (None, None) => 0,
         };
         loop {
-            let rows = match query_blocking(&project_dir, &filter, QueryFrom::After(cursor)).await {
+            let rows = match reader.read(QueryFrom::After(cursor)).await {
                 Ok(rows) => rows,
                 Err(_) => return,
             };
@@ -131,19 +131,35 @@ enum QueryFrom {
     Tail(u64),
 }
 
-async fn query_blocking(
-    project_dir: &std::path::Path,
-    filter: &Arc<Filter>,
-    from: QueryFrom,
-) -> anyhow::Result<Vec<(u64, Value)>> {
-    let project_dir = project_dir.to_path_buf();
-    let filter = Arc::clone(filter);
-    tokio::task::spawn_blocking(move || query(&project_dir, &filter, &from)).await?
+/// Reads one follower's pages on a blocking thread with one store connection, opened
+/// on the first read and kept for the stream's life.
+struct LogReader {
+    project_dir: PathBuf,
+    filter: Arc<Filter>,
+    store: Option<crate::state::StateStore>,
+}
+
+impl LogReader {
+    async fn read(&mut self, from: QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
+        let project_dir = self.project_dir.clone();
+        let filter = Arc::clone(&self.filter);
+        let store = self.store.take();
+        let (store, rows) = tokio::task::spawn_blocking(move || {
+            let store = match store {
+                Some(store) => store,
+                None => crate::state::StateStore::open(&project_dir)?,
+            };
+            let rows = query(&store, &filter, &from);
+            anyhow::Ok((store, rows))
+        })
+        .await??;
+        self.store = Some(store);
+        rows
+    }
 }
 
 /// Lines matching `filter`: the next page after a cursor, or the last `n`.
-fn query(project_dir: &std::path::Path, filter: &Filter, from: &QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
-    let store = crate::state::StateStore::open(project_dir)?;
+fn query(store: &crate::state::StateStore, filter: &Filter, from: &QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
     let levels = filter.levels.iter().map(|level| format!("'{level}'")).collect::<Vec<_>>().join(",");
     let (after, order, limit) = match from {
         QueryFrom::After(cursor) => (*cursor, "ASC", PAGE),
