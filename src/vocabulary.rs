@@ -1,8 +1,9 @@
 //! The event vocabulary: every session event type and the shape of its `data`, in one table.
 //!
-//! The analyser reads it to flag unknown handler keys, the engine to know what it may
-//! emit, and the generated type declarations to type `event.data`. Adding an event type
-//! is a change to [`EVENTS`] and nowhere else.
+//! The analyser reads it to flag unknown handler keys (and suggest the near miss), and
+//! `run --event` for a realistic payload. Each entry also carries the TypeScript type of
+//! its `data`, for the SDK's type declarations (not generated yet). The turn engine emits
+//! these types by name in `engine::turn`; a test there keeps the two in step.
 
 /// One event type of the session stream (SPEC §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -121,6 +121,24 @@ mod tests {
     }
 
     #[test]
+    fn every_event_a_turn_records_is_in_the_vocabulary() {
+        let script: Script = serde_json::from_str(
+            r#"{ "steps": [ { "reasoning": "r" }, { "tools": [ { "toolName": "a", "retries": ["transport"] } ] },
+                            { "text": "t" } ] }"#,
+        )
+        .unwrap();
+        let mut recorded = types(&turn_steps("q", play(None, "q", &script)));
+        recorded.extend(types(&turn_steps(
+            "q",
+            play(None, "q", &serde_json::from_str(r#"{ "steps": [ { "fail": "x" } ] }"#).unwrap()),
+        )));
+        recorded.push(cancelled().event_type);
+        for event_type in recorded {
+            assert!(crate::vocabulary::event_type(event_type).is_some(), "{event_type} is not in the vocabulary");
+        }
+    }
+
+    #[test]
     fn tool_calls_are_paired_and_retries_come_before_their_result() {
         let script: Script = serde_json::from_str(
             r#"{ "steps": [ { "tools": [ { "toolName": "a", "retries": ["transport", "http_503"] }, { "toolName": "b" } ] } ] }"#,
