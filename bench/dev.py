@@ -46,7 +46,6 @@ import argparse
 import contextlib
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import statistics
@@ -60,8 +59,8 @@ import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-AGENT_SDK = REPO / "target" / "release" / "agent-sdk"
+from common import AGENT_SDK, REPO, STDERR_TAIL_LINES, SanityError, build_release, copy_project, node_version
+
 # One hook, "*": a serve-log line per event (AGENT_SDK_BENCH_ECHO=1) and/or a record line per
 # event in the file named by AGENT_SDK_TEST_RECORD.
 PROJECT = REPO / "bench" / "dev-hooks"
@@ -70,20 +69,6 @@ TARGET_FOLLOW_MS = 100
 FLAT_TOLERANCE = 0.20
 FIRST_TURNS = 5  # per session, for the first latency row
 WAIT_S = 60  # for dev to start, a line to show up, hooks to finish
-STDERR_TAIL_LINES = 40
-
-
-class SanityError(Exception):
-    """A run that cannot be counted: its message says why, stderr_tail shows agent-sdk's."""
-
-    def __init__(self, message: str, stderr: str = ""):
-        super().__init__(message)
-        self.stderr_tail = "\n".join(stderr.splitlines()[-STDERR_TAIL_LINES:])
-
-
-def copy_project(dest: Path) -> Path:
-    shutil.copytree(PROJECT, dest, ignore=shutil.ignore_patterns(".agent-sdk", "node_modules"))
-    return dest
 
 
 def at_ms(at: str) -> float:
@@ -208,8 +193,8 @@ def seed_serve_log(project: Path, count: int) -> None:
         elif kind == 5:
             row = ("info", f"otel counter acme.tokens = {40 + turn % 97}", None, None)
         elif turn % 50 == 0:
-            row = ("error", f'hook "pager" handler for turn.failed threw: PAGER_TOKEN is not set '
-                            f"(at bot/hooks/pager.ts:9:11)", "pager", "turn.failed")
+            row = ("error", 'hook "pager" handler for turn.failed threw: PAGER_TOKEN is not set '
+                            "(at bot/hooks/pager.ts:9:11)", "pager", "turn.failed")
         elif kind == 6 and turn % 7 == 0:
             row = ("warn", 'hook "audit/usage" handler for turn.completed timed out after 30s',
                    "audit/usage", "turn.completed")
@@ -280,7 +265,7 @@ def follow_latency(dev: Dev, want_events: int) -> list[float]:
 
 def concurrent_sessions(tmp: Path, sessions: int, turns: int) -> tuple[list[float], list[float], dict]:
     """Per-turn latencies (first FIRST_TURNS of each session, all) and {turn: dev RSS sample}."""
-    project, record = copy_project(tmp / "concurrent"), tmp / "record.txt"
+    project, record = copy_project(PROJECT, tmp / "concurrent"), tmp / "record.txt"
     total = sessions * turns
     sample_at = {max(1, total // 10), total // 2, total}
     done: list[tuple[int, list[dict]]] = []  # (turn number in its session, envelopes)
@@ -335,14 +320,12 @@ def main() -> int:
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     args = parser.parse_args()
 
-    if not args.no_build:
-        print("building: cargo build --release --bin agent-sdk", file=sys.stderr)
-        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "agent-sdk"], cwd=REPO, check=True)
-    node_version = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    build_release(args.no_build)
+    node = node_version()
 
     try:
         with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-dev-") as tmp:
-            project = copy_project(Path(tmp) / "logs")
+            project = copy_project(PROJECT, Path(tmp) / "logs")
             with dev_server(project, {"AGENT_SDK_BENCH_ECHO": "1"}) as dev:
                 seed_serve_log(project, args.log_rows)
                 logs_times, logs_lines = logs_throughput(dev, args.runs, args.log_rows)
@@ -354,7 +337,7 @@ def main() -> int:
             print(f"stderr (last {STDERR_TAIL_LINES} lines):\n{error.stderr_tail}", file=sys.stderr)
         return 1
 
-    print(f"\n{os.cpu_count()} cores, node {node_version}, project bench/dev-hooks (one \"*\" hook), "
+    print(f"\n{os.cpu_count()} cores, node {node}, project bench/dev-hooks (one \"*\" hook), "
           f"release build\n")
 
     logs_median = statistics.median(logs_times)

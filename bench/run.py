@@ -49,8 +49,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-AGENT_SDK = REPO / "target" / "release" / "agent-sdk"
+from common import AGENT_SDK, REPO, STDERR_TAIL_LINES, SanityError, build_release, copy_project, node_version
+
 EXAMPLE = REPO / "examples" / "acme-bot"
 # Three hooks that do what hooks do without touching the disk per turn: an otel counter,
 # an awaited kv write per turn, and a "*" handler that sees every event.
@@ -58,26 +58,11 @@ REPLAY_PROJECT = REPO / "bench" / "replay-hooks"
 TARGET_RATIO = 1.6
 TARGET_EVENTS_PER_S = 20_000
 TARGET_PEAK_MB = 200
-STDERR_TAIL_LINES = 40
 SUMMARY = re.compile(r"summary: (\d+) events? dispatched")
 
 # The reply of every generated turn, streamed as message.appended deltas.
 REPLY_WORDS = ("Sure, the refund policy is on the billing page: refunds are issued within "
                "five business days to the original payment method (see docs/billing#refunds).").split(" ")
-
-
-class SanityError(Exception):
-    """A run that cannot be counted: its message says why, stderr_tail shows agent-sdk's."""
-
-    def __init__(self, message: str, stderr: str = ""):
-        super().__init__(message)
-        self.stderr_tail = "\n".join(stderr.splitlines()[-STDERR_TAIL_LINES:])
-
-
-def copy_project(dest: Path, source: Path = EXAMPLE) -> Path:
-    """A copy of a project without any .agent-sdk/ state (so the run starts cold)."""
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".agent-sdk", "node_modules"))
-    return dest
 
 
 def generate_events(path: Path, count: int) -> None:
@@ -144,7 +129,7 @@ def run_checked(cmd: list[str], expect_events: int | None = None) -> tuple[float
 def cold_vs_node(tmp: Path, runs: int) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {"agent-sdk run (cold)": [], "node -e ''": []}
     for run in range(runs + 1):  # run 0 is the warm-up, discarded
-        project = copy_project(tmp / f"cold{run}")
+        project = copy_project(EXAMPLE, tmp / f"cold{run}")
         cold_ms, _ = run_checked([str(AGENT_SDK), "run", "--dir", str(project), "--message", "hello"])
         node_ms, _, code = measure(["node", "-e", ""])
         if code != 0:
@@ -161,7 +146,7 @@ def replay_throughput(tmp: Path, runs: int, events: int, source: Path) -> list[f
     replay = tmp / f"events-{events}.jsonl"
     if not replay.exists():
         generate_events(replay, events)
-    project = copy_project(tmp / f"replay-{source.name}", source)
+    project = copy_project(source, tmp / f"replay-{source.name}")
     cmd = [str(AGENT_SDK), "run", "--dir", str(project), "--replay", str(replay)]
     run_checked(cmd, events)  # warm-up: compiles the hooks, discarded
     times = []
@@ -200,7 +185,7 @@ def peak_rss_of_process_alone(cmd: list[str]) -> tuple[float, float, str]:
 def replay_memory(tmp: Path, events: int) -> tuple[float, float]:
     replay = tmp / f"events-{events}.jsonl"
     generate_events(replay, events)
-    project = copy_project(tmp / "memory")
+    project = copy_project(EXAMPLE, tmp / "memory")
     elapsed_ms, peak_mb, stderr = peak_rss_of_process_alone(
         [str(AGENT_SDK), "run", "--dir", str(project), "--replay", str(replay)])
     dispatched = SUMMARY.search(stderr)
@@ -219,10 +204,8 @@ def main() -> int:
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     args = parser.parse_args()
 
-    if not args.no_build:
-        print("building: cargo build --release --bin agent-sdk", file=sys.stderr)
-        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "agent-sdk"], cwd=REPO, check=True)
-    node_version = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    build_release(args.no_build)
+    node = node_version()
 
     try:
         with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-run-") as tmp:
@@ -236,7 +219,7 @@ def main() -> int:
             print(f"stderr (last {STDERR_TAIL_LINES} lines):\n{error.stderr_tail}", file=sys.stderr)
         return 1
 
-    print(f"\n{os.cpu_count()} cores, node {node_version}, projects examples/acme-bot and bench/replay-hooks (3 hooks each), "
+    print(f"\n{os.cpu_count()} cores, node {node}, projects examples/acme-bot and bench/replay-hooks (3 hooks each), "
           f"{args.runs} timed runs each (1 warm-up discarded)\n")
 
     print("### 1. Cold `agent-sdk run --message hello` vs bare `node -e ''`\n")

@@ -30,9 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from common import AGENT_SDK, REPO, build_release
+
 BENCH = REPO / "bench"
-AGENT_SDK = REPO / "target" / "release" / "agent-sdk"
 OXLINT = BENCH / "node_modules" / ".bin" / "oxlint"
 SUBFOLDERS = 100
 TARGET_MEDIAN_MS = 150
@@ -116,9 +116,7 @@ def main() -> int:
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     args = parser.parse_args()
 
-    if not args.no_build:
-        print("building: cargo build --release --bin agent-sdk", file=sys.stderr)
-        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "agent-sdk"], cwd=REPO, check=True)
+    build_release(args.no_build)
     if not OXLINT.exists():
         print("oxlint missing: running npm install --prefix bench --no-audit --no-fund", file=sys.stderr)
         subprocess.run(["npm", "install", "--prefix", str(BENCH), "--no-audit", "--no-fund"], cwd=REPO, check=True)

@@ -1,0 +1,37 @@
+"""What the benchmark scripts share: where the binary is, building it, the Node version,
+copying a project without its state, and the error for a run that cannot be counted."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+AGENT_SDK = REPO / "target" / "release" / "agent-sdk"
+# How much of agent-sdk's stderr a failed sanity check shows.
+STDERR_TAIL_LINES = 40
+
+
+class SanityError(Exception):
+    """A run that cannot be counted: its message says why, stderr_tail shows agent-sdk's."""
+
+    def __init__(self, message: str, stderr: str = ""):
+        super().__init__(message)
+        self.stderr_tail = "\n".join(stderr.splitlines()[-STDERR_TAIL_LINES:])
+
+
+def build_release(skip: bool) -> None:
+    """`cargo build --release` of the agent-sdk binary, unless `skip` (--no-build)."""
+    if not skip:
+        print("building: cargo build --release --bin agent-sdk", file=sys.stderr)
+        subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "agent-sdk"], cwd=REPO, check=True)
+
+
+def node_version() -> str:
+    return subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def copy_project(source: Path, dest: Path) -> Path:
+    """A copy of a project without any .agent-sdk/ state (so a run starts cold) or node_modules."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".agent-sdk", "node_modules"))
+    return dest
