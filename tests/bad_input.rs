@@ -56,7 +56,6 @@ fn a_broken_link_is_unreadable() {
 
 #[test]
 fn a_symlink_loop_is_a_warning_not_a_hang() {
-    // hooks::symlink-loop
     let dir = project();
     fs::create_dir_all(dir.path().join("bot/hooks/nested")).unwrap();
     symlink("..", dir.path().join("bot/hooks/nested/loop")).unwrap();
@@ -65,7 +64,6 @@ fn a_symlink_loop_is_a_warning_not_a_hang() {
 
 #[test]
 fn links_out_of_the_project_are_errors_and_links_inside_are_followed() {
-    // hooks::link-outside-project
     let outer = tempfile::tempdir().unwrap();
     write(outer.path(), "outside/stolen.ts", GOOD_HOOK);
     write(outer.path(), "project/bot/hooks/good.ts", GOOD_HOOK);
