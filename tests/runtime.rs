@@ -1,0 +1,364 @@
+//! The hook runtime runs every module as Node and tsc would, in place, from its source
+//! path: the projects in `fixtures/runtime/` are small, realistic TypeScript projects
+//! (tsconfig `paths`/`baseUrl`/`extends`, `import.meta`, CommonJS, `.mts`/`.cts`, legacy
+//! decorators, an npm-workspaces monorepo, package.json `imports`, JSON imports, `using`).
+//! Each hook records a value it could only compute if that setup really works (to the file
+//! in `AGENT_SDK_TEST_RECORD`), and the tests compare those lines exactly.
+//!
+//! Every positive case is run twice, as a user would: one synthetic `turn.completed`
+//! (`run --event turn.completed`) and a whole turn (`run --message hi`). The negative
+//! cases each break one thing in an otherwise valid project.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{copy_fixture, exit_code};
+
+/// One `agent-sdk` invocation and what the hooks recorded during it.
+struct Ran {
+    output: Output,
+    /// What the hooks recorded, a line each.
+    record: Vec<String>,
+}
+
+impl Ran {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    /// The serve log (`run`), or whatever a command printed on stderr.
+    fn log(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    /// Both streams, for failure messages.
+    fn both(&self) -> String {
+        format!("----- stdout -----\n{}----- stderr -----\n{}", self.stdout(), self.log())
+    }
+
+    /// The runtime's own files (its cache, compiled output) never show in what a user reads:
+    /// every path a user sees is one of their sources.
+    fn assert_no_state_paths(&self) {
+        assert!(!self.log().contains(".agent-sdk/"), "stderr names the state root:\n{}", self.both());
+        assert!(!self.stdout().contains(".agent-sdk/"), "stdout names the state root:\n{}", self.both());
+    }
+}
+
+/// Runs `agent-sdk <args>` in `cwd`, the hooks recording to `<cwd>/record.txt`.
+fn agent_sdk(cwd: &Path, args: &[&str]) -> Ran {
+    let record = cwd.join("record.txt");
+    let _ = std::fs::remove_file(&record);
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(args)
+        .current_dir(cwd)
+        .env("AGENT_SDK_TEST_RECORD", &record)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("FORCE_COLOR")
+        .env_remove("NODE_OPTIONS")
+        // throws-at-import's hook needs this to load; it must stay unset.
+        .env_remove("ACME_WEBHOOK_URL")
+        .output()
+        .unwrap();
+    let record = std::fs::read_to_string(record).unwrap_or_default().lines().map(str::to_owned).collect();
+    let ran = Ran { output, record };
+    ran.assert_no_state_paths();
+    ran
+}
+
+/// `run --event turn.completed` and `run --message hi` on the project at `cwd/dir`: both
+/// exit 0, load every hook in `hooks`, and record exactly `on_event` and `on_message`.
+fn runs_as_node_would(cwd: &Path, dir: &str, hooks: &[&str], on_event: &[&str], on_message: &[&str]) {
+    let runs: [(&[&str], &[&str]); 2] = [
+        (&["run", "--dir", dir, "--event", "turn.completed"], on_event),
+        (&["run", "--dir", dir, "--message", "hi"], on_message),
+    ];
+    for (args, expected) in runs {
+        let ran = agent_sdk(cwd, args);
+        let log = ran.log();
+        assert_eq!(exit_code(&ran.output), 0, "agent-sdk {}\n{}", args.join(" "), ran.both());
+        for hook in hooks {
+            assert!(
+                log.contains(&format!("loaded hook \"{hook}\"")),
+                "agent-sdk {}: {hook} did not load\n{log}",
+                args.join(" ")
+            );
+        }
+        assert!(!log.contains("\" failed to load"), "{log}");
+        assert!(!log.contains(" threw: "), "{log}");
+        assert_eq!(ran.record, expected, "agent-sdk {}\n{log}", args.join(" "));
+    }
+}
+
+/// A positive case where the hooks only handle `turn.completed`: both runs record the same.
+fn runs_turn_completed(case: &str, hooks: &[&str], expected: &[&str]) {
+    let project = copy_fixture("runtime", case);
+    runs_as_node_would(project.path(), ".", hooks, expected, expected);
+}
+
+/// `validate --format json` on a project: its exit code and diagnostics.
+fn validate_json(dir: &Path) -> (i32, Vec<serde_json::Value>, Ran) {
+    let ran = agent_sdk(dir, &["validate", "--dir", ".", "--format", "json"]);
+    let report: serde_json::Value =
+        serde_json::from_str(&ran.stdout()).unwrap_or_else(|error| panic!("{error}\n{}", ran.both()));
+    let diagnostics = report["diagnostics"].as_array().unwrap().clone();
+    (exit_code(&ran.output), diagnostics, ran)
+}
+
+/// The one diagnostic with this code; it must be about `path`.
+fn the_diagnostic<'a>(diagnostics: &'a [serde_json::Value], code: &str, path: &str) -> &'a serde_json::Value {
+    let found: Vec<&serde_json::Value> = diagnostics.iter().filter(|d| d["code"] == code).collect();
+    assert_eq!(found.len(), 1, "exactly one {code}: {diagnostics:#?}");
+    assert_eq!(found[0]["path"], path, "{:#}", found[0]);
+    found[0]
+}
+
+/// A broken import stops `validate` (exit 1, the code, the specifier named) and `run`
+/// (exit 1 before any hook runs): a hook that would fail to load never gets as far as a run.
+fn an_unresolved_import_is_an_error(case: &str, path: &str, specifier: &str) {
+    let project = copy_fixture("runtime", case);
+    let validate = agent_sdk(project.path(), &["validate", "--dir", "."]);
+    assert_eq!(exit_code(&validate.output), 1, "{}", validate.both());
+    assert!(validate.both().contains("hooks::unresolved-import"), "{}", validate.both());
+    assert!(validate.both().contains(specifier), "{}", validate.both());
+
+    let (code, diagnostics, ran) = validate_json(project.path());
+    assert_eq!(code, 1, "{}", ran.both());
+    let diagnostic = the_diagnostic(&diagnostics, "hooks::unresolved-import", path);
+    assert_eq!(diagnostic["severity"], "error");
+    assert_eq!(diagnostic["line"], 2, "it points at the import: {diagnostic:#}");
+    assert!(diagnostic["message"].as_str().unwrap().contains(specifier), "{diagnostic:#}");
+    assert_eq!(diagnostics.iter().filter(|d| d["severity"] == "error").count(), 1, "{diagnostics:#?}");
+
+    let run = agent_sdk(project.path(), &["run", "--dir", ".", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&run.output), 1, "{}", run.both());
+    assert!(run.log().contains("hooks::unresolved-import"), "{}", run.log());
+    assert!(run.record.is_empty(), "no hook ran: {:?}", run.record);
+}
+
+#[cfg(unix)]
+fn link_dir(target: &str, link: &Path) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}
+
+#[cfg(windows)]
+fn link_dir(target: &str, link: &Path) {
+    std::os::windows::fs::symlink_dir(link.parent().unwrap().join(target), link).unwrap();
+}
+
+// ---------------------------------------------------------------------------------------
+// What must run.
+
+#[test]
+fn tsconfig_paths_and_base_url_come_through_extends_in_an_esm_project() {
+    let project = copy_fixture("runtime", "tsconfig-paths");
+    let on_event = ["alias paths-from-the-base-config Tilde Alias util.ts", "nested/deep two-folders-down"];
+    let on_message = ["nested/deep received hi", on_event[0], on_event[1]];
+    runs_as_node_would(project.path(), ".", &["alias", "nested/deep"], &on_event, &on_message);
+}
+
+#[test]
+fn tsconfig_paths_and_base_url_come_through_extends_in_a_commonjs_project() {
+    let project = copy_fixture("runtime", "tsconfig-paths-cjs");
+    let on_event =
+        ["alias paths-from-the-base-config Tilde Alias util.ts commonjs", "legacy required-through-an-alias"];
+    let on_message = ["alias received Hi", on_event[0], on_event[1]];
+    runs_as_node_would(project.path(), ".", &["alias", "legacy"], &on_event, &on_message);
+}
+
+#[test]
+fn tsconfig_paths_without_base_url_are_relative_to_the_config_that_declares_them() {
+    runs_turn_completed("tsconfig-paths-no-baseurl", &["greeter"], &["greeter Hello, Ada! How can I help?"]);
+}
+
+#[test]
+fn import_meta_names_the_source_file() {
+    let project = copy_fixture("runtime", "import-meta");
+    let on_event = [
+        "prompt Answer in one short paragraph. | Answer in one short paragraph. | prompt.ts | true",
+        "reply Thanks for writing in, Ada. (templates.ts)",
+    ];
+    let on_message = ["prompt received hi in hooks", on_event[0], on_event[1]];
+    runs_as_node_would(project.path(), ".", &["prompt", "reply"], &on_event, &on_message);
+}
+
+#[test]
+fn a_commonjs_project_runs_as_commonjs() {
+    let project = copy_fixture("runtime", "commonjs");
+    let on_event = [
+        "audit card **** **** **** 4242 audit.js",
+        "banner Support desk v2 | banner.ts | // Reads files next to itself, the CommonJS way.",
+        "modern function object object pin **** 5678",
+    ];
+    let on_message = ["audit received 2 chars", on_event[0], on_event[1], on_event[2]];
+    runs_as_node_would(project.path(), ".", &["audit", "banner", "modern"], &on_event, &on_message);
+}
+
+#[test]
+fn mts_is_esm_and_cts_is_commonjs_in_a_commonjs_package() {
+    runs_turn_completed(
+        "module-formats",
+        &["legacy", "modern", "plain"],
+        &[
+            "legacy commonjs function legacy.cts turn.completed",
+            "modern esm undefined modern.mts escalate after two failed answers",
+            "plain commonjs plain.ts",
+        ],
+    );
+}
+
+#[test]
+fn ts_and_js_are_esm_and_cts_is_commonjs_in_a_module_package() {
+    runs_turn_completed(
+        "module-formats-esm",
+        &["legacy", "modern", "plain"],
+        &[
+            "legacy function object legacy.cts",
+            "modern undefined undefined modern.ts",
+            "plain undefined plain.js formats-bot-esm@0.4.0",
+        ],
+    );
+}
+
+#[test]
+fn experimental_decorators_and_their_metadata_work_as_tsc_emits_them() {
+    runs_turn_completed(
+        "decorators-legacy",
+        &["metadata", "pricing"],
+        &[
+            // What tsc's own output records (esbuild, and so tsx, emits no design-time metadata).
+            "metadata quote(String,Number) => Number constructor(Object)",
+            "pricing 5.5 computed=2 calls=3 inject=RATES \
+             order=memoize quote;logged quote;Inject(RATES);Injectable(singleton) PricingService",
+        ],
+    );
+}
+
+#[test]
+fn a_workspace_package_imports_typescript_from_its_siblings() {
+    let monorepo = copy_fixture("runtime", "monorepo");
+    // What `npm install` makes of `"workspaces": ["packages/*"]`: a link per package at the root.
+    let scope = monorepo.path().join("node_modules/@acme");
+    std::fs::create_dir_all(&scope).unwrap();
+    for package in ["agent", "shared", "util"] {
+        link_dir(&format!("../../packages/{package}"), &scope.join(package));
+    }
+    let on_event = ["digest $0.0125 | weekly us… | DONE! | ../shared/src/format.ts | ../util/src/index.ts"];
+    let on_message = ["digest received HI!", on_event[0]];
+    // Run from the repository root, as a workspace script would.
+    runs_as_node_would(monorepo.path(), "packages/agent", &["digest"], &on_event, &on_message);
+}
+
+#[test]
+fn package_json_imports_map_to_typescript_sources() {
+    runs_turn_completed(
+        "package-imports",
+        &["ops/pager", "router"],
+        &["ops/pager accounts", "router billing priority=5"],
+    );
+}
+
+#[test]
+fn json_imports_need_no_import_attribute_in_an_esm_project() {
+    runs_turn_completed(
+        "json-imports",
+        &["settings"],
+        &["settings json-bot@1.2.0 gpt-4.1-mini budget=24576 support+billing"],
+    );
+}
+
+#[test]
+fn json_imports_work_in_a_commonjs_project() {
+    runs_turn_completed(
+        "json-imports-cjs",
+        &["settings"],
+        &["settings json-bot-cjs@1.2.0 gpt-4.1-mini budget=24576 support+billing"],
+    );
+}
+
+#[test]
+fn using_and_await_using_dispose_in_reverse_order() {
+    runs_turn_completed(
+        "using",
+        &["cleanup"],
+        &["cleanup connect db, lock outer, lock inner, write, unlock inner, commit, unlock outer, disconnect db, \
+           lock guard, unlock guard, caught disk full"],
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// What must fail, and how.
+
+#[test]
+fn a_missing_relative_import_is_reported_before_anything_runs() {
+    an_unresolved_import_is_an_error("missing-relative-import", "bot/hooks/reminders.ts", "../lib/nope");
+}
+
+#[test]
+fn a_package_that_is_not_installed_is_reported_before_anything_runs() {
+    an_unresolved_import_is_an_error("missing-package", "bot/hooks/guard.ts", "zod");
+}
+
+#[test]
+fn a_tsx_file_is_a_warning_and_the_other_hooks_run() {
+    let project = copy_fixture("runtime", "tsx-hook");
+    let validate = agent_sdk(project.path(), &["validate", "--dir", "."]);
+    assert_eq!(exit_code(&validate.output), 0, "{}", validate.both());
+    assert!(validate.both().contains("hooks::not-a-hook-module"), "{}", validate.both());
+    assert!(validate.both().contains("widget.tsx"), "{}", validate.both());
+
+    let (code, diagnostics, ran) = validate_json(project.path());
+    assert_eq!(code, 0, "{}", ran.both());
+    let diagnostic = the_diagnostic(&diagnostics, "hooks::not-a-hook-module", "bot/hooks/widget.tsx");
+    assert_eq!(diagnostic["severity"], "warning");
+
+    let run = agent_sdk(project.path(), &["run", "--dir", ".", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&run.output), 0, "{}", run.both());
+    assert!(run.log().contains("loaded hook \"usage\""), "{}", run.log());
+    assert!(!run.log().contains("loaded hook \"widget\""), "{}", run.log());
+    assert_eq!(run.record, ["usage object"], "{}", run.log());
+}
+
+#[test]
+fn a_hook_that_throws_at_import_is_logged_with_its_source_location_and_the_others_run() {
+    let project = copy_fixture("runtime", "throws-at-import");
+    let validate = agent_sdk(project.path(), &["validate", "--dir", "."]);
+    assert_eq!(exit_code(&validate.output), 0, "statically the module is fine: {}", validate.both());
+
+    for args in [&["run", "--dir", ".", "--event", "turn.completed"][..], &["run", "--dir", ".", "--message", "hi"]] {
+        let ran = agent_sdk(project.path(), args);
+        let log = ran.log();
+        assert_eq!(exit_code(&ran.output), 3, "agent-sdk {}\n{}", args.join(" "), ran.both());
+        // Line and column of `new Error` in the TypeScript source (the interface and type
+        // above it are erased when it runs, so only a source map gets this right).
+        assert!(
+            log.contains("hook \"webhook\" failed to load: config missing (at bot/hooks/webhook.ts:12:9)"),
+            "agent-sdk {}\n{log}",
+            args.join(" ")
+        );
+        assert!(log.contains("loaded hook \"usage\""), "{log}");
+        assert!(!log.contains("loaded hook \"webhook\""), "{log}");
+        assert_eq!(ran.record, ["usage object"], "{log}");
+    }
+}
+
+#[test]
+fn standard_decorators_are_unsupported_syntax() {
+    let project = copy_fixture("runtime", "decorators-standard");
+    let validate = agent_sdk(project.path(), &["validate", "--dir", "."]);
+    assert_eq!(exit_code(&validate.output), 1, "{}", validate.both());
+    assert!(validate.both().contains("hooks::unsupported-syntax"), "{}", validate.both());
+
+    let (code, diagnostics, ran) = validate_json(project.path());
+    assert_eq!(code, 1, "{}", ran.both());
+    let diagnostic = the_diagnostic(&diagnostics, "hooks::unsupported-syntax", "bot/hooks/timing.ts");
+    assert_eq!(diagnostic["severity"], "error");
+    assert_eq!(diagnostic["line"], 20, "it points at the decorator: {diagnostic:#}");
+
+    let run = agent_sdk(project.path(), &["run", "--dir", ".", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&run.output), 1, "{}", run.both());
+    assert!(run.log().contains("hooks::unsupported-syntax"), "{}", run.log());
+    assert!(run.record.is_empty(), "no hook ran: {:?}", run.record);
+}
