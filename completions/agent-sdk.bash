@@ -101,7 +101,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__dev)
-            opts="-h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --log-format --color --help --version"
+            opts="-h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --log-format --env-file --no-env-file --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -129,6 +129,10 @@ _agent__sdk() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --env-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -327,7 +331,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__run)
-            opts="-m -h -V --dir --message --replay --event --data --script --model --session --purpose --mode --json --hook-timeout --log-format --color --help --version"
+            opts="-m -h -V --dir --message --replay --event --data --script --model --session --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -383,6 +387,10 @@ _agent__sdk() {
                     ;;
                 --log-format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --env-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

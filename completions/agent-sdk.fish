@@ -69,10 +69,12 @@ task\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l json -d 'Print the recorded events as NDJSON on stdout instead of the reply'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
@@ -82,11 +84,13 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before its Node.js runtime is stopped (it starts again with the next turn)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l allow-remote -d 'Allow listening on a non-loopback address'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l rotate-token -d 'Make a new bearer token (the old one stops working)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F

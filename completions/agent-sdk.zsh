@@ -71,8 +71,10 @@ _arguments "${_arguments_options[@]}" : \
 '--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)]:DURATION:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
 json\:"One JSON record a line"))' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
 '--json[Print the recorded events as NDJSON on stdout instead of the reply]' \
+'(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
@@ -88,9 +90,11 @@ _arguments "${_arguments_options[@]}" : \
 '--session-idle=[How long a session may sit idle before its Node.js runtime is stopped (it starts again with the next turn)]:DURATION:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
 json\:"One JSON record a line"))' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
 '--allow-remote[Allow listening on a non-loopback address]' \
 '--rotate-token[Make a new bearer token (the old one stops working)]' \
+'(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \

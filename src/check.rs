@@ -10,6 +10,9 @@ use rayon::prelude::*;
 use crate::analyze::{self, HookAnalysis};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::discover::{self, HookModule};
+use crate::loader::cache::Cache;
+use crate::loader::graph::{self, Entry, ModuleGraph};
+use crate::loader::resolver::Resolver;
 use crate::project::{self, DirError, Project};
 
 /// One discovered hook module and what became of it.
@@ -35,6 +38,8 @@ pub struct CheckedProject {
     pub diagnostics: Vec<Diagnostic>,
     /// The text of each file with a labelled diagnostic, by path, for rendering snippets.
     pub sources: HashMap<String, String>,
+    /// Every module the hooks that would load reach, as Node will load them.
+    pub modules: ModuleGraph,
 }
 
 impl CheckedProject {
@@ -51,6 +56,11 @@ impl CheckedProject {
 /// Checks the project at `dir`. Only a missing or unreadable `dir` is an `Err`; every
 /// problem inside the project is a diagnostic.
 pub fn check_project(dir: &Path) -> Result<CheckedProject, DirError> {
+    check_project_with(dir, None)
+}
+
+/// [`check_project`], keeping the compiled modules in `cache` (as `run` and `dev` do).
+pub fn check_project_with(dir: &Path, cache: Option<&Cache>) -> Result<CheckedProject, DirError> {
     let located = project::locate(dir)?;
     let mut checked = CheckedProject { diagnostics: located.diagnostics, ..CheckedProject::default() };
     let Some(project) = located.project else {
@@ -75,9 +85,33 @@ pub fn check_project(dir: &Path) -> Result<CheckedProject, DirError> {
         checked.diagnostics.extend(analysis.diagnostics);
     }
     checked.diagnostics.extend(discovery.diagnostics);
+    follow_imports(&project, &discovery.modules, &mut checked, cache);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.project = Some(project);
     Ok(checked)
+}
+
+/// Walks the modules every hook that would load so far reaches; a hook that reaches an
+/// error is skipped with it.
+fn follow_imports(project: &Project, modules: &[HookModule], checked: &mut CheckedProject, cache: Option<&Cache>) {
+    let loading: Vec<usize> =
+        (0..checked.hooks.len()).filter(|&index| checked.hooks[index].skipped.is_none()).collect();
+    let entries: Vec<Entry> = loading
+        .iter()
+        .map(|&index| Entry { path: &modules[index].path, display_path: &modules[index].display_path })
+        .collect();
+    let resolver = Resolver::new(&project.canonical_dir);
+    let mut graph = graph::walk(&project.canonical_dir, &entries, &resolver, cache, analysis_pool());
+    for (&index, error) in loading.iter().zip(&graph.entry_errors) {
+        if error.is_some() {
+            checked.hooks[index].skipped = *error;
+        }
+    }
+    checked.diagnostics.append(&mut graph.diagnostics);
+    for (path, text) in graph.sources.drain() {
+        checked.sources.entry(path).or_insert(text);
+    }
+    checked.modules = graph;
 }
 
 /// The threads modules are analysed on, each with the stack [`analyze::analyze_module`]

@@ -136,6 +136,22 @@ pub struct RunArgs {
     /// The serve log's format on stderr.
     #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
     pub log_format: crate::serve_log::LogFormat,
+
+    #[command(flatten)]
+    pub env: EnvArgs,
+}
+
+/// Environment files for the hook runtime.
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    /// Also read variables for the hooks from this file (after `<dir>/.env`; repeatable;
+    /// later files win, the shell's own variables win over every file).
+    #[arg(long, value_name = "PATH")]
+    pub env_file: Vec<PathBuf>,
+
+    /// Read no environment file, not even `<dir>/.env`.
+    #[arg(long, conflicts_with = "env_file")]
+    pub no_env_file: bool,
 }
 
 #[derive(Debug, Args)]
@@ -172,6 +188,9 @@ pub struct DevArgs {
     /// The serve log's format on stderr.
     #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
     pub log_format: crate::serve_log::LogFormat,
+
+    #[command(flatten)]
+    pub env: EnvArgs,
 }
 
 #[derive(Debug, Args)]

@@ -36,6 +36,8 @@ enum FileKind<'n> {
     Module(&'n str),
     /// A test, spec or declaration file: skipped on purpose.
     Skipped,
+    /// A `.tsx` or `.jsx` file: it looks like a hook but is never loaded.
+    Jsx,
     /// Not a module at all.
     Other,
 }
@@ -44,6 +46,10 @@ fn file_kind(file_name: &str) -> FileKind<'_> {
     let Some((stem, extension)) = file_name.rsplit_once('.') else {
         return FileKind::Other;
     };
+    if !stem.is_empty() && matches!(extension, "tsx" | "jsx") {
+        let is_test = stem.ends_with(".test") || stem.ends_with(".spec");
+        return if is_test { FileKind::Skipped } else { FileKind::Jsx };
+    }
     if stem.is_empty() || !MODULE_EXTENSIONS.contains(&extension) {
         return FileKind::Other;
     }
@@ -103,8 +109,13 @@ pub fn discover(project: &Project) -> Discovery {
         if is_dir {
             continue;
         }
-        let FileKind::Module(stem) = file_kind(file_name) else {
-            continue;
+        let stem = match file_kind(file_name) {
+            FileKind::Module(stem) => stem,
+            FileKind::Jsx => {
+                discovery.diagnostics.push(jsx_module(&display(entry.path())));
+                continue;
+            }
+            FileKind::Skipped | FileKind::Other => continue,
         };
         let Some(name) = hook_name(&hooks_dir, entry.path(), stem) else {
             discovery.diagnostics.push(non_utf8_name(&display(entry.path())));
@@ -189,6 +200,15 @@ fn reserved_name(module: &HookModule) -> Diagnostic {
         format!("rename the file so its name has no `__`, e.g. `{}`", module.display_path.replace("__", "_")),
     )
     .with_path(&module.display_path)
+}
+
+fn jsx_module(display: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::NotAHookModule,
+        "is a `.tsx`/`.jsx` file, so it is not loaded as a hook",
+        "hooks are `.ts`, `.mts`, `.cts`, `.js`, `.mjs` or `.cjs` modules without JSX: rename it (and drop the JSX), or move it out of `hooks/` if it is not a hook",
+    )
+    .with_path(display)
 }
 
 fn non_utf8_name(display: &str) -> Diagnostic {
@@ -277,7 +297,9 @@ mod tests {
         assert_eq!(file_kind("types.d.cts"), FileKind::Skipped);
         assert_eq!(file_kind("types.d.js"), FileKind::Module("types.d"));
         assert_eq!(file_kind("README.md"), FileKind::Other);
-        assert_eq!(file_kind("usage.tsx"), FileKind::Other);
+        assert_eq!(file_kind("usage.tsx"), FileKind::Jsx);
+        assert_eq!(file_kind("usage.jsx"), FileKind::Jsx);
+        assert_eq!(file_kind("usage.test.tsx"), FileKind::Skipped);
         assert_eq!(file_kind(".ts"), FileKind::Other);
         assert_eq!(file_kind("Makefile"), FileKind::Other);
     }

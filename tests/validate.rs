@@ -41,6 +41,9 @@ cases! {
     unknown_event => "unknown-event",
     duplicate_event => "duplicate-event",
     dynamic_events => "dynamic-events",
+    unresolved_import => "unresolved-import",
+    unsupported_syntax => "unsupported-syntax",
+    not_a_hook_module => "not-a-hook-module",
 }
 
 /// Every code in the registry is produced by the real binary in some snapshot (a

@@ -27,17 +27,24 @@ const STACK_BYTES_PER_SOURCE_BYTE: usize = 2 * 1024;
 /// thread must have a stack of [`STACK_BYTES`] (`check::check_project`'s pool does); then
 /// no input can overflow the stack.
 pub fn analyze_module(display_path: &str, text: &str) -> HookAnalysis {
-    let needed = text.len().saturating_mul(STACK_BYTES_PER_SOURCE_BYTE);
+    on_a_big_enough_stack(text.len(), || analyze_source(display_path, text))
+        .unwrap_or_else(|| HookAnalysis { events: Vec::new(), diagnostics: vec![too_big_to_parse(display_path)] })
+}
+
+/// Runs `parse` (of a source of `source_len` bytes) on a stack big enough for any nesting
+/// it could hold: the calling thread's (which must have [`STACK_BYTES`]) for ordinary
+/// modules, a thread of its own for big ones. `None` when no such thread can be had.
+pub fn on_a_big_enough_stack<T: Send>(source_len: usize, parse: impl FnOnce() -> T + Send) -> Option<T> {
+    let needed = source_len.saturating_mul(STACK_BYTES_PER_SOURCE_BYTE);
     if needed <= STACK_BYTES / 2 {
-        return analyze_source(display_path, text);
+        return Some(parse());
     }
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .stack_size(needed + STACK_BYTES / 2)
-            .spawn_scoped(scope, || analyze_source(display_path, text))
+            .spawn_scoped(scope, parse)
             .ok()
             .and_then(|thread| thread.join().ok())
-            .unwrap_or_else(|| HookAnalysis { events: Vec::new(), diagnostics: vec![too_big_to_parse(display_path)] })
     })
 }
 

@@ -6,19 +6,21 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::Context;
 
-use crate::check::check_project;
+use crate::check::check_project_with;
 use crate::cli::{ColorChoice, DevArgs, OutputFormat};
 use crate::dev::agent::{Agent, HookSet};
 use crate::dev::sessions::Sessions;
 use crate::dev::token::{DevFile, load_or_create_token, write_dev_file};
 use crate::dev::{Server, is_loopback, router, watch};
 use crate::diagnostics::Severity;
-use crate::engine::dispatcher::HookToLoad;
+use crate::engine::session::{LoadPlan, SessionSetup};
+use crate::env_file;
 use crate::exit_status::ExitStatus;
+use crate::loader::cache::Cache;
 use crate::printer::Printer;
+use crate::project;
 use crate::report;
-use crate::runtime::compile::compile_project;
-use crate::runtime::host::{diagnose_node, install_runtime, node_command};
+use crate::runtime::host::{diagnose_node, node_command};
 use crate::state::state_root;
 
 /// Checks the hooks, then serves until stopped; exits 0 after a clean stop.
@@ -29,43 +31,51 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             "refusing to listen on {address}: that exposes the agent to the network; pass --allow-remote if you mean it"
         );
     }
-    let checked = check_project(&args.dir.dir)?;
-    if checked.count(Severity::Error) > 0 || checked.project.is_none() {
-        printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
-        let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
-        printer.stderr(&format!("error: {what}, so the server did not start; see above\n"));
-        return Ok(ExitStatus::Failure);
+    let located = project::locate(&args.dir.dir)?;
+    let env = match &located.project {
+        Some(project) => env_file::load(&project.dir, &args.env.env_file, args.env.no_env_file, |key| {
+            std::env::var_os(key).is_some()
+        })?,
+        None => env_file::LoadedEnv::default(),
+    };
+    let state_root = match &located.project {
+        Some(project) => Some(state_root(&project.dir).context("could not create the state folder")?),
+        None => None,
+    };
+    let cache = state_root.as_deref().map(Cache::new);
+    let checked = check_project_with(&args.dir.dir, cache.as_ref())?;
+    let (Some(project), Some(state_root)) = (checked.project.clone(), state_root) else {
+        return Ok(refuse(&checked, printer));
+    };
+    if checked.count(Severity::Error) > 0 {
+        return Ok(refuse(&checked, printer));
     }
-    let Some(project) = checked.project.clone() else { unreachable!("checked above") };
     let node = node_command();
     if let Err(problem) = crate::runtime::host::check_node_version(&node_version(&node)?) {
         return Err(problem.into());
     }
-    let state_root = state_root(&project.dir).context("could not create the state folder")?;
-    let compiled_root = state_root.join("compiled");
-    let runtime_dir = state_root.join("runtime");
-    install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
-    let failures = compile_project(&project.canonical_dir, &compiled_root, &runtime_dir.join("sdk"))
-        .context("could not write the compiled hooks")?;
-    let token = load_or_create_token(&state_root, args.rotate_token)?;
-    let hooks = HookToLoad::all(&checked, &compiled_root);
-    let (log_cursor, _) = tokio::sync::watch::channel(0);
-    let agent = Arc::new(Agent {
+    let setup = SessionSetup {
         project,
         state_root: state_root.clone(),
-        compiled_root,
-        runtime_dir,
         node,
+        env: env.vars.clone(),
         hook_timeout: args.hook_timeout,
+    };
+    setup.install_runtime()?;
+    let token = load_or_create_token(&state_root, args.rotate_token)?;
+    let plan = LoadPlan::new(&checked, &setup.runtime_dir());
+    let (log_cursor, _) = tokio::sync::watch::channel(0);
+    let agent = Arc::new(Agent {
+        setup,
         session_idle: args.session_idle,
         log_format: args.log_format,
-        hooks: RwLock::new(HookSet { generation: 0, hooks }),
+        hooks: RwLock::new(HookSet { generation: 0, plan }),
         log_cursor: Arc::new(log_cursor),
     });
     let log = agent.serve_log(None)?;
     log.check_warnings(&checked);
-    for failure in failures {
-        log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
+    if let Some(line) = env.summary() {
+        log.info(line);
     }
     if !is_loopback(&address) {
         log.warn(format!(
@@ -87,7 +97,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         let bound = listener.local_addr()?;
         let url = format!("http://{bound}");
         write_dev_file(&state_root, &DevFile { url: url.clone(), token })?;
-        log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project.name));
+        log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project().name));
         axum::serve(listener, router(server))
             .with_graceful_shutdown(async move {
                 stop_signal().await;
@@ -103,6 +113,14 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     drop(runtime);
     log.info("stopped");
     Ok(ExitStatus::Success)
+}
+
+/// Prints why the server does not start; exit 1.
+fn refuse(checked: &crate::check::CheckedProject, printer: &Printer) -> ExitStatus {
+    printer.stderr(&report::render(OutputFormat::Pretty, checked, &Printer::new(ColorChoice::Never)));
+    let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
+    printer.stderr(&format!("error: {what}, so the server did not start; see above\n"));
+    ExitStatus::Failure
 }
 
 /// `node --version`, or why Node.js cannot be used.

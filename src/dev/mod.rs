@@ -102,7 +102,7 @@ async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json
 }
 
 async fn session_events(State(server): State<Server>, Path(id): Path<String>) -> Response {
-    let dir = server.agent.project.dir.clone();
+    let dir = server.agent.project().dir.clone();
     let events = tokio::task::spawn_blocking(move || crate::state::StateStore::open(&dir)?.events(&id)).await;
     match events {
         Ok(Ok(events)) if !events.is_empty() => Json(events).into_response(),
@@ -120,7 +120,7 @@ async fn serve_logs(State(server): State<Server>, headers: HeaderMap, Query(quer
     let after =
         headers.get("last-event-id").and_then(|value| value.to_str().ok()).and_then(|id| id.trim().parse().ok());
     logs::stream(
-        server.agent.project.dir.clone(),
+        server.agent.project().dir.clone(),
         filter,
         after,
         query.tail,

@@ -11,8 +11,9 @@ use crate::clock::new_id;
 use crate::dev::agent::Agent;
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::envelope::Envelope;
-use crate::engine::feed::{Feed, Recorder};
+use crate::engine::feed::Feed;
 use crate::engine::model;
+use crate::engine::session;
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 
@@ -48,7 +49,7 @@ impl Sessions {
     /// Whether `id` is a session: started here, or recorded before a restart.
     pub fn exists(&self, id: &str) -> bool {
         self.lock().contains_key(id)
-            || StateStore::open(&self.agent.project.dir)
+            || StateStore::open(&self.agent.project().dir)
                 .and_then(|store| store.next_index(id))
                 .is_ok_and(|next| next > 0)
     }
@@ -103,7 +104,7 @@ fn log_start_failure(session_id: &str, error: &anyhow::Error) {
 }
 
 fn answer_turns(agent: &Agent, session_id: &str, turns: &Receiver<Turn>, log: &ServeLog) -> anyhow::Result<()> {
-    let store = StateStore::open(&agent.project.dir)?;
+    let store = StateStore::open(&agent.project().dir)?;
     let never_interrupted = std::sync::atomic::AtomicBool::new(false);
     let mut current: Option<(u64, Dispatcher)> = None;
     loop {
@@ -127,14 +128,14 @@ fn answer_turns(agent: &Agent, session_id: &str, turns: &Receiver<Turn>, log: &S
                 old.finish()?;
                 old.shutdown();
             }
-            let dispatcher = agent.start_dispatcher(session_id, hook_set.hooks, log, &store)?;
+            let dispatcher = agent.start_dispatcher(session_id, &hook_set.plan, log, &store)?;
             current = Some((hook_set.generation, dispatcher));
         }
         let Some((_, dispatcher)) = current.as_mut() else { continue };
-        let instructions = std::fs::read_to_string(agent.project.source_dir().join("instructions.md")).ok();
+        let instructions = std::fs::read_to_string(agent.project().source_dir().join("instructions.md")).ok();
         let outputs = model::local_reply(instructions.as_deref(), &turn.text);
         {
-            let recorder = Recorder { store: &store, session_id, next: store.next_index(session_id)? };
+            let recorder = session::recorder(&store, session_id)?;
             let events = turn.events;
             // A client that went away still gets its turn recorded and dispatched.
             let mut stream = move |envelope: &Envelope| -> anyhow::Result<()> {

@@ -1,6 +1,7 @@
-//! Watching the agent's source folder: a change is re-validated; valid hooks are
-//! recompiled and reloaded by each session between turns; hooks with errors are reported
-//! and the last good ones keep serving.
+//! Watching the agent's code: the source folder and every module the hooks reach (helpers
+//! outside `bot/` too, a monorepo's shared packages). A change is re-validated; valid hooks
+//! are recompiled and reloaded by each session between turns; hooks with errors are
+//! reported and the last good ones keep serving.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,23 +9,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use crate::check::check_project;
+use crate::check::check_project_with;
 use crate::cli::{ColorChoice, OutputFormat};
 use crate::dev::agent::{Agent, HookSet};
 use crate::diagnostics::Severity;
-use crate::engine::dispatcher::HookToLoad;
+use crate::engine::session::LoadPlan;
+use crate::loader::cache::Cache;
 use crate::printer::Printer;
 use crate::report;
-use crate::runtime::compile::compile_project;
 
-/// How often the source folder is looked at.
+/// How often the code is looked at.
 const POLL: Duration = Duration::from_millis(250);
 
-/// Every file under a folder with its size and modification time: changes when anything does.
+/// Every watched file with its size and modification time: changes when anything does.
 type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
 
-fn fingerprint(dir: &Path) -> Fingerprint {
-    let mut files: Fingerprint = walkdir::WalkDir::new(dir)
+fn fingerprint(dir: &Path, reached: &[PathBuf]) -> Fingerprint {
+    let in_folder = walkdir::WalkDir::new(dir)
         .follow_links(true)
         .into_iter()
         .filter_entry(|entry| {
@@ -33,26 +34,32 @@ fn fingerprint(dir: &Path) -> Fingerprint {
         })
         .flatten()
         .filter(|entry| entry.file_type().is_file())
-        .filter_map(|entry| {
-            let metadata = entry.metadata().ok()?;
-            Some((entry.path().to_path_buf(), metadata.len(), metadata.modified().ok()))
+        .map(|entry| entry.path().to_path_buf());
+    let mut files: Fingerprint = in_folder
+        .chain(reached.iter().cloned())
+        .map(|path| match std::fs::metadata(&path) {
+            Ok(metadata) => (path, metadata.len(), metadata.modified().ok()),
+            Err(_) => (path, 0, None),
         })
         .collect();
     files.sort();
+    files.dedup();
     files
 }
 
 /// Watches until `stop` is set.
 pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
     std::thread::spawn(move || {
-        let source = agent.project.source_dir();
-        let mut last = fingerprint(&source);
+        let source = agent.project().source_dir();
+        let mut reached = agent.hook_set().plan.files;
+        let mut last = fingerprint(&source, &reached);
         while !stop.load(Ordering::SeqCst) {
             std::thread::sleep(POLL);
-            let now = fingerprint(&source);
+            let now = fingerprint(&source, &reached);
             if now != last {
-                last = now;
                 reload(&agent);
+                reached = agent.hook_set().plan.files;
+                last = fingerprint(&source, &reached);
             }
         }
     })
@@ -60,7 +67,8 @@ pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
 
 fn reload(agent: &Agent) {
     let Ok(log) = agent.serve_log(None) else { return };
-    let checked = match check_project(&agent.project.dir) {
+    let cache = Cache::new(&agent.setup.state_root);
+    let checked = match check_project_with(&agent.project().dir, Some(&cache)) {
         Ok(checked) => checked,
         Err(problem) => return log.error(format!("could not re-check the hooks: {problem}")),
     };
@@ -69,19 +77,11 @@ fn reload(agent: &Agent) {
         return log
             .error(format!("the changed hooks have errors; still serving the last good ones:\n{}", report.trim_end()));
     }
-    match compile_project(&agent.project.canonical_dir, &agent.compiled_root, &agent.runtime_dir.join("sdk")) {
-        Ok(failures) => {
-            for failure in failures {
-                log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
-            }
-        }
-        Err(problem) => return log.error(format!("could not compile the changed hooks: {problem}")),
-    }
-    let hooks = HookToLoad::all(&checked, &agent.compiled_root);
-    let count = hooks.len();
+    let plan = LoadPlan::new(&checked, &agent.setup.runtime_dir());
+    let count = plan.hooks.len();
     {
         let mut set = agent.hooks.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-        *set = HookSet { generation: set.generation + 1, hooks };
+        *set = HookSet { generation: set.generation + 1, plan };
     }
     log.info(format!("hooks changed: {count} hooks will load from each session's next turn"));
 }

@@ -90,6 +90,12 @@ codes! {
         "The same event key appears twice in `events`; only the last handler is kept.";
     DynamicEvents => "hooks::dynamic-events", Advice,
         "Part of a hook could not be checked statically (a spread, a computed key, an imported value).";
+    UnresolvedImport => "hooks::unresolved-import", Error,
+        "A hook, or a module it imports, imports something that resolves to no file or installed package.";
+    UnsupportedSyntax => "hooks::unsupported-syntax", Error,
+        "A module a hook loads uses syntax Node.js 20 cannot run and agent-sdk cannot lower (standard decorators).";
+    NotAHookModule => "hooks::not-a-hook-module", Warning,
+        "A `.tsx` or `.jsx` file under `hooks/` is not loaded: hooks have no JSX.";
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::engine::envelope::Envelope;
+use crate::engine::session::LoadPlan;
 use crate::runtime::calls::OtelSummary;
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
 use crate::serve_log::{Level, Record, ServeLog};
@@ -18,25 +19,10 @@ use crate::state::StateStore;
 #[derive(Debug, Clone)]
 pub struct HookToLoad {
     pub name: String,
-    /// `file://` URL of the compiled module.
+    /// `file://` URL of its source module.
     pub url: String,
     /// Source path relative to `--dir`.
     pub source: String,
-}
-
-impl HookToLoad {
-    /// Every hook of a checked project that would load, in discovery order, pointing at
-    /// its compiled module under `compiled_root`.
-    pub fn all(checked: &crate::check::CheckedProject, compiled_root: &std::path::Path) -> Vec<Self> {
-        checked
-            .loaded()
-            .map(|hook| HookToLoad {
-                name: hook.name.clone(),
-                url: crate::uri::file_url(&crate::runtime::compile::compiled_path(compiled_root, &hook.path)),
-                source: hook.path.clone(),
-            })
-            .collect()
-    }
 }
 
 /// Past the hook timeout, how long a handler that never yields gets before the runtime is
@@ -50,6 +36,8 @@ const SEND_AHEAD: usize = 2048;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DispatchStats {
     pub events: u64,
+    /// Hooks that failed to load (counted once, by the first runtime).
+    pub load_failed: u64,
     pub threw: u64,
     pub timed_out: u64,
     pub restarts: u64,
@@ -72,6 +60,7 @@ pub struct Dispatcher<'s> {
     config: RuntimeConfig,
     ctx: Value,
     hooks: Vec<HookToLoad>,
+    manifest: std::sync::Arc<Value>,
     /// Hooks that ended the runtime while it imported them: never imported again.
     crashed_at_load: Vec<bool>,
     timeout: Duration,
@@ -93,7 +82,7 @@ impl<'s> Dispatcher<'s> {
     pub fn new(
         config: RuntimeConfig,
         runtime: Runtime,
-        hooks: Vec<HookToLoad>,
+        plan: LoadPlan,
         ctx: Value,
         timeout: Duration,
         log: &'s ServeLog,
@@ -102,8 +91,9 @@ impl<'s> Dispatcher<'s> {
         Self {
             config,
             ctx,
-            crashed_at_load: vec![false; hooks.len()],
-            hooks,
+            crashed_at_load: vec![false; plan.hooks.len()],
+            hooks: plan.hooks,
+            manifest: plan.manifest,
             timeout,
             runtime,
             log,
@@ -137,7 +127,13 @@ impl<'s> Dispatcher<'s> {
                 entry
             })
             .collect();
-        json!({ "t": "init", "hooks": hooks, "ctx": self.ctx, "timeoutMs": self.timeout.as_millis() as u64 })
+        json!({
+            "t": "init",
+            "hooks": hooks,
+            "ctx": self.ctx,
+            "timeoutMs": self.timeout.as_millis() as u64,
+            "manifest": *self.manifest,
+        })
     }
 
     /// Sends `init` and waits for `ready`. A hook that ends the runtime while it is
@@ -162,6 +158,7 @@ impl<'s> Dispatcher<'s> {
                     Some("ready") => {
                         self.loaded = outcomes.iter().filter(|record| record.level == Level::Info).count();
                         if first {
+                            self.stats.load_failed = (outcomes.len() - self.loaded) as u64;
                             outcomes.into_iter().for_each(|record| self.log.write(record));
                         }
                         return Ok(());
@@ -172,11 +169,10 @@ impl<'s> Dispatcher<'s> {
                             Record::new(Level::Info, format!("loaded hook \"{hook}\""))
                         } else {
                             let reason = message["message"].as_str().unwrap_or_default();
-                            Record::new(
-                                Level::Error,
-                                format!("hook \"{hook}\" failed to load and is skipped: {reason}"),
-                            )
-                            .hook(hook)
+                            let location = message["stack"].as_str().and_then(|stack| self.first_project_frame(stack));
+                            let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
+                            Record::new(Level::Error, format!("hook \"{hook}\" failed to load: {reason}{at}"))
+                                .hook(hook)
                         });
                     }
                     _ => self.handle(&message),

@@ -15,4 +15,5 @@ pub mod dispatcher;
 pub mod envelope;
 pub mod feed;
 pub mod model;
+pub mod session;
 pub mod turn;

@@ -16,6 +16,11 @@ use crate::runtime::calls::HostCalls;
 /// The runtime's files, embedded in the binary and written under the state root.
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
+    ("loader.mjs", include_str!("node/loader.mjs")),
+    ("helpers/decorate.cjs", include_str!("node/helpers/decorate.cjs")),
+    ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
+    ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),
+    ("helpers/usingCtx.cjs", include_str!("node/helpers/usingCtx.cjs")),
     ("sdk/hooks.cjs", include_str!("node/sdk/hooks.cjs")),
     ("sdk/hooks.mjs", include_str!("node/sdk/hooks.mjs")),
     ("sdk/memory.cjs", include_str!("node/sdk/memory.cjs")),
@@ -41,9 +46,11 @@ pub enum FromRuntime {
 #[derive(Debug, Clone)]
 pub struct RuntimeConfig {
     pub node: PathBuf,
+    /// The project folder, absolute with links resolved: Node's working directory.
     pub project_root: PathBuf,
-    pub compiled_root: PathBuf,
     pub runtime_dir: PathBuf,
+    /// Variables from `.env` files, added to Node's environment.
+    pub env: Vec<(String, String)>,
     /// `--dir`, whose state store answers the calls.
     pub project_dir: PathBuf,
     pub session_id: String,
@@ -114,29 +121,10 @@ pub fn diagnose_node(node: &Path) -> NodeUnusable {
     }
 }
 
-/// Writes the embedded runtime files into `runtime_dir`, and the SDK packages into the
-/// compiled tree's `node_modules` for `require` in `.cjs` hooks (ES imports of the SDK are
-/// pointed at the runtime by the compiler).
-pub fn install_runtime(runtime_dir: &Path, compiled_root: &Path) -> std::io::Result<()> {
+/// Writes the embedded runtime files into `runtime_dir`.
+pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
     for (name, text) in RUNTIME_FILES {
         write_if_changed(&runtime_dir.join(name), text)?;
-    }
-    let sdk_dir = runtime_dir.canonicalize()?.join("sdk");
-    for package in crate::sdk::SDK_PACKAGES {
-        let package_dir = compiled_root.join("node_modules").join(package);
-        let manifest = serde_json::json!({
-            "name": package,
-            "private": true,
-            "exports": { ".": "./index.cjs", "./hooks": "./hooks.cjs", "./memory": "./memory.cjs" },
-        });
-        write_if_changed(&package_dir.join("package.json"), &manifest.to_string())?;
-        for module in ["index", "hooks", "memory"] {
-            let target = serde_json::to_string(&sdk_dir.join(format!("{module}.cjs"))).unwrap_or_default();
-            write_if_changed(
-                &package_dir.join(format!("{module}.cjs")),
-                &format!("module.exports = require({target});\n"),
-            )?;
-        }
     }
     Ok(())
 }
@@ -149,7 +137,8 @@ fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)?;
     }
-    std::fs::write(path, text)
+    // Another agent-sdk may be reading it: replace it whole, never write it in place.
+    crate::loader::cache::write_atomically(path, text.as_bytes())
 }
 
 impl Runtime {
@@ -157,9 +146,7 @@ impl Runtime {
         let mut child = Command::new(&config.node)
             .arg("--enable-source-maps")
             .arg(config.runtime_dir.join("host.mjs"))
-            .env("AGENT_SDK_PROJECT_ROOT", &config.project_root)
-            .env("AGENT_SDK_COMPILED_ROOT", &config.compiled_root)
-            .env("AGENT_SDK_RUNTIME_DIR", &config.runtime_dir)
+            .envs(config.env.iter().map(|(key, value)| (key, value)))
             .current_dir(&config.project_root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -216,6 +203,15 @@ impl Runtime {
         let _ = self.send(&serde_json::json!({ "t": "shutdown" }));
         let _ = self.flush();
         let _ = self.child.wait();
+    }
+}
+
+impl Drop for Runtime {
+    /// A runtime never outlives its owner: one still running is killed.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.kill();
+        }
     }
 }
 

@@ -1,7 +1,6 @@
-//! The hook runtime: TypeScript compiled by oxc, run in one long-lived Node.js process,
-//! with `ctx`'s host calls answered from the state store.
+//! The hook runtime: one long-lived Node.js process that loads the hooks from their
+//! sources (through the loader the binary prepares, see [`crate::loader`]), with `ctx`'s
+//! host calls answered from the state store.
 
 pub mod calls;
-pub mod compile;
 pub mod host;
-pub mod resolve;

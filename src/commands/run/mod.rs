@@ -7,26 +7,31 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use serde_json::json;
 
-use crate::check::check_project;
+use crate::check::check_project_with;
 use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
 use crate::clock::new_id;
 use crate::diagnostics::Severity;
-use crate::engine::dispatcher::{Dispatcher, HookToLoad};
-use crate::engine::feed::{Feed, Recorder};
+use crate::engine::feed::Feed;
 use crate::engine::model::{self, LOCAL_MODEL};
+use crate::engine::session::{self, LoadPlan, SessionFacts, SessionSetup};
+use crate::env_file;
 use crate::exit_status::ExitStatus;
+use crate::loader::cache::Cache;
 use crate::printer::Printer;
+use crate::project::{self, Project};
 use crate::report::{self, plural};
-use crate::runtime::compile::compile_project;
-use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
+use crate::runtime::host::{Runtime, node_command};
 use crate::serve_log::ServeLog;
 use crate::state::{StateStore, state_root};
 use input::{Input, read_script};
 
 /// The exit code of a run the user interrupted (128 + SIGINT).
 const INTERRUPTED: u8 = 130;
+
+/// The exit code of a turn that completed while a hook failed to load, threw, timed out or
+/// crashed the runtime: `run --event …` is a test a CI can trust.
+const HOOKS_MISBEHAVED: u8 = 3;
 
 /// Records a turn (or a replayed stream, or one synthetic event) and dispatches every
 /// event to the hooks; returns when every recorded event was dispatched.
@@ -37,56 +42,50 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if args.model != LOCAL_MODEL {
         anyhow::bail!("unknown model `{}`: this build has the embedded `local` model only", args.model);
     }
-    let checked = check_project(&args.dir.dir)?;
-    if checked.count(Severity::Error) > 0 || checked.project.is_none() {
+    let input = Input::from_args(args)?;
+    // Node starts as early as it can: it boots while the project is checked and compiled.
+    let early = match project::locate(&args.dir.dir)?.project {
+        Some(project) => Some(start_early(project, args, &session_id)?),
+        None => None,
+    };
+    let cache = early.as_ref().map(|(setup, _, _)| Cache::new(&setup.state_root));
+    let checked = check_project_with(&args.dir.dir, cache.as_ref())?;
+    let Some((setup, mut runtime, env)) =
+        early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
+    else {
         printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
         let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
         printer.stderr(&format!("error: {what}, so nothing ran; see above\n"));
         return Ok(ExitStatus::Failure);
-    }
+    };
     let Some(project) = &checked.project else { unreachable!("checked above") };
     log.check_warnings(&checked);
-
-    let input = Input::from_args(args)?;
-    // Node starts as early as it can; the state store opens and the project compiles while
-    // it boots.
-    let state_root = state_root(&project.dir).context("could not create the state folder")?;
-    let project_root = project.canonical_dir.clone();
-    let compiled_root = state_root.join("compiled");
-    let runtime_dir = state_root.join("runtime");
-    install_runtime(&runtime_dir, &compiled_root).context("could not write the hook runtime")?;
-
-    let hooks = HookToLoad::all(&checked, &compiled_root);
-    let ctx = json!({
-        "session": {
-            "id": session_id,
-            "channelId": "local",
-            "mode": match args.mode { Mode::Chat => "chat", Mode::Task => "task" },
-            "purpose": match args.purpose { Purpose::Live => "live", Purpose::Eval => "eval" },
-            "auth": null,
-        },
-        "agent": { "name": project.name },
-        "channel": { "id": "local", "continuationToken": null },
-        "stateRoot": state_root,
-    });
-    let config = RuntimeConfig {
-        node: node_command(),
-        project_root: project_root.clone(),
-        compiled_root: compiled_root.clone(),
-        runtime_dir: runtime_dir.clone(),
-        project_dir: project.dir.clone(),
-        session_id: session_id.clone(),
-    };
-    let runtime = Runtime::start(&config)?;
-    let store = StateStore::open(&project.dir)?;
-    log.record_to(StateStore::open(&project.dir)?);
-    let mut dispatcher = Dispatcher::new(config, runtime, hooks, ctx, args.hook_timeout, &log, &store);
-    for failure in compile_project(&project_root, &compiled_root, &runtime_dir.join("sdk"))
-        .context("could not write the compiled hooks")?
-    {
-        log.warn(format!("{}: could not be compiled: {}", failure.path, failure.message));
+    if let Some(line) = env.summary() {
+        log.info(line);
     }
-    dispatcher.load()?;
+    let plan = LoadPlan::new(&checked, &setup.runtime_dir());
+    let store = match StateStore::open(&project.dir) {
+        Ok(store) => store,
+        Err(error) => {
+            runtime.kill();
+            return Err(error);
+        }
+    };
+    log.record_to(StateStore::open(&project.dir)?);
+    let facts = SessionFacts {
+        id: &session_id,
+        channel_id: "local",
+        mode: match args.mode {
+            Mode::Chat => "chat",
+            Mode::Task => "task",
+        },
+        purpose: match args.purpose {
+            Purpose::Live => "live",
+            Purpose::Eval => "eval",
+        },
+        continuation_token: None,
+    };
+    let mut dispatcher = setup.load(runtime, &facts, &plan, &log, &store)?;
     let hook_count = dispatcher.loaded;
     log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
 
@@ -100,7 +99,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
     });
 
-    let recorder = Recorder { store: &store, session_id: &session_id, next: store.next_index(&session_id)? };
+    let recorder = session::recorder(&store, &session_id)?;
     let json = args.json;
     // `--json`: every envelope as a line; otherwise the reply as it streams.
     let mut show = |envelope: &crate::engine::envelope::Envelope| -> anyhow::Result<()> {
@@ -140,9 +139,10 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     dispatcher.shutdown();
     log.info(format!(
-        "summary: {} dispatched to {}; {} threw, {} timed out; {}",
+        "summary: {} dispatched to {}; {} failed to load, {} threw, {} timed out; {}",
         plural(stats.events as usize, "event"),
         plural(hook_count, "hook"),
+        plural(stats.load_failed as usize, "hook"),
         plural(stats.threw as usize, "handler"),
         stats.timed_out,
         plural(stats.restarts as usize, "runtime restart"),
@@ -150,11 +150,35 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(error) = outcome.bad_input {
         return Err(error);
     }
+    let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts > 0;
     Ok(if outcome.cancelled {
         ExitStatus::Code(INTERRUPTED)
     } else if outcome.failed {
         ExitStatus::Failure
+    } else if misbehaved {
+        ExitStatus::Code(HOOKS_MISBEHAVED)
     } else {
         ExitStatus::Success
     })
+}
+
+/// Reads the environment files, writes the runtime and starts Node for the session.
+fn start_early(
+    project: Project,
+    args: &RunArgs,
+    session_id: &str,
+) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv)> {
+    let env =
+        env_file::load(&project.dir, &args.env.env_file, args.env.no_env_file, |key| std::env::var_os(key).is_some())?;
+    let state_root = state_root(&project.dir).context("could not create the state folder")?;
+    let setup = SessionSetup {
+        project,
+        state_root,
+        node: node_command(),
+        env: env.vars.clone(),
+        hook_timeout: args.hook_timeout,
+    };
+    setup.install_runtime()?;
+    let runtime = setup.start_runtime(session_id)?;
+    Ok((setup, runtime, env))
 }

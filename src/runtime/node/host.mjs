@@ -1,23 +1,25 @@
 // The agent-sdk hook host: one long-lived Node.js process that imports the project's
-// compiled hooks and runs their handlers for the events the Rust binary sends it.
+// hooks from their source files and runs their handlers for the events the Rust binary
+// sends it.
 //
-// Started as `node --enable-source-maps <runtimeDir>/host.mjs` with the environment
-//   AGENT_SDK_PROJECT_ROOT   absolute project root (where the TypeScript sources are)
-//   AGENT_SDK_COMPILED_ROOT  absolute root of the compiled tree (mirrors the project)
-//   AGENT_SDK_RUNTIME_DIR    absolute folder holding this file and sdk/
+// Started as `node --enable-source-maps <runtimeDir>/host.mjs` in the project folder.
 //
-// The compiled hooks' imports were already pointed at the right files by the binary
-// (SDK modules at sdk/, relative imports at compiled files), so no loader hooks are
-// registered: that would cost a worker thread at every start.
+// HOW CODE IS LOADED. The binary compiles every TypeScript module the hooks reach and
+// resolves every import (see loader.mjs for the MANIFEST it sends in "init"). ES modules
+// are served by loader.mjs, registered with module.register() at start-up (its thread
+// boots while the binary compiles); CommonJS goes through Node's own CommonJS loader, with
+// Module._extensions serving compiled `.ts`/`.cts` and Module._resolveFilename answering
+// the specifiers the binary resolved (tsconfig paths, the SDK). Every module keeps its
+// source path: import.meta.url, __dirname and the nearest package.json are the source's.
 //
 // PROTOCOL. One JSON object per line (NDJSON) on stdin (Rust → Node) and stdout
 // (Node → Rust). stdout carries nothing else: the hooks' console.* calls become
 // "console" messages and their process.stdout.write goes to stderr.
 //
 // Rust → Node
-//   {"t":"init","hooks":[{"name":"audit/usage","url":"file:///…/usage.js","source":"bot/hooks/audit/usage.ts"}],
+//   {"t":"init","hooks":[{"name":"audit/usage","url":"file:///…/bot/hooks/audit/usage.ts","source":"bot/hooks/audit/usage.ts"}],
 //    "ctx":{"session":{…},"agent":{"name":"…"},"channel":{"id":"…","continuationToken":null},"stateRoot":"/abs/.agent-sdk"},
-//    "timeoutMs":30000}
+//    "timeoutMs":30000, "manifest":{…see loader.mjs…}}
 //       Import every hook, in order. A hook's index is its position in this list,
 //       counting hooks that fail to load.
 //   {"t":"event","seq":7,"from":0,"event":{"type":"turn.completed","index":7,"sessionId":"…","turnId":"…","at":"…","data":{…}}}
@@ -57,10 +59,59 @@
 // "from" set to the next hook.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync } from 'node:fs';
+import Module, { register } from 'node:module';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
+import { MessageChannel } from 'node:worker_threads';
 
 import { isHookDefinition } from './sdk/hooks.mjs';
+
+// ---- Loading the project's modules ------------------------------------------------------
+
+/** What the binary compiled and resolved (see loader.mjs); replaced by each "init". */
+let manifest = { modules: {}, resolutions: {}, sdk: {} };
+
+const loaderPort = new MessageChannel();
+register('./loader.mjs', import.meta.url, {
+  data: { port: loaderPort.port2 },
+  transferList: [loaderPort.port2],
+});
+loaderPort.port1.unref();
+
+/** Hands the manifest to the loader thread and waits until it has it. */
+function installManifest(next) {
+  manifest = next ?? manifest;
+  return new Promise((resolve) => {
+    loaderPort.port1.once('message', resolve);
+    loaderPort.port1.postMessage(manifest);
+  });
+}
+
+/** Runs a compiled CommonJS module (`.ts`, `.cts`) from its source path. */
+function compileCommonJs(module, filename) {
+  const entry = manifest.modules[filename];
+  if (entry?.format === 'module') {
+    const error = new Error(`require() of ES Module ${filename} not supported (it is an ES module: import it)`);
+    error.code = 'ERR_REQUIRE_ESM';
+    throw error;
+  }
+  if (!entry?.code) {
+    throw new Error(
+      `agent-sdk did not compile ${filename}: only modules reached by string-literal imports from the hooks are compiled`,
+    );
+  }
+  module._compile(readFileSync(entry.code, 'utf8'), filename);
+}
+for (const extension of ['.ts', '.cts', '.mts']) Module._extensions[extension] = compileCommonJs;
+
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function resolveWithManifest(request, parent, isMain, options) {
+  const sdk = manifest.sdk[request];
+  if (sdk) return sdk.require;
+  const target = parent?.filename ? manifest.resolutions[parent.filename]?.[request] : undefined;
+  return target ?? resolveFilename.call(this, request, parent, isMain, options);
+};
 
 // ---- The protocol channel ---------------------------------------------------------------
 
@@ -293,6 +344,7 @@ async function init(message) {
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
   hooks = [];
   try {
+    await installManifest(message.manifest);
     for (const { name, url, skip } of message.hooks ?? []) {
       if (skip) {
         // Rust saw this hook end the process while it loaded: it is not imported again.
@@ -317,7 +369,10 @@ async function loadHook(name, url) {
     send({ t: 'load_failed', hook: name, ...describe(error) });
     return null;
   }
-  if (!isHookDefinition(module.default)) {
+  let definition = module.default;
+  // A CommonJS module compiled from `export default` (tsc's `exports.default` with `__esModule`).
+  if (!isHookDefinition(definition) && definition?.__esModule) definition = definition.default;
+  if (!isHookDefinition(definition)) {
     send({
       t: 'load_failed',
       hook: name,
@@ -326,7 +381,7 @@ async function loadHook(name, url) {
     });
     return null;
   }
-  const { events } = module.default;
+  const { events } = definition;
   send({ t: 'loaded', hook: name, events: Object.keys(events) });
   return events;
 }

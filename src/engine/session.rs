@@ -1,0 +1,128 @@
+//! One way to assemble a session for `run` and `dev` alike: the hooks to load and how
+//! (the [`LoadPlan`]), the runtime's configuration, the `ctx` handlers see, the runtime
+//! started and its hooks loaded, and the recorder that numbers the session's events. Two
+//! commands building these by hand would drift and disagree in front of a user.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::{Value, json};
+
+use crate::check::CheckedProject;
+use crate::engine::dispatcher::{Dispatcher, HookToLoad};
+use crate::engine::feed::Recorder;
+use crate::project::Project;
+use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime};
+use crate::serve_log::ServeLog;
+use crate::state::StateStore;
+
+/// The hooks a runtime loads, and the manifest its loader serves them with.
+#[derive(Debug, Clone, Default)]
+pub struct LoadPlan {
+    pub hooks: Vec<HookToLoad>,
+    pub manifest: Arc<Value>,
+    /// Every file the hooks reach (for `dev` to watch).
+    pub files: Vec<PathBuf>,
+}
+
+impl LoadPlan {
+    /// The hooks of a checked project that would load, with what the runtime needs to load
+    /// them from their sources.
+    pub fn new(checked: &CheckedProject, runtime_dir: &Path) -> Self {
+        let hooks = checked
+            .loaded()
+            .map(|hook| {
+                let path =
+                    checked.project.as_ref().map_or_else(|| PathBuf::from(&hook.path), |p| p.dir.join(&hook.path));
+                let path = path.canonicalize().unwrap_or(path);
+                HookToLoad { name: hook.name.clone(), url: crate::uri::file_url(&path), source: hook.path.clone() }
+            })
+            .collect();
+        let manifest = crate::loader::manifest(&checked.modules, runtime_dir);
+        let files = checked.modules.modules.iter().map(|module| module.path.clone()).collect();
+        Self { hooks, manifest: Arc::new(manifest), files }
+    }
+}
+
+/// Who the session is, as `ctx.session` and `ctx.channel` say.
+pub struct SessionFacts<'f> {
+    pub id: &'f str,
+    pub channel_id: &'f str,
+    pub mode: &'f str,
+    pub purpose: &'f str,
+    /// `None` when the session cannot take follow-ups (`run` is one-shot).
+    pub continuation_token: Option<&'f str>,
+}
+
+/// What every session of a project shares.
+#[derive(Debug, Clone)]
+pub struct SessionSetup {
+    pub project: Project,
+    pub state_root: PathBuf,
+    pub node: PathBuf,
+    /// Variables from `.env` files for the runtime.
+    pub env: Vec<(String, String)>,
+    pub hook_timeout: Duration,
+}
+
+impl SessionSetup {
+    /// Where the runtime's own files live.
+    pub fn runtime_dir(&self) -> PathBuf {
+        self.state_root.join("runtime")
+    }
+
+    /// Writes the runtime's files (once per process is enough; unchanged files are not rewritten).
+    pub fn install_runtime(&self) -> anyhow::Result<()> {
+        install_runtime(&self.runtime_dir()).context("could not write the hook runtime")
+    }
+
+    fn runtime_config(&self, session_id: &str) -> RuntimeConfig {
+        RuntimeConfig {
+            node: self.node.clone(),
+            project_root: self.project.canonical_dir.clone(),
+            runtime_dir: self.runtime_dir(),
+            env: self.env.clone(),
+            project_dir: self.project.dir.clone(),
+            session_id: session_id.to_owned(),
+        }
+    }
+
+    /// Starts a Node runtime for `session_id` (it boots while the caller goes on).
+    pub fn start_runtime(&self, session_id: &str) -> anyhow::Result<Runtime> {
+        Runtime::start(&self.runtime_config(session_id))
+    }
+
+    /// The `ctx` every handler of the session receives (SPEC §7), without its functions.
+    pub fn ctx(&self, facts: &SessionFacts) -> Value {
+        json!({
+            "session": { "id": facts.id, "channelId": facts.channel_id, "mode": facts.mode, "purpose": facts.purpose, "auth": null },
+            "agent": { "name": self.project.name },
+            "channel": { "id": facts.channel_id, "continuationToken": facts.continuation_token },
+            "stateRoot": self.state_root,
+        })
+    }
+
+    /// A dispatcher for `runtime` (started with [`SessionSetup::start_runtime`]), with
+    /// `plan`'s hooks loaded into it.
+    pub fn load<'s>(
+        &self,
+        runtime: Runtime,
+        facts: &SessionFacts,
+        plan: &LoadPlan,
+        log: &'s ServeLog,
+        store: &'s StateStore,
+    ) -> anyhow::Result<Dispatcher<'s>> {
+        let config = self.runtime_config(facts.id);
+        let mut dispatcher =
+            Dispatcher::new(config, runtime, plan.clone(), self.ctx(facts), self.hook_timeout, log, store);
+        dispatcher.load()?;
+        Ok(dispatcher)
+    }
+}
+
+/// The recorder of a session's next events: indexes go on from the recorded ones.
+pub fn recorder<'s>(store: &'s StateStore, session_id: &'s str) -> anyhow::Result<Recorder<'s>> {
+    Ok(Recorder { store, session_id, next: store.next_index(session_id)? })
+}

@@ -1,0 +1,176 @@
+//! Compiled modules under the state root (`.agent-sdk/cache/`), addressed by a hash of
+//! everything that decides the output: the source text, its path (the source map names
+//! it), the module format, the TypeScript options and this binary's version. An unchanged
+//! module is never compiled twice; a changed one gets a new entry.
+//!
+//! Entries are written to a temporary file and renamed into place, so two `agent-sdk`
+//! processes sharing a project never see half an entry.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::resolver::{ImportKind, ModuleFormat, TsOptions};
+use super::transform::{Compiled, Import};
+
+/// The folder under the state root.
+const CACHE_DIR: &str = "cache";
+
+/// An open cache folder.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    dir: PathBuf,
+}
+
+/// What a cache entry remembers besides the code.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    imports: Vec<(String, u8, u32, u32)>,
+    exports: Vec<String>,
+    has_code: bool,
+}
+
+/// A cache hit or the result of storing: the imports, and where the code is.
+#[derive(Debug, Clone)]
+pub struct Cached {
+    pub imports: Vec<Import>,
+    /// See [`Compiled::exports`].
+    pub exports: Vec<String>,
+    /// The compiled JavaScript file; `None` when Node runs the source as it is.
+    pub code: Option<PathBuf>,
+}
+
+impl Cache {
+    /// The cache of the state root `state_root` (created on first write).
+    pub fn new(state_root: &Path) -> Self {
+        Self { dir: state_root.join(CACHE_DIR) }
+    }
+
+    /// The key of a module: a 128-bit hash, as 32 hex digits, of everything that decides its output.
+    pub fn key(path: &Path, source: &str, format: ModuleFormat, options: &TsOptions) -> String {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        for part in [
+            binary_stamp().as_bytes(),
+            path.as_os_str().as_encoded_bytes(),
+            format.as_node_str().as_bytes(),
+            format!("{options:?}").as_bytes(),
+            source.as_bytes(),
+        ] {
+            hasher.update(&(part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+        format!("{:032x}", hasher.digest128())
+    }
+
+    /// The entry for `key`, if a complete one is there.
+    pub fn get(&self, key: &str) -> Option<Cached> {
+        let text = std::fs::read_to_string(self.entry_path(key)).ok()?;
+        let entry: Entry = serde_json::from_str(&text).ok()?;
+        let code = self.code_path(key);
+        if entry.has_code && !code.is_file() {
+            return None;
+        }
+        Some(Cached {
+            imports: entry.imports.into_iter().map(import_from).collect(),
+            exports: entry.exports,
+            code: entry.has_code.then_some(code),
+        })
+    }
+
+    /// Stores a compiled module under `key` (code first, so an entry always has its code).
+    pub fn put(&self, key: &str, compiled: &Compiled) -> std::io::Result<Cached> {
+        std::fs::create_dir_all(&self.dir)?;
+        let code = match &compiled.code {
+            Some(code) => {
+                let path = self.code_path(key);
+                write_atomically(&path, code.as_bytes())?;
+                Some(path)
+            }
+            None => None,
+        };
+        let entry = Entry {
+            imports: compiled.imports.iter().map(import_to).collect(),
+            exports: compiled.exports.clone(),
+            has_code: compiled.code.is_some(),
+        };
+        write_atomically(&self.entry_path(key), serde_json::to_string(&entry)?.as_bytes())?;
+        Ok(Cached { imports: compiled.imports.clone(), exports: compiled.exports.clone(), code })
+    }
+
+    fn code_path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.js"))
+    }
+
+    fn entry_path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.json"))
+    }
+}
+
+/// This build of the compiler: its version and the binary's size and modification time, so
+/// a new build (even of the same version) never reuses another build's output.
+fn binary_stamp() -> &'static str {
+    static STAMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    STAMP.get_or_init(|| {
+        let binary = std::env::current_exe().and_then(std::fs::metadata);
+        let (size, modified) = binary.map_or((0, None), |metadata| (metadata.len(), metadata.modified().ok()));
+        format!("{} {size} {modified:?}", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+fn import_to(import: &Import) -> (String, u8, u32, u32) {
+    let kind = match import.kind {
+        ImportKind::Static => 0,
+        ImportKind::Require => 1,
+        ImportKind::Dynamic => 2,
+    };
+    (import.specifier.clone(), kind, import.span.0, import.span.1)
+}
+
+fn import_from((specifier, kind, start, end): (String, u8, u32, u32)) -> Import {
+    let kind = match kind {
+        0 => ImportKind::Static,
+        1 => ImportKind::Require,
+        _ => ImportKind::Dynamic,
+    };
+    Import { specifier, kind, span: (start, end) }
+}
+
+/// Writes `bytes` to a fresh temporary file beside `path`, then renames it over `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let unique = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temporary = path.with_extension(format!("tmp-{}-{unique}", std::process::id()));
+    let written = std::fs::File::create(&temporary).and_then(|mut file| file.write_all(bytes));
+    if let Err(error) = written.and_then(|()| std::fs::rename(&temporary, path)) {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_keys_change_with_anything_that_changes_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let options = TsOptions::default();
+        let key = Cache::key(Path::new("/p/a.ts"), "x", ModuleFormat::Esm, &options);
+        assert_ne!(key, Cache::key(Path::new("/p/b.ts"), "x", ModuleFormat::Esm, &options));
+        assert_ne!(key, Cache::key(Path::new("/p/a.ts"), "y", ModuleFormat::Esm, &options));
+        assert_ne!(key, Cache::key(Path::new("/p/a.ts"), "x", ModuleFormat::CommonJs, &options));
+        let legacy = TsOptions { experimental_decorators: true, ..TsOptions::default() };
+        assert_ne!(key, Cache::key(Path::new("/p/a.ts"), "x", ModuleFormat::Esm, &legacy));
+        assert!(cache.get(&key).is_none());
+        let import = Import { specifier: "./b".into(), kind: ImportKind::Require, span: (3, 8) };
+        let compiled = Compiled { code: Some("code".into()), imports: vec![import.clone()], exports: vec!["a".into()] };
+        cache.put(&key, &compiled).unwrap();
+        let hit = cache.get(&key).unwrap();
+        assert_eq!(hit.imports, vec![import]);
+        assert_eq!(hit.exports, ["a"]);
+        assert_eq!(std::fs::read_to_string(hit.code.unwrap()).unwrap(), "code");
+    }
+}

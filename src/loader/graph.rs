@@ -1,0 +1,308 @@
+//! The modules Node will load from the hooks: each hook's static imports followed through
+//! the project's own code (and any TypeScript, wherever it lives), every module compiled
+//! or scanned, every import resolved. `validate` reports what would fail to load; `run`
+//! hands the same graph to the runtime, so the two never disagree.
+//!
+//! Packages under `node_modules` are resolved but not walked into: Node loads them as
+//! they are (TypeScript inside one, e.g. a workspace package whose `exports` point at
+//! `.ts`, is walked, because only we can compile it).
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Component, Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::cache::{Cache, Cached};
+use super::resolver::{ImportKind, ModuleFormat, Resolver, Target, Unresolved, is_typescript};
+use super::transform::{self, Problem, ProblemKind};
+use crate::diagnostics::{Code, Diagnostic, SourceFile};
+
+/// A module the runtime will load.
+#[derive(Debug, Clone)]
+pub struct Module {
+    /// Absolute, links resolved.
+    pub path: PathBuf,
+    pub format: ModuleFormat,
+    /// The compiled code (in the cache) Node runs instead of the source.
+    pub code: Option<PathBuf>,
+    /// Named exports of TypeScript compiled to CommonJS (see [`transform::Compiled::exports`]).
+    pub exports: Vec<String>,
+    /// Where each of its imports leads.
+    pub resolved: Vec<(String, Target)>,
+}
+
+/// What the walk found.
+#[derive(Debug, Default)]
+pub struct ModuleGraph {
+    /// Every module reached, hooks first, in the order they were reached.
+    pub modules: Vec<Module>,
+    /// For each entry (hook) in order: the first error among the modules it reaches.
+    pub entry_errors: Vec<Option<Code>>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The text of every module with a labelled diagnostic, by display path.
+    pub sources: HashMap<String, String>,
+    /// Modules compiled in this walk (not found in the cache).
+    pub compiled: usize,
+}
+
+/// A hook to start from.
+pub struct Entry<'e> {
+    pub path: &'e Path,
+    /// Its path as the user sees it (relative to `--dir`).
+    pub display_path: &'e str,
+}
+
+/// One module's result before it joins the graph.
+struct Visited {
+    module: Module,
+    diagnostics: Vec<Diagnostic>,
+    source: Option<(String, String)>,
+    /// Files it leads to that are walked too.
+    next: Vec<PathBuf>,
+    compiled: bool,
+}
+
+/// Walks from every entry. `root` is the project folder (absolute, links resolved), which
+/// display paths are relative to; `cache` stores compiled code (`None`: compile in memory
+/// only, as `validate` does).
+pub fn walk(
+    root: &Path,
+    entries: &[Entry],
+    resolver: &Resolver,
+    cache: Option<&Cache>,
+    pool: Option<&rayon::ThreadPool>,
+) -> ModuleGraph {
+    let mut display: HashMap<PathBuf, String> = HashMap::new();
+    let mut frontier = Vec::new();
+    let mut entry_paths = Vec::new();
+    for entry in entries {
+        let path = entry.path.canonicalize().unwrap_or_else(|_| entry.path.to_path_buf());
+        display.insert(path.clone(), entry.display_path.to_owned());
+        entry_paths.push(path.clone());
+        frontier.push(path);
+    }
+    let mut seen: HashSet<PathBuf> = frontier.iter().cloned().collect();
+    frontier.dedup();
+    let mut visited: HashMap<PathBuf, Visited> = HashMap::new();
+    let mut order = Vec::new();
+    while !frontier.is_empty() {
+        let visit_all = || -> Vec<Visited> {
+            frontier
+                .par_iter()
+                .map(|path| {
+                    let shown = display.get(path).cloned().unwrap_or_else(|| display_path(root, path));
+                    visit(path, &shown, resolver, cache)
+                })
+                .collect()
+        };
+        let results = match pool {
+            Some(pool) => pool.install(visit_all),
+            None => visit_all(),
+        };
+        let mut next_frontier = Vec::new();
+        for result in results {
+            for next in &result.next {
+                if seen.insert(next.clone()) {
+                    next_frontier.push(next.clone());
+                }
+            }
+            order.push(result.module.path.clone());
+            visited.insert(result.module.path.clone(), result);
+        }
+        frontier = next_frontier;
+    }
+    assemble(&entry_paths, &order, visited)
+}
+
+fn assemble(entries: &[PathBuf], order: &[PathBuf], mut visited: HashMap<PathBuf, Visited>) -> ModuleGraph {
+    let mut graph = ModuleGraph {
+        entry_errors: entries.iter().map(|entry| first_error(entry, &visited)).collect(),
+        ..ModuleGraph::default()
+    };
+    for path in order {
+        let Some(result) = visited.remove(path) else { continue };
+        graph.compiled += usize::from(result.compiled);
+        graph.diagnostics.extend(result.diagnostics);
+        if let Some((shown, text)) = result.source {
+            graph.sources.insert(shown, text);
+        }
+        graph.modules.push(result.module);
+    }
+    graph
+}
+
+/// The first error (in walk order) among the modules `entry` reaches.
+fn first_error(entry: &Path, visited: &HashMap<PathBuf, Visited>) -> Option<Code> {
+    let mut stack = vec![entry.to_path_buf()];
+    let mut seen = HashSet::new();
+    while let Some(path) = stack.pop() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let Some(result) = visited.get(&path) else { continue };
+        if let Some(error) = result
+            .diagnostics
+            .iter()
+            .find(|diagnostic| diagnostic.code.severity() == crate::diagnostics::Severity::Error)
+        {
+            return Some(error.code);
+        }
+        stack.extend(result.next.iter().rev().cloned());
+    }
+    None
+}
+
+/// Reads, compiles (or finds in the cache) and resolves one module.
+fn visit(path: &Path, shown: &str, resolver: &Resolver, cache: Option<&Cache>) -> Visited {
+    let format = resolver.format_of(path);
+    let module = Module { path: path.to_path_buf(), format, code: None, exports: Vec::new(), resolved: Vec::new() };
+    let mut visited = Visited { module, diagnostics: Vec::new(), source: None, next: Vec::new(), compiled: false };
+    let source = match std::fs::read_to_string(path) {
+        Ok(source) => source,
+        Err(error) => {
+            visited.diagnostics.push(unreadable(shown, &error));
+            return visited;
+        }
+    };
+    let options = match resolver.ts_options(path) {
+        Ok(options) => options,
+        Err(error) => {
+            visited.diagnostics.push(bad_tsconfig(shown, &error));
+            return visited;
+        }
+    };
+    let key = Cache::key(path, &source, format, &options);
+    let cached = cache.and_then(|cache| cache.get(&key));
+    let compiled = match cached {
+        Some(cached) => cached,
+        None => {
+            visited.compiled = true;
+            let compiled = crate::analyze::on_a_big_enough_stack(source.len(), || {
+                transform::compile(path, &source, format, &options)
+            });
+            match compiled {
+                Some(Ok(compiled)) => match cache.map(|cache| cache.put(&key, &compiled)) {
+                    Some(Ok(stored)) => stored,
+                    Some(Err(error)) => {
+                        visited.diagnostics.push(unreadable(shown, &error));
+                        return visited;
+                    }
+                    None => Cached { imports: compiled.imports, exports: compiled.exports, code: None },
+                },
+                Some(Err(problems)) => {
+                    let file = SourceFile::new(shown, &source);
+                    visited.diagnostics.extend(problems.iter().map(|problem| problem_diagnostic(&file, problem)));
+                    visited.source = Some((shown.to_owned(), source));
+                    return visited;
+                }
+                None => {
+                    visited.diagnostics.push(unreadable(shown, &std::io::Error::other("it is too big to compile")));
+                    return visited;
+                }
+            }
+        }
+    };
+    visited.module.code = compiled.code;
+    visited.module.exports = compiled.exports;
+    let file = SourceFile::new(shown, &source);
+    for import in &compiled.imports {
+        match resolver.resolve(path, format, &import.specifier, import.kind) {
+            Ok(target) => {
+                if let Target::File(file) = &target
+                    && is_walked(file)
+                    && !visited.next.contains(file)
+                {
+                    visited.next.push(file.clone());
+                }
+                visited.module.resolved.push((import.specifier.clone(), target));
+            }
+            Err(_) if import.kind == ImportKind::Dynamic => {}
+            Err(unresolved) => visited.diagnostics.push(unresolved_import(&file, import, &unresolved)),
+        }
+    }
+    if visited.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some()) {
+        visited.source = Some((shown.to_owned(), source));
+    }
+    visited
+}
+
+/// Whether the walk follows into `path`: TypeScript anywhere (only we can compile it),
+/// JavaScript outside `node_modules` (the project's own code).
+fn is_walked(path: &Path) -> bool {
+    let in_dependencies = path.components().any(|component| component.as_os_str() == "node_modules");
+    let javascript = matches!(path.extension().and_then(|extension| extension.to_str()), Some("js" | "mjs" | "cjs"));
+    is_typescript(path) || (javascript && !in_dependencies)
+}
+
+/// `path` relative to `root`, with `/` (`../shared/x.ts` for a file beside the project).
+pub fn display_path(root: &Path, path: &Path) -> String {
+    let root: Vec<Component> = root.components().collect();
+    let target: Vec<Component> = path.components().collect();
+    let common = root.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); root.len() - common];
+    parts.extend(target[common..].iter().map(|part| part.as_os_str().to_string_lossy().into_owned()));
+    parts.join("/")
+}
+
+fn unresolved_import(file: &SourceFile, import: &transform::Import, unresolved: &Unresolved) -> Diagnostic {
+    let help = format!("{}; {}", unresolved.tried, unresolved.fix);
+    if import.span == (0, 0) {
+        // An import the compiler added (a helper): nothing in the source to point at.
+        let message = format!("the compiled module imports `{}`, which cannot be found", import.specifier);
+        return Diagnostic::new(Code::UnresolvedImport, message, help).with_path(file.path);
+    }
+    let message = format!("`{}` cannot be found, so this module would fail to load", import.specifier);
+    file.diagnostic(Code::UnresolvedImport, import.span, "imported here", message, help)
+}
+
+fn problem_diagnostic(file: &SourceFile, problem: &Problem) -> Diagnostic {
+    let code = match problem.kind {
+        ProblemKind::Syntax => Code::ParseError,
+        ProblemKind::Unsupported => Code::UnsupportedSyntax,
+    };
+    let label = match problem.kind {
+        ProblemKind::Syntax => "here",
+        ProblemKind::Unsupported => "not supported",
+    };
+    match problem.span {
+        Some(span) => file.diagnostic(code, span, label, problem.message.clone(), problem.help.clone()),
+        None => Diagnostic::new(code, problem.message.clone(), problem.help.clone()).with_path(file.path),
+    }
+}
+
+fn unreadable(shown: &str, error: &std::io::Error) -> Diagnostic {
+    Diagnostic::new(
+        Code::Unreadable,
+        format!("cannot be read: {}", crate::discover::describe_io_error(error)),
+        "make sure the file exists and is readable by this user",
+    )
+    .with_path(shown)
+}
+
+fn bad_tsconfig(shown: &str, error: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::UnresolvedImport,
+        format!("its tsconfig cannot be read: {error}"),
+        "fix the tsconfig.json that governs this module (and every file it `extends`)",
+    )
+    .with_path(shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_paths_are_relative_to_the_root() {
+        assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/p/bot/x.ts")), "bot/x.ts");
+        assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/shared/x.ts")), "../shared/x.ts");
+    }
+
+    #[test]
+    fn typescript_everywhere_and_the_project_s_javascript_are_walked() {
+        assert!(is_walked(Path::new("/p/node_modules/@acme/util/src/index.ts")));
+        assert!(is_walked(Path::new("/p/bot/lib/x.js")));
+        assert!(!is_walked(Path::new("/p/node_modules/left-pad/index.js")));
+        assert!(!is_walked(Path::new("/p/bot/data.json")));
+    }
+}

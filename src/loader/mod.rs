@@ -1,0 +1,68 @@
+//! How the project's code is run, decided once for `validate` and `run`: which modules the
+//! hooks load ([`graph`]), where each import leads ([`resolver`], oxc_resolver with the
+//! project's tsconfig), how each TypeScript module is compiled for Node 20 ([`transform`],
+//! [`commonjs`]) and where compiled code is kept ([`cache`]).
+//!
+//! ```text
+//!   hooks ─▶ graph::walk ─▶ transform (or cache hit) ─▶ resolver ─▶ next modules …
+//!                │
+//!                ├─▶ diagnostics (validate: unresolved-import, unsupported-syntax, …)
+//!                └─▶ manifest ─▶ the runtime's loader (module.register + require hooks)
+//! ```
+
+pub mod cache;
+pub mod commonjs;
+pub mod graph;
+pub mod resolver;
+pub mod transform;
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use graph::ModuleGraph;
+use resolver::Target;
+
+/// What the runtime's loader needs: for each module, its format and compiled code; for each
+/// importer, where its specifiers lead. Paths are absolute; built-ins are left to Node.
+pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Value {
+    let sdk_dir = runtime_dir.join("sdk");
+    let mut modules = Map::new();
+    let mut resolutions = Map::new();
+    for module in &graph.modules {
+        let key = module.path.to_string_lossy().into_owned();
+        modules.insert(
+            key.clone(),
+            json!({ "format": module.format.as_node_str(), "code": module.code, "exports": module.exports }),
+        );
+        let mut resolved = Map::new();
+        for (specifier, target) in &module.resolved {
+            let path = match target {
+                Target::File(path) => path.clone(),
+                Target::Sdk(sdk) => sdk_dir.join(sdk.file_name(module.format)),
+                Target::Helper(name) => runtime_dir.join("helpers").join(format!("{name}.cjs")),
+                Target::Builtin => continue,
+            };
+            resolved.insert(specifier.clone(), Value::String(path.to_string_lossy().into_owned()));
+        }
+        resolutions.insert(key, Value::Object(resolved));
+    }
+    json!({ "modules": modules, "resolutions": resolutions, "sdk": sdk_modules(&sdk_dir) })
+}
+
+/// Every SDK specifier and the runtime's files for it, for code the graph did not reach
+/// (a package that imports the SDK itself).
+fn sdk_modules(sdk_dir: &Path) -> Value {
+    let specifiers =
+        crate::sdk::SDK_PACKAGES.iter().chain(&crate::sdk::HOOKS_MODULES).chain(&crate::sdk::MEMORY_MODULES);
+    let mut table = Map::new();
+    for specifier in specifiers {
+        let Some(module) = resolver::SdkModule::of(specifier) else { continue };
+        let file = |format| sdk_dir.join(module.file_name(format)).to_string_lossy().into_owned();
+        table.insert(
+            (*specifier).to_owned(),
+            json!({ "import": file(resolver::ModuleFormat::Esm), "require": file(resolver::ModuleFormat::CommonJs) }),
+        );
+    }
+    Value::Object(table)
+}

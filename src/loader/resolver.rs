@@ -1,0 +1,402 @@
+//! Where an import leads, for `validate` and `run` alike: Node's ESM and CommonJS rules
+//! (`exports`, `imports`, `main`, index files, built-ins) plus what TypeScript adds
+//! (tsconfig `paths`/`baseUrl` through `extends`, `./x.js` written for `./x.ts`), with
+//! `oxc_resolver`. Also which format Node runs a file in, and the tsconfig that governs it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use oxc_resolver::{ResolveError, ResolveOptions, TsConfig, TsconfigDiscovery};
+
+use crate::sdk;
+
+/// How Node runs a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ModuleFormat {
+    Esm,
+    CommonJs,
+    Json,
+    /// A native add-on, WebAssembly, or anything else Node loads on its own.
+    Other,
+}
+
+impl ModuleFormat {
+    /// The name Node's loader hooks use.
+    pub fn as_node_str(self) -> &'static str {
+        match self {
+            ModuleFormat::Esm => "module",
+            ModuleFormat::CommonJs => "commonjs",
+            ModuleFormat::Json => "json",
+            ModuleFormat::Other => "other",
+        }
+    }
+}
+
+/// How a module asks for another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImportKind {
+    /// `import … from`, `export … from`: must resolve before the module runs.
+    Static,
+    /// `require("…")` at the top of a module: runs as soon as the module does.
+    Require,
+    /// `import("…")`, or a `require` inside a function or `try`: the module's own business.
+    Dynamic,
+}
+
+/// The SDK modules the runtime provides itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SdkModule {
+    Root,
+    Hooks,
+    Memory,
+}
+
+impl SdkModule {
+    pub fn of(specifier: &str) -> Option<Self> {
+        if sdk::is_hooks_module(specifier) {
+            Some(SdkModule::Hooks)
+        } else if sdk::is_memory_module(specifier) {
+            Some(SdkModule::Memory)
+        } else if sdk::SDK_PACKAGES.contains(&specifier) {
+            Some(SdkModule::Root)
+        } else {
+            None
+        }
+    }
+
+    /// The runtime's file for this module, in the format of the importing code.
+    pub fn file_name(self, format: ModuleFormat) -> &'static str {
+        let esm = format == ModuleFormat::Esm;
+        match self {
+            SdkModule::Root if esm => "index.mjs",
+            SdkModule::Root => "index.cjs",
+            SdkModule::Hooks if esm => "hooks.mjs",
+            SdkModule::Hooks => "hooks.cjs",
+            SdkModule::Memory if esm => "memory.mjs",
+            SdkModule::Memory => "memory.cjs",
+        }
+    }
+}
+
+/// The package the compiler imports its helpers from (`using`, legacy decorators); the
+/// runtime provides each of [`HELPERS`] itself, so no npm package is needed.
+pub const HELPERS_PACKAGE: &str = "@agent-sdk/compiler-helpers";
+
+/// The helpers the runtime ships (`src/runtime/node/helpers/`): every one the compiler
+/// emits for Node 20.
+pub const HELPERS: [&str; 4] = ["decorate", "decorateMetadata", "decorateParam", "usingCtx"];
+
+/// What a specifier resolved to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Sdk(SdkModule),
+    /// One of [`HELPERS`].
+    Helper(&'static str),
+    /// `node:fs`, `fs`, …: Node's own.
+    Builtin,
+    File(PathBuf),
+}
+
+/// An import that leads nowhere: what was tried, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unresolved {
+    /// Where the resolver looked.
+    pub tried: String,
+    /// What the user can do.
+    pub fix: String,
+}
+
+/// The TypeScript options that change how a module is compiled.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct TsOptions {
+    pub experimental_decorators: bool,
+    pub emit_decorator_metadata: bool,
+    pub verbatim_module_syntax: bool,
+    /// The tsconfig these came from, as the user sees its path.
+    pub tsconfig: Option<String>,
+}
+
+/// Extensions tried for a specifier written without one: TypeScript's first, then Node's.
+const EXTENSIONS: [&str; 4] = [".ts", ".js", ".json", ".node"];
+
+/// One resolver per way of importing, sharing one file-system cache.
+pub struct Resolver {
+    /// The project folder, which paths in messages are shown relative to.
+    root: PathBuf,
+    import: oxc_resolver::Resolver,
+    require: oxc_resolver::Resolver,
+    /// ESM JavaScript, which Node resolves with full specifiers only.
+    import_fully_specified: oxc_resolver::Resolver,
+    package_types: Mutex<HashMap<PathBuf, ModuleFormat>>,
+}
+
+impl Resolver {
+    /// A resolver for the project at `root` (absolute, links resolved).
+    pub fn new(root: &Path) -> Self {
+        let options = |conditions: &[&str]| ResolveOptions {
+            tsconfig: Some(TsconfigDiscovery::Auto),
+            condition_names: conditions.iter().map(|name| (*name).to_owned()).collect(),
+            extensions: EXTENSIONS.iter().map(|extension| (*extension).to_owned()).collect(),
+            extension_alias: vec![
+                (".js".into(), vec![".ts".into(), ".js".into()]),
+                (".mjs".into(), vec![".mts".into(), ".mjs".into()]),
+                (".cjs".into(), vec![".cts".into(), ".cjs".into()]),
+            ],
+            main_fields: vec!["main".into()],
+            builtin_modules: true,
+            symlinks: true,
+            ..ResolveOptions::default()
+        };
+        let import = oxc_resolver::Resolver::new(options(&["node", "import"]));
+        let require = import.clone_with_options(options(&["node", "require"]));
+        let import_fully_specified =
+            import.clone_with_options(ResolveOptions { fully_specified: true, ..options(&["node", "import"]) });
+        Self { root: root.to_path_buf(), import, require, import_fully_specified, package_types: Mutex::default() }
+    }
+
+    /// Resolves `specifier` imported by the file `importer` (absolute), which Node runs as
+    /// `importer_format`.
+    pub fn resolve(
+        &self,
+        importer: &Path,
+        importer_format: ModuleFormat,
+        specifier: &str,
+        kind: ImportKind,
+    ) -> Result<Target, Unresolved> {
+        if let Some(module) = SdkModule::of(specifier) {
+            return Ok(Target::Sdk(module));
+        }
+        if let Some(name) = specifier.strip_prefix(HELPERS_PACKAGE).and_then(|rest| rest.strip_prefix("/helpers/")) {
+            return HELPERS.iter().find(|helper| **helper == name).map(|helper| Target::Helper(helper)).ok_or_else(
+                || Unresolved {
+                    tried: format!("agent-sdk's compiler needs a helper it does not ship (`{name}`)"),
+                    fix: "please report this as a bug of agent-sdk".to_owned(),
+                },
+            );
+        }
+        let uses_require = kind != ImportKind::Dynamic && importer_format == ModuleFormat::CommonJs;
+        let resolver = if uses_require {
+            &self.require
+        } else if is_typescript(importer) {
+            &self.import
+        } else {
+            &self.import_fully_specified
+        };
+        match resolver.resolve_file(importer, specifier) {
+            Ok(resolution) => Ok(Target::File(resolution.into_path_buf())),
+            Err(ResolveError::Builtin { .. }) => Ok(Target::Builtin),
+            Err(error) => Err(self.explain(importer, specifier, &error)),
+        }
+    }
+
+    /// How Node runs `path`: by extension, and for `.ts`/`.js` by the nearest package.json's `"type"`.
+    pub fn format_of(&self, path: &Path) -> ModuleFormat {
+        match path.extension().and_then(|extension| extension.to_str()) {
+            Some("mts" | "mjs") => ModuleFormat::Esm,
+            Some("cts" | "cjs") => ModuleFormat::CommonJs,
+            Some("ts" | "js") => self.package_type(path.parent().unwrap_or(Path::new("/"))),
+            Some("json") => ModuleFormat::Json,
+            _ => ModuleFormat::Other,
+        }
+    }
+
+    /// The `"type"` of the nearest package.json above `dir`, as Node reads it.
+    fn package_type(&self, dir: &Path) -> ModuleFormat {
+        let mut cache = self.package_types.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut visited = Vec::new();
+        let mut found = ModuleFormat::CommonJs;
+        for folder in dir.ancestors() {
+            if let Some(known) = cache.get(folder) {
+                found = *known;
+                break;
+            }
+            visited.push(folder.to_path_buf());
+            if let Ok(text) = std::fs::read_to_string(folder.join("package.json")) {
+                let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                found = if manifest["type"] == "module" { ModuleFormat::Esm } else { ModuleFormat::CommonJs };
+                break;
+            }
+        }
+        for folder in visited {
+            cache.insert(folder, found);
+        }
+        found
+    }
+
+    /// The tsconfig options that govern compiling `path` (none outside a tsconfig's reach).
+    pub fn ts_options(&self, path: &Path) -> Result<TsOptions, String> {
+        let tsconfig = self.import.find_tsconfig(path).map_err(|error| error.to_string())?;
+        Ok(tsconfig.map(|tsconfig| options_of(&tsconfig, self.shown(tsconfig.path()))).unwrap_or_default())
+    }
+
+    /// Why `specifier` did not resolve from `importer`, in the user's terms.
+    fn explain(&self, importer: &Path, specifier: &str, error: &ResolveError) -> Unresolved {
+        let dir = importer.parent().unwrap_or(Path::new("/"));
+        let extensions = EXTENSIONS.join(", ");
+        if specifier.starts_with('.') || specifier.starts_with('/') {
+            return Unresolved {
+                tried: format!(
+                    "tried `{specifier}` as written, with the extensions {extensions}, and as a folder with an index file"
+                ),
+                fix: "fix the path, or create the file".to_owned(),
+            };
+        }
+        if specifier.starts_with('#') {
+            return self.explain_subpath_import(dir, specifier);
+        }
+        if let Some(tried) = self.alias_candidates(importer, specifier) {
+            return Unresolved {
+                tried,
+                fix: "fix the specifier or the `paths` that map it, or create the file".to_owned(),
+            };
+        }
+        if !matches!(error, ResolveError::NotFound(_)) {
+            return Unresolved {
+                tried: error.to_string(),
+                fix: "fix the specifier, or the package it names".to_owned(),
+            };
+        }
+        let package = package_name(specifier);
+        Unresolved {
+            tried: format!(
+                "the package `{package}` is not installed: there is no `node_modules/{package}` in `{}` or any folder above it",
+                self.shown(dir)
+            ),
+            fix: format!("add it with `npm install {package}`"),
+        }
+    }
+
+    /// A `#…` import: what the nearest package.json's `imports` makes of it.
+    fn explain_subpath_import(&self, dir: &Path, specifier: &str) -> Unresolved {
+        let manifest = dir.ancestors().map(|folder| folder.join("package.json")).find(|path| path.is_file());
+        let imports = manifest
+            .as_ref()
+            .and_then(|path| std::fs::read_to_string(path).ok())
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .map(|json| json["imports"].clone())
+            .unwrap_or_default();
+        let shown = manifest.as_deref().map_or_else(|| "package.json".to_owned(), |path| self.shown(path));
+        match subpath_target(&imports, specifier) {
+            Some(target) => Unresolved {
+                tried: format!("`imports` in `{shown}` maps it to `{target}`, and nothing is there"),
+                fix: "fix the specifier or the `imports` entry, or create the file".to_owned(),
+            },
+            None => Unresolved {
+                tried: format!("`{shown}` has no `imports` entry that matches `{specifier}`"),
+                fix: format!("add one to `imports` in `{shown}`, or fix the specifier"),
+            },
+        }
+    }
+
+    /// What tsconfig `paths`/`baseUrl` made of `specifier`, when they matched it.
+    fn alias_candidates(&self, importer: &Path, specifier: &str) -> Option<String> {
+        let tsconfig = self.import.find_tsconfig(importer).ok()??;
+        let candidates = tsconfig.resolve_path_alias_or_base_url(specifier);
+        if candidates.is_empty() {
+            return None;
+        }
+        let list: Vec<String> = candidates.iter().map(|candidate| format!("`{}`", self.shown(candidate))).collect();
+        Some(format!(
+            "`{}` maps it to {} (tried with the extensions {} and as a folder), and nothing is there",
+            self.shown(tsconfig.path()),
+            list.join(", "),
+            EXTENSIONS.join(", ")
+        ))
+    }
+}
+
+/// The target a package.json `imports` map gives `specifier` (an exact key, or one `*`
+/// pattern), taking the first string among conditions; `None` when nothing matches.
+fn subpath_target(imports: &serde_json::Value, specifier: &str) -> Option<String> {
+    let first_string = |value: &serde_json::Value| -> Option<String> {
+        let mut value = value;
+        loop {
+            match value {
+                serde_json::Value::String(text) => return Some(text.clone()),
+                serde_json::Value::Object(map) => value = map.values().next()?,
+                serde_json::Value::Array(items) => value = items.first()?,
+                _ => return None,
+            }
+        }
+    };
+    let map = imports.as_object()?;
+    if let Some(exact) = map.get(specifier) {
+        return first_string(exact);
+    }
+    map.iter().find_map(|(key, value)| {
+        let (prefix, suffix) = key.split_once('*')?;
+        let middle = specifier.strip_prefix(prefix)?.strip_suffix(suffix)?;
+        Some(first_string(value)?.replace('*', middle))
+    })
+}
+
+impl Resolver {
+    /// `path` as the user sees it: relative to the project folder (`.` for the folder itself).
+    fn shown(&self, path: &Path) -> String {
+        let shown = super::graph::display_path(&self.root, path);
+        if shown.is_empty() { ".".to_owned() } else { shown }
+    }
+}
+
+fn options_of(tsconfig: &Arc<TsConfig>, shown: String) -> TsOptions {
+    let options = &tsconfig.compiler_options;
+    TsOptions {
+        experimental_decorators: options.experimental_decorators == Some(true),
+        emit_decorator_metadata: options.emit_decorator_metadata == Some(true),
+        verbatim_module_syntax: options.verbatim_module_syntax == Some(true),
+        tsconfig: Some(shown),
+    }
+}
+
+/// Whether the file is TypeScript (compiled before Node runs it).
+pub fn is_typescript(path: &Path) -> bool {
+    matches!(path.extension().and_then(|extension| extension.to_str()), Some("ts" | "mts" | "cts"))
+}
+
+/// `@scope/name` or `name` of a bare specifier.
+fn package_name(specifier: &str) -> &str {
+    let mut parts = specifier.splitn(3, '/');
+    let first = parts.next().unwrap_or(specifier);
+    match (first.starts_with('@'), parts.next()) {
+        (true, Some(name)) => &specifier[..first.len() + 1 + name.len()],
+        _ => first,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subpath_imports_map_exact_keys_patterns_and_conditions() {
+        let imports = serde_json::json!({
+            "#config": { "node": "./config.node.ts", "default": "./config.ts" },
+            "#lib/*": "./bot/lib/*.ts",
+        });
+        assert_eq!(subpath_target(&imports, "#config").as_deref(), Some("./config.node.ts"));
+        assert_eq!(subpath_target(&imports, "#lib/a/b").as_deref(), Some("./bot/lib/a/b.ts"));
+        assert_eq!(subpath_target(&imports, "#nope"), None);
+    }
+
+    #[test]
+    fn package_names_of_bare_specifiers() {
+        assert_eq!(package_name("lodash/fp"), "lodash");
+        assert_eq!(package_name("@acme/util/x"), "@acme/util");
+        assert_eq!(package_name("@acme/util"), "@acme/util");
+    }
+
+    #[test]
+    fn formats_follow_extensions_and_the_nearest_package_type() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("package.json"), r#"{ "type": "module" }"#).unwrap();
+        std::fs::create_dir(dir.path().join("cjs")).unwrap();
+        std::fs::write(dir.path().join("cjs/package.json"), r#"{ "name": "x" }"#).unwrap();
+        let resolver = Resolver::new(dir.path());
+        assert_eq!(resolver.format_of(&dir.path().join("a.ts")), ModuleFormat::Esm);
+        assert_eq!(resolver.format_of(&dir.path().join("a.cts")), ModuleFormat::CommonJs);
+        assert_eq!(resolver.format_of(&dir.path().join("cjs/a.ts")), ModuleFormat::CommonJs);
+        assert_eq!(resolver.format_of(&dir.path().join("cjs/a.mts")), ModuleFormat::Esm);
+        assert_eq!(resolver.format_of(&dir.path().join("cjs/deep/a.js")), ModuleFormat::CommonJs);
+    }
+}

@@ -1,0 +1,341 @@
+//! One module as Node will run it: TypeScript compiled by the oxc transformer for Node 20
+//! (types stripped, `using` and legacy decorators lowered, CommonJS where Node runs the file
+//! as CommonJS), with an inline source map so stack traces name the `.ts` lines; and the
+//! imports the compiled code really makes (type-only ones are gone), for the resolver.
+
+use std::path::Path;
+
+use oxc::allocator::Allocator;
+use oxc::ast::ast::{
+    Argument, ArrowFunctionExpression, CallExpression, Decorator, ExportAllDeclaration, ExportFromDeclaration,
+    Expression, Function, ImportDeclaration, ImportExpression, Program, TryStatement,
+};
+use oxc::ast_visit::{Visit, walk};
+use oxc::codegen::{Codegen, CodegenOptions};
+use oxc::parser::Parser;
+use oxc::semantic::{ScopeFlags, SemanticBuilder};
+use oxc::span::SourceType;
+use oxc::transformer::{TransformOptions, Transformer};
+
+use super::commonjs::to_commonjs;
+use super::resolver::{HELPERS_PACKAGE, ImportKind, ModuleFormat, TsOptions, is_typescript};
+
+/// One import the module makes at run time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    pub specifier: String,
+    pub kind: ImportKind,
+    /// Byte span of the specifier's string literal in the source.
+    pub span: (u32, u32),
+}
+
+/// A module ready for Node.
+#[derive(Debug, Clone, Default)]
+pub struct Compiled {
+    /// JavaScript with an inline source map; `None` for JavaScript Node runs as it is.
+    pub code: Option<String>,
+    pub imports: Vec<Import>,
+    /// For TypeScript compiled to CommonJS: the names its `export`s define (not `default`),
+    /// which an ES module importing it may name, as Node's CommonJS export detection finds
+    /// them in tsc's output.
+    pub exports: Vec<String>,
+}
+
+/// Why a module cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub kind: ProblemKind,
+    pub span: Option<(u32, u32)>,
+    pub message: String,
+    pub help: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemKind {
+    /// Not valid TypeScript/JavaScript.
+    Syntax,
+    /// Valid, but Node 20 cannot run it and it cannot be lowered.
+    Unsupported,
+}
+
+/// Compiles (TypeScript) or scans (JavaScript) the module at `path`, which Node runs as `format`.
+pub fn compile(path: &Path, source: &str, format: ModuleFormat, options: &TsOptions) -> Result<Compiled, Vec<Problem>> {
+    let allocator = Allocator::default();
+    let source_type = SourceType::from_path(path).unwrap_or_else(|_| SourceType::ts());
+    let parsed = Parser::new(&allocator, source, source_type).parse();
+    let syntax: Vec<Problem> = parsed.diagnostics.errors().map(syntax_problem).collect();
+    if parsed.panicked || !syntax.is_empty() {
+        return Err(syntax);
+    }
+    let mut program = parsed.program;
+    if !is_typescript(path) {
+        return Ok(Compiled { code: None, imports: collect_imports(&program), exports: Vec::new() });
+    }
+    if !options.experimental_decorators
+        && let Some(problem) = standard_decorator(&program, options)
+    {
+        return Err(vec![problem]);
+    }
+    let scoping = SemanticBuilder::new().with_enum_eval(true).build(&program).semantic.into_scoping();
+    let transformed =
+        Transformer::new(&allocator, path, &transform_options(options)).build_with_scoping(scoping, &mut program);
+    if let Some(error) = transformed.diagnostics.errors().next() {
+        return Err(vec![unsupported(error)]);
+    }
+    let imports = collect_imports(&program);
+    let mut exports = Vec::new();
+    if format == ModuleFormat::CommonJs {
+        exports = export_names(&program);
+        to_commonjs(&allocator, &mut program).map_err(|message| {
+            vec![Problem { kind: ProblemKind::Unsupported, span: None, message, help: commonjs_help(path) }]
+        })?;
+    }
+    let codegen = CodegenOptions { source_map_path: Some(path.to_path_buf()), ..CodegenOptions::default() };
+    let generated = Codegen::new().with_options(codegen).build(&program);
+    let mut code = generated.code;
+    if let Some(map) = generated.map {
+        code.push_str("\n//# sourceMappingURL=");
+        code.push_str(&map.to_data_url());
+        code.push('\n');
+    }
+    Ok(Compiled { code: Some(code), imports, exports })
+}
+
+/// The names an ES module's `export` statements define, `default` aside.
+fn export_names(program: &Program) -> Vec<String> {
+    use oxc::ast::ast::{Declaration, Statement};
+    let mut names = Vec::new();
+    for statement in &program.body {
+        match statement {
+            Statement::ExportNamedDeclaration(export) => {
+                names.extend(export.specifiers.iter().map(|specifier| specifier.exported.name().to_string()));
+            }
+            Statement::ExportDeclaration(export) => match &export.declaration {
+                Declaration::VariableDeclaration(variables) => {
+                    for declarator in &variables.declarations {
+                        names.extend(declarator.id.get_binding_identifiers().iter().map(|id| id.name.to_string()));
+                    }
+                }
+                declaration => names.extend(declaration.id().map(|id| id.name.to_string())),
+            },
+            Statement::ExportFromDeclaration(export) => {
+                names.extend(export.specifiers.iter().map(|specifier| specifier.exported.name().to_string()));
+            }
+            Statement::ExportAllDeclaration(export) => {
+                names.extend(export.exported.iter().map(|exported| exported.name().to_string()));
+            }
+            _ => {}
+        }
+    }
+    names.retain(|name| name != "default");
+    names.dedup();
+    names
+}
+
+fn transform_options(options: &TsOptions) -> TransformOptions {
+    // Lower exactly what Node 20 lacks (`using`, …); the target is always valid.
+    let mut transform = TransformOptions::from_target("node20").unwrap_or_default();
+    transform.decorator.legacy = options.experimental_decorators;
+    transform.decorator.emit_decorator_metadata = options.emit_decorator_metadata;
+    transform.typescript.only_remove_type_imports = options.verbatim_module_syntax;
+    transform.helper_loader.module_name = HELPERS_PACKAGE.into();
+    transform
+}
+
+fn commonjs_help(path: &Path) -> String {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    format!(
+        "Node runs `{name}` as CommonJS (a `.cts` file, or a `.ts` file whose nearest package.json has no `\"type\": \"module\"`): rename it to `.mts`, or set `\"type\": \"module\"`"
+    )
+}
+
+fn syntax_problem(error: &oxc::diagnostics::OxcDiagnostic) -> Problem {
+    let span = error.labels.iter().find(|label| label.primary()).or_else(|| error.labels.first());
+    Problem {
+        kind: ProblemKind::Syntax,
+        span: span.map(|label| (label.span().start, label.span().end)),
+        message: error.message.to_string(),
+        help: error.help.as_deref().map_or_else(|| "fix the syntax error".to_owned(), str::to_owned),
+    }
+}
+
+fn unsupported(error: &oxc::diagnostics::OxcDiagnostic) -> Problem {
+    let span = error.labels.first().map(|label| (label.span().start, label.span().end));
+    Problem {
+        kind: ProblemKind::Unsupported,
+        span,
+        message: error.message.to_string(),
+        help: error.help.as_deref().map_or_else(|| "rewrite it in syntax Node 20 runs".to_owned(), str::to_owned),
+    }
+}
+
+/// The first TC39 decorator of a module compiled without `experimentalDecorators`: Node 20
+/// cannot run it and the compiler cannot lower it.
+fn standard_decorator(program: &Program, options: &TsOptions) -> Option<Problem> {
+    struct FirstDecorator(Option<(u32, u32)>);
+    impl<'a> Visit<'a> for FirstDecorator {
+        fn visit_decorator(&mut self, it: &Decorator<'a>) {
+            if self.0.is_none() {
+                self.0 = Some((it.span.start, it.span.end));
+            }
+        }
+    }
+    let mut first = FirstDecorator(None);
+    first.visit_program(program);
+    let tsconfig = options.tsconfig.as_ref().map_or_else(|| "a tsconfig.json".to_owned(), |path| format!("`{path}`"));
+    first.0.map(|span| Problem {
+        kind: ProblemKind::Unsupported,
+        span: Some(span),
+        message: "standard (TC39) decorators cannot run in Node 20, and agent-sdk's compiler cannot lower them (tsc and esbuild can; agent-sdk does not yet)".to_owned(),
+        help: format!(
+            "set `\"experimentalDecorators\": true` in the compilerOptions of {tsconfig} to use TypeScript's decorators, or apply the function by hand"
+        ),
+    })
+}
+
+/// Every import the (compiled) module makes, in source order.
+fn collect_imports(program: &Program) -> Vec<Import> {
+    let mut collector = ImportCollector::default();
+    collector.visit_program(program);
+    collector.imports
+}
+
+/// Walks a module noting its imports; `require` counts as made at load time only at the top.
+#[derive(Default)]
+struct ImportCollector {
+    imports: Vec<Import>,
+    /// Functions and `try` blocks we are inside.
+    nesting: u32,
+}
+
+impl ImportCollector {
+    fn push(&mut self, literal: &oxc::ast::ast::StringLiteral, kind: ImportKind) {
+        self.imports.push(Import {
+            specifier: literal.value.to_string(),
+            kind,
+            span: (literal.span.start, literal.span.end),
+        });
+    }
+}
+
+impl<'a> Visit<'a> for ImportCollector {
+    fn visit_import_declaration(&mut self, it: &ImportDeclaration<'a>) {
+        if it.import_kind.is_value() {
+            self.push(&it.source, ImportKind::Static);
+        }
+    }
+
+    fn visit_export_from_declaration(&mut self, it: &ExportFromDeclaration<'a>) {
+        if it.export_kind.is_value() {
+            self.push(&it.source, ImportKind::Static);
+        }
+    }
+
+    fn visit_export_all_declaration(&mut self, it: &ExportAllDeclaration<'a>) {
+        if it.export_kind.is_value() {
+            self.push(&it.source, ImportKind::Static);
+        }
+    }
+
+    fn visit_import_expression(&mut self, it: &ImportExpression<'a>) {
+        if let Expression::StringLiteral(literal) = &it.source {
+            self.push(literal, ImportKind::Dynamic);
+        }
+        walk::walk_import_expression(self, it);
+    }
+
+    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
+        if let Expression::Identifier(callee) = &it.callee
+            && callee.name == "require"
+            && let [Argument::StringLiteral(literal)] = it.arguments.as_slice()
+        {
+            let kind = if self.nesting == 0 { ImportKind::Require } else { ImportKind::Dynamic };
+            self.push(literal, kind);
+        }
+        walk::walk_call_expression(self, it);
+    }
+
+    fn visit_function(&mut self, it: &Function<'a>, flags: ScopeFlags) {
+        self.nesting += 1;
+        walk::walk_function(self, it, flags);
+        self.nesting -= 1;
+    }
+
+    fn visit_arrow_function_expression(&mut self, it: &ArrowFunctionExpression<'a>) {
+        self.nesting += 1;
+        walk::walk_arrow_function_expression(self, it);
+        self.nesting -= 1;
+    }
+
+    fn visit_try_statement(&mut self, it: &TryStatement<'a>) {
+        self.nesting += 1;
+        walk::walk_try_statement(self, it);
+        self.nesting -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn esm(path: &str, source: &str) -> Compiled {
+        compile(Path::new(path), source, ModuleFormat::Esm, &TsOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn strips_types_keeps_esm_and_maps_the_source() {
+        let compiled = esm(
+            "/p/bot/hooks/x.ts",
+            "import { defineHook } from \"@cursor/bdk/hooks\";\nimport type { T } from \"./t\";\nimport { U } from \"./types-only\";\nenum E { A }\nconst n: number = 1;\nlet u: U;\nexport default defineHook({ events: {} }) as const;\n",
+        );
+        let code = compiled.code.unwrap();
+        assert!(code.contains("from \"@cursor/bdk/hooks\""), "{code}");
+        assert!(!code.contains(": number"), "{code}");
+        assert!(code.contains("sourceMappingURL=data:application/json"), "{code}");
+        let specifiers: Vec<&str> = compiled.imports.iter().map(|import| import.specifier.as_str()).collect();
+        assert_eq!(specifiers, ["@cursor/bdk/hooks"], "type-only imports are not made at run time");
+    }
+
+    #[test]
+    fn commonjs_output_lists_its_export_names() {
+        let source = "export const a = 1, { b } = { b: 2 };\nexport function f() {}\nexport class C {}\nconst d = 4;\nexport { d as e };\nexport default 5;\nexport type T = string;\n";
+        let compiled = compile(Path::new("/p/x.cts"), source, ModuleFormat::CommonJs, &TsOptions::default()).unwrap();
+        assert_eq!(compiled.exports, ["a", "b", "f", "C", "e"]);
+        assert!(compiled.code.unwrap().contains("exports"));
+    }
+
+    #[test]
+    fn javascript_is_scanned_not_compiled() {
+        let compiled = esm("/p/x.js", "const a = require('a');\nfunction f() { return require('b'); }\nimport('c');\n");
+        assert_eq!(compiled.code, None);
+        let kinds: Vec<(&str, ImportKind)> =
+            compiled.imports.iter().map(|import| (import.specifier.as_str(), import.kind)).collect();
+        assert_eq!(kinds, [("a", ImportKind::Require), ("b", ImportKind::Dynamic), ("c", ImportKind::Dynamic)]);
+    }
+
+    #[test]
+    fn using_is_lowered_for_node_20() {
+        let code =
+            esm("/p/x.ts", "export function f() { using r = { [Symbol.dispose]() {} }; return 1; }\n").code.unwrap();
+        assert!(!code.contains("using r"), "{code}");
+    }
+
+    #[test]
+    fn standard_decorators_are_a_located_problem_legacy_ones_compile() {
+        let source = "function d(x: any, _c?: any) { return x; }\n@d\nexport class A {}\n";
+        let problems = compile(Path::new("/p/x.ts"), source, ModuleFormat::Esm, &TsOptions::default()).unwrap_err();
+        assert_eq!(problems[0].kind, ProblemKind::Unsupported);
+        assert_eq!(problems[0].span, Some((43, 45)));
+        let legacy = TsOptions { experimental_decorators: true, ..TsOptions::default() };
+        let code = compile(Path::new("/p/x.ts"), source, ModuleFormat::Esm, &legacy).unwrap().code.unwrap();
+        assert!(!code.contains("@d"), "{code}");
+    }
+
+    #[test]
+    fn syntax_errors_are_located() {
+        let problems =
+            compile(Path::new("/p/x.ts"), "const = 1;", ModuleFormat::Esm, &TsOptions::default()).unwrap_err();
+        assert_eq!(problems[0].kind, ProblemKind::Syntax);
+        assert!(problems[0].span.is_some());
+    }
+}
