@@ -268,6 +268,52 @@ fn too_old_a_node_is_an_environment_error() {
 }
 
 #[test]
+fn a_node_that_cannot_start_is_reported_in_its_own_words() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hi"], &[("NODE_OPTIONS", "--no-such-flag")]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert!(ran.log().contains("--no-such-flag is not allowed in NODE_OPTIONS"), "{}", ran.log());
+    assert!(!ran.log().contains("too old"), "{}", ran.log());
+}
+
+#[test]
+fn env_files_reach_the_hooks_the_shell_wins_and_values_are_never_logged() {
+    let dir = copy_fixture("run", "env");
+    std::fs::write(
+        dir.path().join(".env"),
+        "# the project's defaults\nACME_REGION=eu-west\nACME_TOKEN=from-dotenv\nACME_TIER=free\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("ci.env"), "export ACME_TIER=\"pro\"\n").unwrap();
+
+    let ran = run(dir.path(), &["--event", "turn.completed", "--env-file", "ci.env"], &[("ACME_TOKEN", "from-shell")]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert_eq!(ran.record, ["env region=eu-west token=from-shell tier=pro"]);
+    assert!(
+        ran.log().contains("loaded 2 variables from .env, ci.env (1 more already set in the shell)"),
+        "{}",
+        ran.log()
+    );
+    for secret in ["eu-west", "from-dotenv", "from-shell", "pro\""] {
+        assert!(!ran.log().contains(secret), "a value reached the log: {}", ran.log());
+    }
+
+    let skipped = run(dir.path(), &["--event", "turn.completed", "--no-env-file"], &[]);
+    assert_eq!(skipped.record, ["env region=unset token=unset tier=unset"]);
+    assert!(!skipped.log().contains("variables from"), "{}", skipped.log());
+
+    let missing = run(dir.path(), &["--event", "turn.completed", "--env-file", "nope.env"], &[]);
+    assert_eq!(exit_code(&missing.output), 2, "{}", missing.log());
+    assert!(missing.log().contains("nope.env"), "{}", missing.log());
+    assert!(missing.record.is_empty());
+
+    std::fs::write(dir.path().join("broken.env"), "ACME_TIER=pro\nnot a line\n").unwrap();
+    let broken = run(dir.path(), &["--event", "turn.completed", "--env-file", "broken.env"], &[]);
+    assert_eq!(exit_code(&broken.output), 2, "{}", broken.log());
+    assert!(broken.log().contains("broken.env:2:"), "{}", broken.log());
+}
+
+#[test]
 fn missing_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");
     let ran = run(dir.path(), &["--message", "hi"], &[("AGENT_SDK_NODE", "/nonexistent/node")]);

@@ -123,11 +123,15 @@ fn refuse(checked: &crate::check::CheckedProject, printer: &Printer) -> ExitStat
     ExitStatus::Failure
 }
 
-/// `node --version`, or why Node.js cannot be used.
+/// `node --version`, or why Node.js cannot be used (in Node's own words when it says why).
 fn node_version(node: &std::path::Path) -> anyhow::Result<String> {
     match std::process::Command::new(node).arg("--version").output() {
-        Ok(output) => Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned()),
-        Err(_) => Err(diagnose_node(node).into()),
+        Ok(output) if output.status.success() => Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned()),
+        Ok(output) => {
+            let said: Vec<String> = String::from_utf8_lossy(&output.stderr).lines().map(str::to_owned).collect();
+            Err(diagnose_node(node, &said).into())
+        }
+        Err(_) => Err(diagnose_node(node, &[]).into()),
     }
 }
 

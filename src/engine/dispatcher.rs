@@ -145,11 +145,14 @@ impl<'s> Dispatcher<'s> {
         // restarted runtime loads the same hooks).
         let mut outcomes: Vec<Record> = Vec::new();
         let mut said_hello = false;
+        // What Node wrote before it said hello: its own reason for not starting.
+        let mut early_stderr: Vec<String> = Vec::new();
         loop {
             match self.runtime.messages.recv_timeout(self.timeout + Duration::from_secs(30)) {
                 Ok(FromRuntime::Message(message)) => match message["t"].as_str() {
                     Some("hello") => {
                         said_hello = true;
+                        early_stderr.drain(..).for_each(|line| self.runtime_stderr(&line));
                         if let Err(too_old) = check_node_version(message["node"].as_str().unwrap_or_default()) {
                             self.runtime.kill();
                             return Err(too_old.into());
@@ -177,10 +180,17 @@ impl<'s> Dispatcher<'s> {
                     }
                     _ => self.handle(&message),
                 },
+                Ok(FromRuntime::Stderr(line)) if first && !said_hello => early_stderr.push(line),
                 Ok(FromRuntime::Stderr(line)) => self.runtime_stderr(&line),
                 Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
                     if first && !said_hello {
-                        return Err(diagnose_node(&self.config.node).into());
+                        // The reader threads may still be handing on the last lines.
+                        while let Ok(FromRuntime::Stderr(line)) =
+                            self.runtime.messages.recv_timeout(Duration::from_millis(100))
+                        {
+                            early_stderr.push(line);
+                        }
+                        return Err(diagnose_node(&self.config.node, &early_stderr).into());
                     }
                     let Some(crashed) = self.crashed_at_load.get_mut(outcomes.len()) else {
                         anyhow::bail!("the hook runtime exited while loading hooks");

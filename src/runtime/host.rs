@@ -107,17 +107,25 @@ pub fn check_node_version(version: &str) -> Result<(), NodeUnusable> {
     Ok(())
 }
 
-/// Why a runtime ended before it said hello: asks `node --version` (only on this failure
-/// path, so a normal start runs Node once).
-pub fn diagnose_node(node: &Path) -> NodeUnusable {
-    match Command::new(node).arg("--version").output() {
-        Err(_) => not_found(node),
-        Ok(output) => {
-            let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-            check_node_version(&version)
-                .err()
-                .unwrap_or_else(|| NodeUnusable(format!("the hook runtime could not start with Node.js {version}")))
-        }
+/// Why a runtime ended before it said hello, given what it wrote to stderr: Node missing,
+/// too old, or Node's own message (a bad `NODE_OPTIONS`, …). Asks `node --version` (only
+/// on this failure path, so a normal start runs Node once).
+pub fn diagnose_node(node: &Path, stderr: &[String]) -> NodeUnusable {
+    let output = match Command::new(node).arg("--version").output() {
+        Err(_) => return not_found(node),
+        Ok(output) => output,
+    };
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if output.status.success()
+        && let Err(too_old) = check_node_version(&version)
+    {
+        return too_old;
+    }
+    let said: Vec<&str> = stderr.iter().map(|line| line.trim_end()).filter(|line| !line.is_empty()).collect();
+    if said.is_empty() {
+        NodeUnusable(format!("the hook runtime could not start with Node.js {version}"))
+    } else {
+        NodeUnusable(format!("Node.js could not start the hook runtime:\n{}", said.join("\n")))
     }
 }
 
