@@ -94,6 +94,8 @@ codes! {
         "A hook, or a module it imports, imports something that resolves to no file or installed package.";
     UnsupportedSyntax => "hooks::unsupported-syntax", Error,
         "A module a hook loads uses syntax Node.js 20 cannot run and agent-sdk cannot lower (standard decorators).";
+    BrokenPackageJson => "hooks::broken-package-json", Error,
+        "The package.json Node reads to load a module the hooks reach is not valid JSON, so Node refuses to load it.";
     NotAHookModule => "hooks::not-a-hook-module", Warning,
         "A `.tsx` or `.jsx` file under `hooks/` is not loaded: hooks have no JSX.";
 }

@@ -157,6 +157,10 @@ fn visit(path: &Path, shown: &str, resolver: &Resolver, cache: Option<&Cache>) -
     let format = resolver.format_of(path);
     let module = Module { path: path.to_path_buf(), format, code: None, exports: Vec::new(), resolved: Vec::new() };
     let mut visited = Visited { module, diagnostics: Vec::new(), source: None, next: Vec::new(), compiled: false };
+    if let Some((manifest, reason)) = resolver.broken_package_json(path) {
+        visited.diagnostics.push(broken_package_json(shown, &manifest, &reason));
+        return visited;
+    }
     let source = match std::fs::read_to_string(path) {
         Ok(source) => source,
         Err(error) => {
@@ -275,6 +279,15 @@ fn unreadable(shown: &str, error: &std::io::Error) -> Diagnostic {
         Code::Unreadable,
         format!("cannot be read: {}", crate::discover::describe_io_error(error)),
         "make sure the file exists and is readable by this user",
+    )
+    .with_path(shown)
+}
+
+fn broken_package_json(shown: &str, manifest: &str, reason: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::BrokenPackageJson,
+        format!("cannot be loaded: Node reads `{manifest}` to load it, and that is not valid JSON ({reason})"),
+        format!("fix the JSON in `{manifest}`"),
     )
     .with_path(shown)
 }

@@ -128,7 +128,16 @@ pub struct Resolver {
     require: oxc_resolver::Resolver,
     /// ESM JavaScript, which Node resolves with full specifiers only.
     import_fully_specified: oxc_resolver::Resolver,
-    package_types: Mutex<HashMap<PathBuf, ModuleFormat>>,
+    /// The package scope of each folder looked at.
+    package_scopes: Mutex<HashMap<PathBuf, PackageScope>>,
+}
+
+/// What a folder's nearest package.json says.
+#[derive(Debug, Clone)]
+struct PackageScope {
+    format: ModuleFormat,
+    /// The package.json, when it is not valid JSON, and the parser's message.
+    broken: Option<(PathBuf, String)>,
 }
 
 impl Resolver {
@@ -152,7 +161,7 @@ impl Resolver {
         let require = import.clone_with_options(options(&["node", "require"]));
         let import_fully_specified =
             import.clone_with_options(ResolveOptions { fully_specified: true, ..options(&["node", "import"]) });
-        Self { root: root.to_path_buf(), import, require, import_fully_specified, package_types: Mutex::default() }
+        Self { root: root.to_path_buf(), import, require, import_fully_specified, package_scopes: Mutex::default() }
     }
 
     /// Resolves `specifier` imported by the file `importer` (absolute), which Node runs as
@@ -195,31 +204,45 @@ impl Resolver {
         match path.extension().and_then(|extension| extension.to_str()) {
             Some("mts" | "mjs") => ModuleFormat::Esm,
             Some("cts" | "cjs") => ModuleFormat::CommonJs,
-            Some("ts" | "js") => self.package_type(path.parent().unwrap_or(Path::new("/"))),
+            Some("ts" | "js") => self.package_scope(path).format,
             Some("json") => ModuleFormat::Json,
             _ => ModuleFormat::Other,
         }
     }
 
-    /// The `"type"` of the nearest package.json above `dir`, as Node reads it.
-    fn package_type(&self, dir: &Path) -> ModuleFormat {
-        let mut cache = self.package_types.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    /// The nearest package.json above `path` when Node cannot read it as JSON (Node then
+    /// refuses to load any module under it): its path as the user sees it, and why.
+    pub fn broken_package_json(&self, path: &Path) -> Option<(String, String)> {
+        let (manifest, reason) = self.package_scope(path).broken?;
+        Some((self.shown(&manifest), reason))
+    }
+
+    /// What the nearest package.json above `path` says, as Node reads it.
+    fn package_scope(&self, path: &Path) -> PackageScope {
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        let mut cache = self.package_scopes.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut visited = Vec::new();
-        let mut found = ModuleFormat::CommonJs;
+        let mut found = PackageScope { format: ModuleFormat::CommonJs, broken: None };
         for folder in dir.ancestors() {
             if let Some(known) = cache.get(folder) {
-                found = *known;
+                found = known.clone();
                 break;
             }
             visited.push(folder.to_path_buf());
-            if let Ok(text) = std::fs::read_to_string(folder.join("package.json")) {
-                let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-                found = if manifest["type"] == "module" { ModuleFormat::Esm } else { ModuleFormat::CommonJs };
+            let manifest = folder.join("package.json");
+            if let Ok(text) = std::fs::read_to_string(&manifest) {
+                found = match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(json) if json["type"] == "module" => PackageScope { format: ModuleFormat::Esm, broken: None },
+                    Ok(_) => PackageScope { format: ModuleFormat::CommonJs, broken: None },
+                    Err(error) => {
+                        PackageScope { format: ModuleFormat::CommonJs, broken: Some((manifest, error.to_string())) }
+                    }
+                };
                 break;
             }
         }
         for folder in visited {
-            cache.insert(folder, found);
+            cache.insert(folder, found.clone());
         }
         found
     }
@@ -398,5 +421,10 @@ mod tests {
         assert_eq!(resolver.format_of(&dir.path().join("cjs/a.ts")), ModuleFormat::CommonJs);
         assert_eq!(resolver.format_of(&dir.path().join("cjs/a.mts")), ModuleFormat::Esm);
         assert_eq!(resolver.format_of(&dir.path().join("cjs/deep/a.js")), ModuleFormat::CommonJs);
+        assert_eq!(resolver.broken_package_json(&dir.path().join("cjs/a.ts")), None);
+        std::fs::create_dir(dir.path().join("broken")).unwrap();
+        std::fs::write(dir.path().join("broken/package.json"), "{ name: x }").unwrap();
+        let (shown, _) = resolver.broken_package_json(&dir.path().join("broken/a.ts")).unwrap();
+        assert_eq!(shown, "broken/package.json");
     }
 }
