@@ -325,6 +325,22 @@ fn changed_hooks_reload_and_broken_ones_keep_the_last_good() {
     });
 }
 
+#[test]
+fn a_change_to_a_module_outside_the_source_folder_reloads_the_hooks() {
+    let dir = copy_fixture("dev", "outside");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    let events = server.send(&session, "one");
+    let first = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("{first} release 1")));
+    let helper = dir.path().join("shared/label.ts");
+    std::fs::write(&helper, "export const label = \"release 2\";\n").unwrap();
+    wait_for_log(&server, "hooks changed");
+    let events = server.send(&session, "two");
+    let last = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("{last} release 2")));
+}
+
 fn wait_for_log(server: &DevServer, text: &str) {
     let started = Instant::now();
     while !server.logs("").iter().any(|record| record["message"].as_str().unwrap_or_default().contains(text)) {

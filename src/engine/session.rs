@@ -73,8 +73,13 @@ impl SessionSetup {
         self.state_root.join("runtime")
     }
 
-    /// Writes the runtime's files (once per process is enough; unchanged files are not rewritten).
+    /// Writes the runtime's files (once per process is enough; unchanged files are not
+    /// rewritten), and removes the compiled copy of the project earlier versions kept.
     pub fn install_runtime(&self) -> anyhow::Result<()> {
+        let obsolete = self.state_root.join("compiled");
+        if obsolete.is_dir() {
+            let _ = std::fs::remove_dir_all(obsolete);
+        }
         install_runtime(&self.runtime_dir()).context("could not write the hook runtime")
     }
 
