@@ -11,7 +11,7 @@ use crate::analyze::{self, HookAnalysis};
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::discover::{self, HookModule};
 use crate::loader::cache::Cache;
-use crate::loader::graph::{self, Entry, ModuleGraph};
+use crate::loader::graph::{self, ModuleGraph, Visited};
 use crate::loader::resolver::Resolver;
 use crate::project::{self, DirError, Project};
 
@@ -67,42 +67,54 @@ pub fn check_project_with(dir: &Path, cache: Option<&Cache>) -> Result<CheckedPr
         return Ok(checked);
     };
     let discovery = discover::discover(&project);
-    let analyses: Vec<(HookAnalysis, Option<String>)> = match analysis_pool() {
-        Some(pool) => pool.install(|| discovery.modules.par_iter().map(check_module).collect()),
-        None => discovery.modules.iter().map(check_module).collect(),
+    let resolver = Resolver::new(&project.canonical_dir);
+    let well_named: Vec<bool> =
+        (0..discovery.modules.len()).map(|index| name_problem(&discovery.modules, index).is_none()).collect();
+    // One pass per hook: read, parse, analyse and, when it would load, compile it and
+    // resolve its imports from that same parse.
+    let check = |index: usize| check_module(&discovery.modules[index], well_named[index], &resolver, cache);
+    let checks: Vec<ModuleCheck> = match analysis_pool() {
+        Some(pool) => pool.install(|| (0..discovery.modules.len()).into_par_iter().map(check).collect()),
+        None => (0..discovery.modules.len()).map(check).collect(),
     };
 
-    for (index, (module, (analysis, source))) in discovery.modules.iter().zip(analyses).enumerate() {
-        if let Some(source) = source {
+    let mut entries = Vec::new();
+    let mut entry_hooks = Vec::new();
+    for (index, (module, check)) in discovery.modules.iter().zip(checks).enumerate() {
+        if let Some(source) = check.source {
             checked.sources.insert(module.display_path.clone(), source);
+        }
+        if let Some(entry) = check.entry {
+            entries.push(entry);
+            entry_hooks.push(index);
         }
         checked.hooks.push(HookReport {
             name: module.name.clone(),
             path: module.display_path.clone(),
-            skipped: skip_reason(&discovery.modules, index, &analysis.diagnostics),
-            events: analysis.events,
+            skipped: skip_reason(&discovery.modules, index, &check.analysis.diagnostics),
+            events: check.analysis.events,
         });
-        checked.diagnostics.extend(analysis.diagnostics);
+        checked.diagnostics.extend(check.analysis.diagnostics);
     }
     checked.diagnostics.extend(discovery.diagnostics);
-    follow_imports(&project, &discovery.modules, &mut checked, cache);
+    follow_imports(&project, entries, &entry_hooks, &resolver, &mut checked, cache);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.project = Some(project);
     Ok(checked)
 }
 
-/// Walks the modules every hook that would load so far reaches; a hook that reaches an
-/// error is skipped with it.
-fn follow_imports(project: &Project, modules: &[HookModule], checked: &mut CheckedProject, cache: Option<&Cache>) {
-    let loading: Vec<usize> =
-        (0..checked.hooks.len()).filter(|&index| checked.hooks[index].skipped.is_none()).collect();
-    let entries: Vec<Entry> = loading
-        .iter()
-        .map(|&index| Entry { path: &modules[index].path, display_path: &modules[index].display_path })
-        .collect();
-    let resolver = Resolver::new(&project.canonical_dir);
-    let mut graph = graph::walk(&project.canonical_dir, &entries, &resolver, cache, analysis_pool());
-    for (&index, error) in loading.iter().zip(&graph.entry_errors) {
+/// Walks on from the hooks that would load so far; a hook that reaches an error is
+/// skipped with it.
+fn follow_imports(
+    project: &Project,
+    entries: Vec<Visited>,
+    entry_hooks: &[usize],
+    resolver: &Resolver,
+    checked: &mut CheckedProject,
+    cache: Option<&Cache>,
+) {
+    let mut graph = graph::walk(&project.canonical_dir, entries, resolver, cache, analysis_pool());
+    for (&index, error) in entry_hooks.iter().zip(&graph.entry_errors) {
         if error.is_some() {
             checked.hooks[index].skipped = *error;
         }
@@ -128,21 +140,57 @@ fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
-/// Reads and analyses one module; keeps its text only when a diagnostic points into it.
-fn check_module(module: &HookModule) -> (HookAnalysis, Option<String>) {
-    match analyze::read::read_hook(&module.path, &module.display_path) {
-        Ok(text) => {
-            let analysis = analyze::analyze_module(&module.display_path, &text);
-            let labelled = analysis.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some());
-            (analysis, labelled.then_some(text))
-        }
-        Err(diagnostic) => (HookAnalysis { events: Vec::new(), diagnostics: vec![*diagnostic] }, None),
-    }
+/// What checking one hook module found.
+struct ModuleCheck {
+    analysis: HookAnalysis,
+    /// Its text, when a diagnostic points into it.
+    source: Option<String>,
+    /// The hook as the import walk starts from it, when it would load so far.
+    entry: Option<Visited>,
 }
 
-/// Why module `index` would not load: a naming error, its first error, or an empty `events`.
-/// `modules` is in discovery order, so modules sharing a name are neighbours.
-fn skip_reason(modules: &[HookModule], index: usize, diagnostics: &[Diagnostic]) -> Option<Code> {
+/// Reads and analyses one module; when it would load (`well_named`, no error, not empty),
+/// compiles it from the same parse and resolves its imports.
+fn check_module(module: &HookModule, well_named: bool, resolver: &Resolver, cache: Option<&Cache>) -> ModuleCheck {
+    let text = match analyze::read::read_hook(&module.path, &module.display_path) {
+        Ok(text) => text,
+        Err(diagnostic) => {
+            let analysis = HookAnalysis { events: Vec::new(), diagnostics: vec![*diagnostic] };
+            return ModuleCheck { analysis, source: None, entry: None };
+        }
+    };
+    let checked = analyze::on_a_big_enough_stack(text.len(), || {
+        analyze::analyze_then(&module.display_path, &text, |analysis, allocator, program| {
+            let loads = well_named
+                && !analysis
+                    .diagnostics
+                    .iter()
+                    .any(|diagnostic| diagnostic.severity() == Severity::Error || diagnostic.code == Code::EmptyEvents);
+            loads.then(|| {
+                graph::visit_entry(
+                    &module.real_path,
+                    &module.display_path,
+                    &text,
+                    (allocator, program),
+                    resolver,
+                    cache,
+                )
+            })
+        })
+    });
+    let (analysis, entry) = match checked {
+        Some((analysis, entry)) => (analysis, entry.flatten()),
+        None => (
+            HookAnalysis { events: Vec::new(), diagnostics: vec![analyze::too_big_to_parse(&module.display_path)] },
+            None,
+        ),
+    };
+    let labelled = analysis.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some());
+    ModuleCheck { analysis, source: labelled.then_some(text), entry }
+}
+
+/// A naming problem that keeps module `index` from loading, whatever is in it.
+fn name_problem(modules: &[HookModule], index: usize) -> Option<Code> {
     let name = &modules[index].name;
     if name.contains("__") {
         return Some(Code::ReservedName);
@@ -150,6 +198,15 @@ fn skip_reason(modules: &[HookModule], index: usize, diagnostics: &[Diagnostic])
     let same_name = |other: Option<&HookModule>| other.is_some_and(|other| &other.name == name);
     if same_name(index.checked_sub(1).and_then(|before| modules.get(before))) || same_name(modules.get(index + 1)) {
         return Some(Code::DuplicateName);
+    }
+    None
+}
+
+/// Why module `index` would not load: a naming error, its first error, or an empty `events`.
+/// `modules` is in discovery order, so modules sharing a name are neighbours.
+fn skip_reason(modules: &[HookModule], index: usize, diagnostics: &[Diagnostic]) -> Option<Code> {
+    if let Some(problem) = name_problem(modules, index) {
+        return Some(problem);
     }
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
     sorted.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

@@ -18,6 +18,8 @@ pub struct HookModule {
     pub name: String,
     /// Where to read it.
     pub path: PathBuf,
+    /// The same file with every link resolved: the path Node knows it by.
+    pub real_path: PathBuf,
     /// Its path relative to `--dir`, with `/`: what diagnostics and `info` show.
     pub display_path: String,
 }
@@ -74,6 +76,10 @@ pub fn discover(project: &Project) -> Discovery {
     }
     let display = |path: &Path| display_path(project, &hooks_dir, path);
 
+    // Resolved once; a module's real path is this plus its relative path unless a link
+    // leads to it (then it is resolved on its own), which saves a readlink per folder per file.
+    let real_hooks_dir = hooks_dir.canonicalize().unwrap_or_else(|_| hooks_dir.clone());
+    let mut linked_folders: Vec<PathBuf> = Vec::new();
     let mut walk = WalkDir::new(&hooks_dir).follow_links(true).into_iter();
     while let Some(entry) = walk.next() {
         let entry = match entry {
@@ -107,6 +113,9 @@ pub fn discover(project: &Project) -> Discovery {
             continue;
         }
         if is_dir {
+            if entry.path_is_symlink() {
+                linked_folders.push(entry.path().to_path_buf());
+            }
             continue;
         }
         let stem = match file_kind(file_name) {
@@ -121,9 +130,16 @@ pub fn discover(project: &Project) -> Discovery {
             discovery.diagnostics.push(non_utf8_name(&display(entry.path())));
             continue;
         };
+        let through_link =
+            entry.path_is_symlink() || linked_folders.iter().any(|folder| entry.path().starts_with(folder));
+        let real_path = match entry.path().strip_prefix(&hooks_dir) {
+            Ok(relative) if !through_link => real_hooks_dir.join(relative),
+            _ => entry.path().canonicalize().unwrap_or_else(|_| entry.path().to_path_buf()),
+        };
         discovery.modules.push(HookModule {
             name,
             path: entry.path().to_path_buf(),
+            real_path,
             display_path: display(entry.path()),
         });
     }

@@ -7,6 +7,7 @@ pub mod read;
 mod scope;
 
 use oxc::allocator::Allocator;
+use oxc::ast::ast::Program;
 use oxc::diagnostics::Severity as OxcSeverity;
 use oxc::parser::Parser;
 use oxc::span::SourceType;
@@ -48,7 +49,7 @@ pub fn on_a_big_enough_stack<T: Send>(source_len: usize, parse: impl FnOnce() ->
     })
 }
 
-fn too_big_to_parse(display_path: &str) -> Diagnostic {
+pub fn too_big_to_parse(display_path: &str) -> Diagnostic {
     Diagnostic::new(
         Code::Unreadable,
         "it is too big to parse with the memory available",
@@ -68,6 +69,16 @@ pub struct HookAnalysis {
 /// Analyses the hook module `text` on this thread, shown to users as `display_path` (its extension
 /// picks the grammar: TypeScript for `.ts`/`.mts`/`.cts`, JavaScript otherwise).
 pub fn analyze_source(display_path: &str, text: &str) -> HookAnalysis {
+    analyze_then(display_path, text, |_, _, _| ()).0
+}
+
+/// [`analyze_source`], then `then` with the parsed module (unless it did not parse), so a
+/// caller that goes on to compile it parses it once.
+pub fn analyze_then<T>(
+    display_path: &str,
+    text: &str,
+    then: impl for<'a> FnOnce(&HookAnalysis, &'a Allocator, Program<'a>) -> T,
+) -> (HookAnalysis, Option<T>) {
     let allocator = Allocator::default();
     let source_type = SourceType::from_path(display_path).unwrap_or_else(|_| SourceType::ts());
     let parsed = Parser::new(&allocator, text, source_type).parse();
@@ -84,13 +95,15 @@ pub fn analyze_source(display_path: &str, text: &str) -> HookAnalysis {
         if diagnostics.is_empty() {
             diagnostics.push(parse_error_without_location(&file));
         }
-        return HookAnalysis { events: Vec::new(), diagnostics };
+        return (HookAnalysis { events: Vec::new(), diagnostics }, None);
     }
 
     let mut checker =
         Checker { file: &file, scope: ModuleScope::new(&parsed.program), analysis: HookAnalysis::default() };
     checker.check_program(&parsed.program);
-    checker.analysis
+    let analysis = checker.analysis;
+    let after = then(&analysis, &allocator, parsed.program);
+    (analysis, Some(after))
 }
 
 /// Walks one parsed module, collecting what it finds.

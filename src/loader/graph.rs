@@ -13,8 +13,9 @@ use std::path::{Component, Path, PathBuf};
 use rayon::prelude::*;
 
 use super::cache::{Cache, Cached};
+use super::resolver::TsOptions;
 use super::resolver::{ImportKind, ModuleFormat, Resolver, Target, Unresolved, is_typescript};
-use super::transform::{self, Problem, ProblemKind};
+use super::transform::{self, Compiled, Problem, ProblemKind};
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
 
 /// A module the runtime will load.
@@ -45,16 +46,11 @@ pub struct ModuleGraph {
     pub compiled: usize,
 }
 
-/// A hook to start from.
-pub struct Entry<'e> {
-    pub path: &'e Path,
-    /// Its path as the user sees it (relative to `--dir`).
-    pub display_path: &'e str,
-}
-
 /// One module's result before it joins the graph.
-struct Visited {
+pub struct Visited {
     module: Module,
+    /// Its path as the user sees it.
+    shown: String,
     diagnostics: Vec<Diagnostic>,
     source: Option<(String, String)>,
     /// Files it leads to that are walked too.
@@ -62,54 +58,43 @@ struct Visited {
     compiled: bool,
 }
 
-/// Walks from every entry. `root` is the project folder (absolute, links resolved), which
+/// Walks on from `entries` (the hooks, already visited with [`visit_entry`] in the pass
+/// that analysed them). `root` is the project folder (absolute, links resolved), which
 /// display paths are relative to; `cache` stores compiled code (`None`: compile in memory
 /// only, as `validate` does).
 pub fn walk(
     root: &Path,
-    entries: &[Entry],
+    entries: Vec<Visited>,
     resolver: &Resolver,
     cache: Option<&Cache>,
     pool: Option<&rayon::ThreadPool>,
 ) -> ModuleGraph {
-    let mut display: HashMap<PathBuf, String> = HashMap::new();
-    let mut frontier = Vec::new();
-    let mut entry_paths = Vec::new();
-    for entry in entries {
-        let path = entry.path.canonicalize().unwrap_or_else(|_| entry.path.to_path_buf());
-        display.insert(path.clone(), entry.display_path.to_owned());
-        entry_paths.push(path.clone());
-        frontier.push(path);
-    }
-    let mut seen: HashSet<PathBuf> = frontier.iter().cloned().collect();
-    frontier.dedup();
+    let entry_paths: Vec<PathBuf> = entries.iter().map(|entry| entry.module.path.clone()).collect();
+    let mut seen: HashSet<PathBuf> = entry_paths.iter().cloned().collect();
     let mut visited: HashMap<PathBuf, Visited> = HashMap::new();
     let mut order = Vec::new();
-    while !frontier.is_empty() {
-        let visit_all = || -> Vec<Visited> {
-            frontier
-                .par_iter()
-                .map(|path| {
-                    let shown = display.get(path).cloned().unwrap_or_else(|| display_path(root, path));
-                    visit(path, &shown, resolver, cache)
-                })
-                .collect()
-        };
-        let results = match pool {
-            Some(pool) => pool.install(visit_all),
-            None => visit_all(),
-        };
-        let mut next_frontier = Vec::new();
+    let mut results = entries;
+    loop {
+        let mut frontier = Vec::new();
         for result in results {
             for next in &result.next {
                 if seen.insert(next.clone()) {
-                    next_frontier.push(next.clone());
+                    frontier.push(next.clone());
                 }
             }
             order.push(result.module.path.clone());
             visited.insert(result.module.path.clone(), result);
         }
-        frontier = next_frontier;
+        if frontier.is_empty() {
+            break;
+        }
+        let visit_all = || -> Vec<Visited> {
+            frontier.par_iter().map(|path| visit(path, display_path(root, path), resolver, cache)).collect()
+        };
+        results = match pool {
+            Some(pool) => pool.install(visit_all),
+            None => visit_all(),
+        };
     }
     assemble(&entry_paths, &order, visited)
 }
@@ -152,82 +137,115 @@ fn first_error(entry: &Path, visited: &HashMap<PathBuf, Visited>) -> Option<Code
     None
 }
 
-/// Reads, compiles (or finds in the cache) and resolves one module.
-fn visit(path: &Path, shown: &str, resolver: &Resolver, cache: Option<&Cache>) -> Visited {
-    let format = resolver.format_of(path);
-    let module = Module { path: path.to_path_buf(), format, code: None, exports: Vec::new(), resolved: Vec::new() };
-    let mut visited = Visited { module, diagnostics: Vec::new(), source: None, next: Vec::new(), compiled: false };
-    if let Some((manifest, reason)) = resolver.broken_package_json(path) {
-        visited.diagnostics.push(broken_package_json(shown, &manifest, &reason));
-        return visited;
-    }
-    let source = match std::fs::read_to_string(path) {
-        Ok(source) => source,
-        Err(error) => {
-            visited.diagnostics.push(unreadable(shown, &error));
-            return visited;
-        }
-    };
-    let options = match resolver.ts_options(path) {
-        Ok(options) => options,
-        Err(error) => {
-            visited.diagnostics.push(bad_tsconfig(shown, &error));
-            return visited;
-        }
-    };
-    let key = Cache::key(path, &source, format, &options);
-    let cached = cache.and_then(|cache| cache.get(&key));
-    let compiled = match cached {
-        Some(cached) => cached,
-        None => {
-            visited.compiled = true;
-            let compiled = crate::analyze::on_a_big_enough_stack(source.len(), || {
-                transform::compile(path, &source, format, &options)
-            });
-            match compiled {
-                Some(Ok(compiled)) => match cache.map(|cache| cache.put(&key, &compiled)) {
-                    Some(Ok(stored)) => stored,
-                    Some(Err(error)) => {
-                        visited.diagnostics.push(unreadable(shown, &error));
-                        return visited;
-                    }
-                    None => Cached { imports: compiled.imports, exports: compiled.exports, code: None },
-                },
-                Some(Err(problems)) => {
-                    let file = SourceFile::new(shown, &source);
-                    visited.diagnostics.extend(problems.iter().map(|problem| problem_diagnostic(&file, problem)));
-                    visited.source = Some((shown.to_owned(), source));
-                    return visited;
-                }
-                None => {
-                    visited.diagnostics.push(unreadable(shown, &std::io::Error::other("it is too big to compile")));
-                    return visited;
-                }
-            }
-        }
-    };
-    visited.module.code = compiled.code;
-    visited.module.exports = compiled.exports;
-    let file = SourceFile::new(shown, &source);
-    for import in &compiled.imports {
-        match resolver.resolve(path, format, &import.specifier, import.kind) {
-            Ok(target) => {
-                if let Target::File(file) = &target
-                    && is_walked(file)
-                    && !visited.next.contains(file)
-                {
-                    visited.next.push(file.clone());
-                }
-                visited.module.resolved.push((import.specifier.clone(), target));
-            }
-            Err(_) if import.kind == ImportKind::Dynamic => {}
-            Err(unresolved) => visited.diagnostics.push(unresolved_import(&file, import, &unresolved)),
-        }
-    }
-    if visited.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some()) {
-        visited.source = Some((shown.to_owned(), source));
+/// A hook, read and parsed by the caller (who analysed it): compiled from that parse (or
+/// found in the cache) and its imports resolved. `path` has its links resolved; `shown`
+/// is its path as the user sees it.
+pub fn visit_entry<'a>(
+    path: &Path,
+    shown: &str,
+    source: &str,
+    parsed: (&'a oxc::allocator::Allocator, oxc::ast::ast::Program<'a>),
+    resolver: &Resolver,
+    cache: Option<&Cache>,
+) -> Visited {
+    let (allocator, program) = parsed;
+    let mut visited = Visited::new(path, shown.to_owned(), resolver.format_of(path));
+    visited.compile(source, resolver, cache, |format, options, output| {
+        transform::compile_program(allocator, program, path, format, options, output)
+    });
+    visited
+}
+
+/// Reads, compiles (or finds in the cache) and resolves one module the hooks reach.
+fn visit(path: &Path, shown: String, resolver: &Resolver, cache: Option<&Cache>) -> Visited {
+    let mut visited = Visited::new(path, shown, resolver.format_of(path));
+    match std::fs::read_to_string(path) {
+        Ok(source) => visited.compile(&source, resolver, cache, |format, options, output| {
+            crate::analyze::on_a_big_enough_stack(source.len(), || {
+                transform::compile(path, &source, format, options, output)
+            })
+            .unwrap_or_else(|| Err(vec![too_big(source.len())]))
+        }),
+        Err(error) => visited.diagnostics.push(unreadable(&visited.shown, &error)),
     }
     visited
+}
+
+impl Visited {
+    fn new(path: &Path, shown: String, format: ModuleFormat) -> Self {
+        let module = Module { path: path.to_path_buf(), format, code: None, exports: Vec::new(), resolved: Vec::new() };
+        Self { module, shown, diagnostics: Vec::new(), source: None, next: Vec::new(), compiled: false }
+    }
+
+    /// Finds the module in the cache or compiles it with `compile`, then resolves its imports.
+    fn compile(
+        &mut self,
+        source: &str,
+        resolver: &Resolver,
+        cache: Option<&Cache>,
+        compile: impl FnOnce(ModuleFormat, &TsOptions, transform::Output) -> Result<Compiled, Vec<Problem>>,
+    ) {
+        let path = self.module.path.clone();
+        let format = self.module.format;
+        if let Some((manifest, reason)) = resolver.broken_package_json(&path) {
+            return self.diagnostics.push(broken_package_json(&self.shown, &manifest, &reason));
+        }
+        let options = match resolver.ts_options(&path) {
+            Ok(options) => options,
+            Err(error) => return self.diagnostics.push(bad_tsconfig(&self.shown, &error)),
+        };
+        let key = cache.map(|_| Cache::key(&path, source, format, &options)).unwrap_or_default();
+        let compiled = match cache.and_then(|cache| cache.get(&key)) {
+            Some(cached) => cached,
+            None => {
+                self.compiled = true;
+                let output = if cache.is_some() { transform::Output::Code } else { transform::Output::Check };
+                match compile(format, &options, output) {
+                    Ok(compiled) => match cache.map(|cache| cache.put(&key, &compiled)) {
+                        Some(Ok(stored)) => stored,
+                        Some(Err(error)) => return self.diagnostics.push(unreadable(&self.shown, &error)),
+                        None => Cached { imports: compiled.imports, exports: compiled.exports, code: None },
+                    },
+                    Err(problems) => {
+                        let file = SourceFile::new(&self.shown, source);
+                        self.diagnostics.extend(problems.iter().map(|problem| problem_diagnostic(&file, problem)));
+                        self.source = Some((self.shown.clone(), source.to_owned()));
+                        return;
+                    }
+                }
+            }
+        };
+        self.module.code = compiled.code;
+        self.module.exports = compiled.exports;
+        let file = SourceFile::new(&self.shown, source);
+        for import in &compiled.imports {
+            match resolver.resolve(&path, format, &import.specifier, import.kind) {
+                Ok(target) => {
+                    if let Target::File(file) = &target
+                        && is_walked(file)
+                        && !self.next.contains(file)
+                    {
+                        self.next.push(file.clone());
+                    }
+                    self.module.resolved.push((import.specifier.clone(), target));
+                }
+                Err(_) if import.kind == ImportKind::Dynamic => {}
+                Err(unresolved) => self.diagnostics.push(unresolved_import(&file, import, &unresolved)),
+            }
+        }
+        if self.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some()) {
+            self.source = Some((self.shown.clone(), source.to_owned()));
+        }
+    }
+}
+
+fn too_big(len: usize) -> Problem {
+    Problem {
+        kind: ProblemKind::Syntax,
+        span: None,
+        message: format!("it is too big to compile with the memory available ({len} bytes)"),
+        help: "move generated code or data out of the modules the hooks import".to_owned(),
+    }
 }
 
 /// Whether the walk follows into `path`: TypeScript anywhere (only we can compile it),

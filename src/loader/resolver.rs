@@ -115,6 +115,9 @@ pub struct TsOptions {
     pub verbatim_module_syntax: bool,
     /// The tsconfig these came from, as the user sees its path.
     pub tsconfig: Option<String>,
+    /// Whether that tsconfig has project references (which files it governs then depends
+    /// on each file).
+    pub has_references: bool,
 }
 
 /// Extensions tried for a specifier written without one: TypeScript's first, then Node's.
@@ -130,6 +133,8 @@ pub struct Resolver {
     import_fully_specified: oxc_resolver::Resolver,
     /// The package scope of each folder looked at.
     package_scopes: Mutex<HashMap<PathBuf, PackageScope>>,
+    /// [`Resolver::ts_options`] of each folder looked at (without project references).
+    ts_options_by_folder: Mutex<HashMap<PathBuf, Result<TsOptions, String>>>,
 }
 
 /// What a folder's nearest package.json says.
@@ -161,7 +166,14 @@ impl Resolver {
         let require = import.clone_with_options(options(&["node", "require"]));
         let import_fully_specified =
             import.clone_with_options(ResolveOptions { fully_specified: true, ..options(&["node", "import"]) });
-        Self { root: root.to_path_buf(), import, require, import_fully_specified, package_scopes: Mutex::default() }
+        Self {
+            root: root.to_path_buf(),
+            import,
+            require,
+            import_fully_specified,
+            package_scopes: Mutex::default(),
+            ts_options_by_folder: Mutex::default(),
+        }
     }
 
     /// Resolves `specifier` imported by the file `importer` (absolute), which Node runs as
@@ -249,8 +261,25 @@ impl Resolver {
 
     /// The tsconfig options that govern compiling `path` (none outside a tsconfig's reach).
     pub fn ts_options(&self, path: &Path) -> Result<TsOptions, String> {
-        let tsconfig = self.import.find_tsconfig(path).map_err(|error| error.to_string())?;
-        Ok(tsconfig.map(|tsconfig| options_of(&tsconfig, self.shown(tsconfig.path()))).unwrap_or_default())
+        // Every file of a folder has the same nearest tsconfig; only project references can
+        // give one file another, so without them the answer is kept per folder (asking per
+        // file costs a file-system lookup each).
+        let dir = path.parent().unwrap_or(Path::new("/"));
+        let lock = || self.ts_options_by_folder.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(known) = lock().get(dir) {
+            return known.clone();
+        }
+        let tsconfig = self.import.find_tsconfig(path).map_err(|error| error.to_string());
+        let options = tsconfig.map(|found| found.map(|tsconfig| options_of(&tsconfig, self.shown(tsconfig.path()))));
+        let per_folder = match &options {
+            Ok(Some(options)) => !options.has_references,
+            _ => true,
+        };
+        let options = options.map(Option::unwrap_or_default);
+        if per_folder {
+            lock().insert(dir.to_path_buf(), options.clone());
+        }
+        options
     }
 
     /// Why `specifier` did not resolve from `importer`, in the user's terms.
@@ -369,6 +398,7 @@ fn options_of(tsconfig: &Arc<TsConfig>, shown: String) -> TsOptions {
         emit_decorator_metadata: options.emit_decorator_metadata == Some(true),
         verbatim_module_syntax: options.verbatim_module_syntax == Some(true),
         tsconfig: Some(shown),
+        has_references: !tsconfig.references.is_empty(),
     }
 }
 

@@ -17,7 +17,7 @@ use oxc::semantic::{ScopeFlags, SemanticBuilder};
 use oxc::span::SourceType;
 use oxc::transformer::{TransformOptions, Transformer};
 
-use super::commonjs::to_commonjs;
+use super::commonjs::{check_commonjs, to_commonjs};
 use super::resolver::{HELPERS_PACKAGE, ImportKind, ModuleFormat, TsOptions, is_typescript};
 
 /// One import the module makes at run time.
@@ -58,8 +58,23 @@ pub enum ProblemKind {
     Unsupported,
 }
 
+/// What [`compile`] produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// The code Node will run.
+    Code,
+    /// Only the imports, exports and problems (`validate`): no code is generated.
+    Check,
+}
+
 /// Compiles (TypeScript) or scans (JavaScript) the module at `path`, which Node runs as `format`.
-pub fn compile(path: &Path, source: &str, format: ModuleFormat, options: &TsOptions) -> Result<Compiled, Vec<Problem>> {
+pub fn compile(
+    path: &Path,
+    source: &str,
+    format: ModuleFormat,
+    options: &TsOptions,
+    output: Output,
+) -> Result<Compiled, Vec<Problem>> {
     let allocator = Allocator::default();
     let source_type = SourceType::from_path(path).unwrap_or_else(|_| SourceType::ts());
     let parsed = Parser::new(&allocator, source, source_type).parse();
@@ -67,7 +82,18 @@ pub fn compile(path: &Path, source: &str, format: ModuleFormat, options: &TsOpti
     if parsed.panicked || !syntax.is_empty() {
         return Err(syntax);
     }
-    let mut program = parsed.program;
+    compile_program(&allocator, parsed.program, path, format, options, output)
+}
+
+/// [`compile`] of a module already parsed (without errors) into `allocator`.
+pub fn compile_program<'a>(
+    allocator: &'a Allocator,
+    mut program: Program<'a>,
+    path: &Path,
+    format: ModuleFormat,
+    options: &TsOptions,
+    output: Output,
+) -> Result<Compiled, Vec<Problem>> {
     if !is_typescript(path) {
         return Ok(Compiled { code: None, imports: collect_imports(&program), exports: Vec::new() });
     }
@@ -76,9 +102,14 @@ pub fn compile(path: &Path, source: &str, format: ModuleFormat, options: &TsOpti
     {
         return Err(vec![problem]);
     }
+    if output == Output::Check
+        && let Some(checked) = quick_check(&program, path, format)
+    {
+        return checked;
+    }
     let scoping = SemanticBuilder::new().with_enum_eval(true).build(&program).semantic.into_scoping();
     let transformed =
-        Transformer::new(&allocator, path, &transform_options(options)).build_with_scoping(scoping, &mut program);
+        Transformer::new(allocator, path, &transform_options(options)).build_with_scoping(scoping, &mut program);
     if let Some(error) = transformed.diagnostics.errors().next() {
         return Err(vec![unsupported(error)]);
     }
@@ -86,9 +117,16 @@ pub fn compile(path: &Path, source: &str, format: ModuleFormat, options: &TsOpti
     let mut exports = Vec::new();
     if format == ModuleFormat::CommonJs {
         exports = export_names(&program);
-        to_commonjs(&allocator, &mut program).map_err(|message| {
+        let lowered = match output {
+            Output::Code => to_commonjs(allocator, &mut program),
+            Output::Check => check_commonjs(allocator, &mut program, &transformed.scoping),
+        };
+        lowered.map_err(|message| {
             vec![Problem { kind: ProblemKind::Unsupported, span: None, message, help: commonjs_help(path) }]
         })?;
+    }
+    if output == Output::Check {
+        return Ok(Compiled { code: None, imports, exports });
     }
     let codegen = CodegenOptions { source_map_path: Some(path.to_path_buf()), ..CodegenOptions::default() };
     let generated = Codegen::new().with_options(codegen).build(&program);
@@ -99,6 +137,69 @@ pub fn compile(path: &Path, source: &str, format: ModuleFormat, options: &TsOpti
         code.push('\n');
     }
     Ok(Compiled { code: Some(code), imports, exports })
+}
+
+/// `validate`'s verdict on a module that imports nothing but the SDK and Node's built-ins
+/// (most hooks), without compiling it: compiling could only drop some of those imports,
+/// which changes nothing, so only what could fail is looked at (namespaces, which the
+/// compiler may refuse, send a module the whole way). `None`: compile it.
+fn quick_check(program: &Program, path: &Path, format: ModuleFormat) -> Option<Result<Compiled, Vec<Problem>>> {
+    let imports = collect_imports(program);
+    let settled =
+        |specifier: &str| specifier.starts_with("node:") || super::resolver::SdkModule::of(specifier).is_some();
+    if !imports.iter().all(|import| settled(&import.specifier)) || has_namespace(program) {
+        return None;
+    }
+    if format == ModuleFormat::CommonJs {
+        if binds_a_name_the_lowering_needs(program) {
+            return None;
+        }
+        if let Some(message) = super::commonjs::esm_only_syntax(program) {
+            let help = commonjs_help(path);
+            return Some(Err(vec![Problem { kind: ProblemKind::Unsupported, span: None, message, help }]));
+        }
+    }
+    Some(Ok(Compiled { code: None, imports, exports: Vec::new() }))
+}
+
+/// Whether the module declares a TypeScript namespace or module at its top.
+fn has_namespace(program: &Program) -> bool {
+    use oxc::ast::ast::{Declaration, Statement};
+    let namespace = |declaration: &Declaration| {
+        matches!(
+            declaration,
+            Declaration::TSNamespaceDeclaration(_)
+                | Declaration::TSExternalModuleDeclaration(_)
+                | Declaration::TSGlobalDeclaration(_)
+        )
+    };
+    program.body.iter().any(|statement| match statement {
+        Statement::ExportDeclaration(export) => namespace(&export.declaration),
+        statement => statement.as_declaration().is_some_and(namespace),
+    })
+}
+
+/// Whether a top-level binding takes one of [`NAMES_THE_LOWERING_NEEDS`] (a destructuring
+/// pattern counts, to be safe).
+///
+/// [`NAMES_THE_LOWERING_NEEDS`]: super::commonjs::NAMES_THE_LOWERING_NEEDS
+fn binds_a_name_the_lowering_needs(program: &Program) -> bool {
+    use oxc::ast::ast::{BindingPattern, Declaration, Statement};
+    let needed = |name: &str| super::commonjs::NAMES_THE_LOWERING_NEEDS.contains(&name);
+    let declares = |declaration: &Declaration| match declaration {
+        Declaration::VariableDeclaration(variables) => variables
+            .declarations
+            .iter()
+            .any(|declarator| !matches!(&declarator.id, BindingPattern::BindingIdentifier(id) if !needed(&id.name))),
+        declaration => declaration.id().is_some_and(|id| needed(&id.name)),
+    };
+    program.body.iter().any(|statement| match statement {
+        Statement::ImportDeclaration(import) => {
+            import.specifiers.iter().flatten().any(|specifier| needed(&specifier.local().name))
+        }
+        Statement::ExportDeclaration(export) => declares(&export.declaration),
+        statement => statement.as_declaration().is_some_and(declares),
+    })
 }
 
 /// The names an ES module's `export` statements define, `default` aside.
@@ -133,8 +234,10 @@ fn export_names(program: &Program) -> Vec<String> {
 }
 
 fn transform_options(options: &TsOptions) -> TransformOptions {
-    // Lower exactly what Node 20 lacks (`using`, …); the target is always valid.
-    let mut transform = TransformOptions::from_target("node20").unwrap_or_default();
+    // Lower exactly what Node 20 lacks (`using`, …); the target is always valid. Parsed
+    // once: it costs as much as compiling a small module.
+    static NODE_20: std::sync::OnceLock<TransformOptions> = std::sync::OnceLock::new();
+    let mut transform = NODE_20.get_or_init(|| TransformOptions::from_target("node20").unwrap_or_default()).clone();
     transform.decorator.legacy = options.experimental_decorators;
     transform.decorator.emit_decorator_metadata = options.emit_decorator_metadata;
     transform.typescript.only_remove_type_imports = options.verbatim_module_syntax;
@@ -279,7 +382,7 @@ mod tests {
     use super::*;
 
     fn esm(path: &str, source: &str) -> Compiled {
-        compile(Path::new(path), source, ModuleFormat::Esm, &TsOptions::default()).unwrap()
+        compile(Path::new(path), source, ModuleFormat::Esm, &TsOptions::default(), Output::Code).unwrap()
     }
 
     #[test]
@@ -299,7 +402,9 @@ mod tests {
     #[test]
     fn commonjs_output_lists_its_export_names() {
         let source = "export const a = 1, { b } = { b: 2 };\nexport function f() {}\nexport class C {}\nconst d = 4;\nexport { d as e };\nexport default 5;\nexport type T = string;\n";
-        let compiled = compile(Path::new("/p/x.cts"), source, ModuleFormat::CommonJs, &TsOptions::default()).unwrap();
+        let compiled =
+            compile(Path::new("/p/x.cts"), source, ModuleFormat::CommonJs, &TsOptions::default(), Output::Code)
+                .unwrap();
         assert_eq!(compiled.exports, ["a", "b", "f", "C", "e"]);
         assert!(compiled.code.unwrap().contains("exports"));
     }
@@ -323,18 +428,54 @@ mod tests {
     #[test]
     fn standard_decorators_are_a_located_problem_legacy_ones_compile() {
         let source = "function d(x: any, _c?: any) { return x; }\n@d\nexport class A {}\n";
-        let problems = compile(Path::new("/p/x.ts"), source, ModuleFormat::Esm, &TsOptions::default()).unwrap_err();
+        let problems =
+            compile(Path::new("/p/x.ts"), source, ModuleFormat::Esm, &TsOptions::default(), Output::Code).unwrap_err();
         assert_eq!(problems[0].kind, ProblemKind::Unsupported);
         assert_eq!(problems[0].span, Some((43, 45)));
         let legacy = TsOptions { experimental_decorators: true, ..TsOptions::default() };
-        let code = compile(Path::new("/p/x.ts"), source, ModuleFormat::Esm, &legacy).unwrap().code.unwrap();
+        let code =
+            compile(Path::new("/p/x.ts"), source, ModuleFormat::Esm, &legacy, Output::Code).unwrap().code.unwrap();
         assert!(!code.contains("@d"), "{code}");
+    }
+
+    #[test]
+    fn the_quick_check_gives_the_verdict_compiling_gives() {
+        let sources = [
+            "import { defineHook } from \"@cursor/bdk/hooks\";\nimport { x } from \"node:fs\";\nexport default defineHook({ events: {} });\n",
+            "import { defineHook } from \"@cursor/bdk/hooks\";\nconst url = import.meta.url;\nexport default defineHook({ events: {} });\n",
+            "import { defineHook } from \"@cursor/bdk/hooks\";\nawait Promise.resolve();\nexport default defineHook({ events: {} });\n",
+            "import { defineHook as require } from \"@cursor/bdk/hooks\";\nexport default require({ events: {} });\n",
+            "import { defineHook } from \"@cursor/bdk/hooks\";\nconst exports = 1;\nexport default defineHook({ events: {} });\n",
+            "import { defineHook } from \"@cursor/bdk/hooks\";\nexport namespace N { export let a = 1; }\nexport default defineHook({ events: {} });\n",
+            "import { helper } from \"./helper\";\nexport default helper;\n",
+        ];
+        for source in sources {
+            for format in [ModuleFormat::Esm, ModuleFormat::CommonJs] {
+                let path = Path::new("/p/bot/hooks/x.ts");
+                let check = compile(path, source, format, &TsOptions::default(), Output::Check);
+                let code = compile(path, source, format, &TsOptions::default(), Output::Code);
+                // Imports of the SDK and of Node's built-ins always resolve and are never
+                // walked: whether compiling drops one changes nothing.
+                let specifiers = |compiled: &Compiled| -> Vec<String> {
+                    let settled = |specifier: &str| {
+                        specifier.starts_with("node:") || super::super::resolver::SdkModule::of(specifier).is_some()
+                    };
+                    compiled.imports.iter().map(|import| import.specifier.clone()).filter(|s| !settled(s)).collect()
+                };
+                match (&check, &code) {
+                    (Ok(check), Ok(code)) => assert_eq!(specifiers(check), specifiers(code), "{format:?} {source}"),
+                    (Err(check), Err(code)) => assert_eq!(check[0].message, code[0].message, "{format:?} {source}"),
+                    _ => panic!("{format:?} {source}: check {check:?} but code {code:?}"),
+                }
+            }
+        }
     }
 
     #[test]
     fn syntax_errors_are_located() {
         let problems =
-            compile(Path::new("/p/x.ts"), "const = 1;", ModuleFormat::Esm, &TsOptions::default()).unwrap_err();
+            compile(Path::new("/p/x.ts"), "const = 1;", ModuleFormat::Esm, &TsOptions::default(), Output::Code)
+                .unwrap_err();
         assert_eq!(problems[0].kind, ProblemKind::Syntax);
         assert!(problems[0].span.is_some());
     }
