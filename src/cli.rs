@@ -31,8 +31,9 @@ pub enum Command {
     /// Run one local turn: record its events and fire the hooks for real in Node.js.
     ///
     /// The reply streams to stdout; the serve log (what loaded, every hook failure, a
-    /// summary) goes to stderr. Exit codes: 0 the turn completed, 1 it failed or the hooks
-    /// have errors, 2 usage or environment error (e.g. no Node.js ≥ 20.6), 130 Ctrl-C.
+    /// summary) goes to stderr. Exit codes: 0 the turn completed and every hook ran clean,
+    /// 1 it failed or the hooks have errors, 2 usage or environment error (e.g. no Node.js
+    /// ≥ 20.6), 3 a hook failed to load, threw, timed out or crashed the runtime, 130 Ctrl-C.
     Run(RunArgs),
     /// Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`.
     ///
@@ -47,6 +48,28 @@ pub enum Command {
     Logs(LogsArgs),
     /// Print a shell completion script to stdout.
     Completions(CompletionsArgs),
+}
+
+/// The first argument of the one command no user types: the hook runtime's request for a
+/// module no string literal imports. Parsed apart from [`Cli`], so that neither `--help`
+/// nor the shell completions offer it.
+pub const LOAD_MODULE: &str = "__load-module";
+
+/// `agent-sdk __load-module`: compile a module the hook runtime was asked to load that no
+/// string literal imports (so the project check could not reach it), and print its manifest.
+#[derive(Debug, Parser)]
+#[command(name = "agent-sdk __load-module")]
+pub struct LoadModuleArgs {
+    /// The project root (absolute).
+    #[arg(long, value_name = "PATH")]
+    pub dir: PathBuf,
+
+    /// The module importing `specifier` (absolute); without it, `specifier` is a file path.
+    #[arg(long, value_name = "PATH")]
+    pub from: Option<PathBuf>,
+
+    /// What was imported.
+    pub specifier: String,
 }
 
 /// The project every command works on.

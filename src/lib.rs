@@ -39,6 +39,9 @@ use printer::Printer;
 /// The whole program: parse the command line, run the command, turn the outcome into
 /// an exit code, and report an error once.
 pub fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|first| first == cli::LOAD_MODULE) {
+        return load_module();
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
@@ -51,6 +54,25 @@ pub fn main() -> ExitCode {
     match outcome {
         Ok(status) => status.into(),
         Err(error) if printer::StdoutClosed::is_cause_of(&error) => ExitStatus::Success.into(),
+        Err(error) => {
+            printer.stderr(&format!("error: {error:#}\n"));
+            ExitStatus::Error.into()
+        }
+    }
+}
+
+/// `agent-sdk __load-module …`, for the hook runtime (see [`cli::LoadModuleArgs`]).
+fn load_module() -> ExitCode {
+    let printer = Printer::new(cli::ColorChoice::Never);
+    let args = match cli::LoadModuleArgs::try_parse_from(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(error) => {
+            let _ = error.print();
+            return ExitStatus::Error.into();
+        }
+    };
+    match commands::load_module::load_module(&args, &printer) {
+        Ok(status) => status.into(),
         Err(error) => {
             printer.stderr(&format!("error: {error:#}\n"));
             ExitStatus::Error.into()

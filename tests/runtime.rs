@@ -362,3 +362,24 @@ fn standard_decorators_are_unsupported_syntax() {
     assert!(run.log().contains("hooks::unsupported-syntax"), "{}", run.log());
     assert!(run.record.is_empty(), "no hook ran: {:?}", run.record);
 }
+
+#[test]
+fn a_module_imported_by_a_computed_name_is_compiled_when_it_is_asked_for() {
+    runs_turn_completed("computed-imports", &["plugins"], &["plugins HELLO ADA! | 3 letters"]);
+    runs_turn_completed("computed-requires", &["dispatch"], &["dispatch audit from audit.ts"]);
+}
+
+#[test]
+fn a_broken_module_imported_by_a_computed_name_is_a_throw_naming_the_import() {
+    let project = copy_fixture("runtime", "computed-imports");
+    let plugins = project.path().join("bot/plugins");
+    std::fs::write(plugins.join("count.ts"), "import { tally } from \"../lib/tally\";\nexport const run = tally;\n")
+        .unwrap();
+    let ran = agent_sdk(project.path(), &["run", "--dir", ".", "--event", "turn.completed"]);
+    let log = ran.log();
+    assert_eq!(exit_code(&ran.output), 3, "{}", ran.both());
+    assert!(
+        log.contains("hook \"plugins\" handler for turn.completed threw: `../lib/tally` cannot be found, so this module would fail to load (at bot/plugins/count.ts:1:23)"),
+        "{log}"
+    );
+}

@@ -3,6 +3,7 @@
 mod completions;
 mod dev;
 mod info;
+pub mod load_module;
 mod logs;
 mod run;
 mod validate;

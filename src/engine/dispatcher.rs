@@ -374,12 +374,13 @@ impl<'s> Dispatcher<'s> {
     }
 
     /// `bot/hooks/x.ts:7:13` from a stack trace: the first frame in the project's sources.
+    /// Frames in agent-sdk's own runtime (under the state root) are not the project's.
     fn first_project_frame(&self, stack: &str) -> Option<String> {
         let root = self.config.project_root.to_string_lossy().into_owned();
         stack.lines().skip(1).find_map(|line| {
             let start = line.find(&root)?;
             let frame = line[start + root.len()..].trim_start_matches('/').trim_end_matches(')');
-            Some(frame.to_owned())
+            (!frame.starts_with(crate::state::STATE_DIR)).then(|| frame.to_owned())
         })
     }
 

@@ -99,6 +99,13 @@ pub fn walk(
     assemble(&entry_paths, &order, visited)
 }
 
+/// Walks from `files` (absolute, links resolved) as if each were a hook: what the runtime
+/// needs for a module no string literal reaches (`import(name)` of a computed name).
+pub fn walk_files(root: &Path, files: &[PathBuf], resolver: &Resolver, cache: Option<&Cache>) -> ModuleGraph {
+    let entries = files.iter().map(|path| visit(path, display_path(root, path), resolver, cache)).collect();
+    walk(root, entries, resolver, cache, None)
+}
+
 fn assemble(entries: &[PathBuf], order: &[PathBuf], mut visited: HashMap<PathBuf, Visited>) -> ModuleGraph {
     let mut graph = ModuleGraph {
         entry_errors: entries.iter().map(|entry| first_error(entry, &visited)).collect(),

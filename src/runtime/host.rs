@@ -155,6 +155,10 @@ impl Runtime {
             .arg("--enable-source-maps")
             .arg(config.runtime_dir.join("host.mjs"))
             .envs(config.env.iter().map(|(key, value)| (key, value)))
+            // For modules no string literal imports: the runtime asks this binary to
+            // compile them (`agent-sdk __load-module`).
+            .env("AGENT_SDK_EXE", std::env::current_exe().unwrap_or_else(|_| PathBuf::from("agent-sdk")))
+            .env("AGENT_SDK_PROJECT_ROOT", &config.project_root)
             .current_dir(&config.project_root)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -59,6 +59,7 @@
 // "from" set to the next hook.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import Module, { register } from 'node:module';
 import { createInterface } from 'node:readline';
@@ -88,8 +89,30 @@ function installManifest(next) {
   });
 }
 
+/**
+ * Asks the binary for a module no string literal imports (`import(name)` of a computed
+ * name): it compiles what that reaches and answers its manifest, merged into ours.
+ * `from` is the importing file, or null when `specifier` is a file path. Returns the
+ * target path, or null when the binary has nothing to add; throws what `validate` would say.
+ */
+function loadOnDemand(from, specifier) {
+  const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
+  if (from) args.push('--from', from);
+  args.push('--', specifier);
+  const answer = JSON.parse(execFileSync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' }));
+  if (answer.error) throw new Error(answer.error);
+  if (answer.manifest) mergeManifest(answer.manifest);
+  return answer.target ?? null;
+}
+
+function mergeManifest(fragment) {
+  Object.assign(manifest.modules, fragment.modules);
+  Object.assign(manifest.resolutions, fragment.resolutions);
+}
+
 /** Runs a compiled CommonJS module (`.ts`, `.cts`) from its source path. */
 function compileCommonJs(module, filename) {
+  if (!manifest.modules[filename]) loadOnDemand(null, filename);
   const entry = manifest.modules[filename];
   if (entry?.format === 'module') {
     const error = new Error(`require() of ES Module ${filename} not supported (it is an ES module: import it)`);
@@ -110,7 +133,17 @@ Module._resolveFilename = function resolveWithManifest(request, parent, isMain, 
   const sdk = manifest.sdk[request];
   if (sdk) return sdk.require;
   const target = parent?.filename ? manifest.resolutions[parent.filename]?.[request] : undefined;
-  return target ?? resolveFilename.call(this, request, parent, isMain, options);
+  if (target !== undefined) return target;
+  try {
+    return resolveFilename.call(this, request, parent, isMain, options);
+  } catch (error) {
+    // A computed `require(name)` in one of the project's modules: resolve it as `run` does
+    // (tsconfig paths, `.js` written for `.ts`) before giving up.
+    if (!parent?.filename || !manifest.modules[parent.filename]) throw error;
+    const found = loadOnDemand(parent.filename, request);
+    if (found === null) throw error;
+    return found;
+  }
 };
 
 // ---- The protocol channel ---------------------------------------------------------------

@@ -21,13 +21,20 @@
 //   module.exports as default and the names its `export`s define, as Node's CommonJS export
 //   detection finds them in tsc's output;
 //   a `.json` file imported without `with { type: "json" }` (TypeScript's
-//   resolveJsonModule) → a module whose default export is the JSON; TypeScript the binary
-//   did not compile → a clear error; anything else → Node.
+//   resolveJsonModule) → a module whose default export is the JSON; anything else → Node.
+//
+// A module no string literal imports (`import(name)` of a computed name) is not in the
+// manifest: the binary is asked for it (`agent-sdk __load-module`, which compiles what
+// it reaches into the same cache and answers its manifest, or what validate would say).
 
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 let manifest = { modules: {}, resolutions: {}, sdk: {} };
+
+const execFileAsync = promisify(execFile);
 
 export async function initialize({ port }) {
   port.on('message', (message) => {
@@ -41,12 +48,40 @@ function pathOf(url) {
   return typeof url === 'string' && url.startsWith('file:') ? fileURLToPath(url) : null;
 }
 
+/**
+ * Asks the binary for a module no string literal imports (see loadOnDemand in host.mjs):
+ * merges its manifest into ours and returns the target path (null: nothing to add).
+ */
+async function loadOnDemand(from, specifier) {
+  const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
+  if (from) args.push('--from', from);
+  args.push('--', specifier);
+  const { stdout } = await execFileAsync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' });
+  const answer = JSON.parse(stdout);
+  if (answer.error) throw new Error(answer.error);
+  if (answer.manifest) {
+    Object.assign(manifest.modules, answer.manifest.modules);
+    Object.assign(manifest.resolutions, answer.manifest.resolutions);
+  }
+  return answer.target ?? null;
+}
+
 export async function resolve(specifier, context, nextResolve) {
   const sdk = manifest.sdk[specifier];
   if (sdk) return { url: pathToFileURL(sdk.import).href, format: 'module', shortCircuit: true };
   const parent = pathOf(context.parentURL);
-  const target = parent === null ? undefined : manifest.resolutions[parent]?.[specifier];
-  if (target === undefined) return nextResolve(specifier, context);
+  let target = parent === null ? undefined : manifest.resolutions[parent]?.[specifier];
+  if (target === undefined) {
+    try {
+      return await nextResolve(specifier, context);
+    } catch (error) {
+      // `import(name)` of a computed name in one of the project's modules: resolve it as
+      // `run` does (tsconfig paths, `.js` written for `.ts`) before giving up.
+      if (parent === null || !manifest.modules[parent]) throw error;
+      target = (await loadOnDemand(parent, specifier)) ?? undefined;
+      if (target === undefined) throw error;
+    }
+  }
   const format = manifest.modules[target]?.format;
   return {
     url: pathToFileURL(target).href,
@@ -82,9 +117,9 @@ export async function load(url, context, nextLoad) {
     return { format: 'module', source: await readFile(module.code, 'utf8'), shortCircuit: true };
   }
   if (!module && TYPESCRIPT.test(path)) {
-    throw new Error(
-      `agent-sdk did not compile ${path}: only modules reached by string-literal imports from the hooks are compiled`,
-    );
+    await loadOnDemand(null, path);
+    if (!manifest.modules[path]) throw new Error(`agent-sdk could not compile ${path}`);
+    return load(url, context, nextLoad);
   }
   if (path.endsWith('.json') && context.importAttributes?.type !== 'json') {
     const text = await readFile(path, 'utf8');
