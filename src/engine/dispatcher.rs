@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::check::CheckedProject;
 use crate::engine::envelope::Envelope;
-use crate::engine::session::LoadPlan;
 use crate::runtime::calls::OtelSummary;
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
 use crate::serve_log::{Level, Record, ServeLog};
@@ -23,6 +26,34 @@ pub struct HookToLoad {
     pub url: String,
     /// Source path relative to `--dir`.
     pub source: String,
+}
+
+/// The hooks a runtime loads, and the manifest its loader serves them with.
+#[derive(Debug, Clone, Default)]
+pub struct LoadPlan {
+    pub hooks: Vec<HookToLoad>,
+    pub manifest: Arc<Value>,
+    /// Every file the hooks reach (for `dev` to watch).
+    pub files: Vec<PathBuf>,
+}
+
+impl LoadPlan {
+    /// The hooks of a checked project that would load, with what the runtime needs to load
+    /// them from their sources.
+    pub fn new(checked: &CheckedProject, runtime_dir: &Path) -> Self {
+        let hooks = checked
+            .loaded()
+            .map(|hook| {
+                let path =
+                    checked.project.as_ref().map_or_else(|| PathBuf::from(&hook.path), |p| p.dir.join(&hook.path));
+                let path = path.canonicalize().unwrap_or(path);
+                HookToLoad { name: hook.name.clone(), url: crate::uri::file_url(&path), source: hook.path.clone() }
+            })
+            .collect();
+        let manifest = crate::loader::manifest(&checked.modules, runtime_dir);
+        let files = checked.modules.modules.iter().map(|module| module.path.clone()).collect();
+        Self { hooks, manifest: Arc::new(manifest), files }
+    }
 }
 
 /// Past the hook timeout, how long a handler that never yields gets before the runtime is

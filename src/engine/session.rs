@@ -3,48 +3,19 @@
 //! started and its hooks loaded, and the recorder that numbers the session's events. Two
 //! commands building these by hand would drift and disagree in front of a user.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use crate::check::CheckedProject;
-use crate::engine::dispatcher::{Dispatcher, HookToLoad};
+use crate::engine::dispatcher::Dispatcher;
+pub use crate::engine::dispatcher::LoadPlan;
 use crate::engine::feed::Recorder;
 use crate::project::Project;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime};
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
-
-/// The hooks a runtime loads, and the manifest its loader serves them with.
-#[derive(Debug, Clone, Default)]
-pub struct LoadPlan {
-    pub hooks: Vec<HookToLoad>,
-    pub manifest: Arc<Value>,
-    /// Every file the hooks reach (for `dev` to watch).
-    pub files: Vec<PathBuf>,
-}
-
-impl LoadPlan {
-    /// The hooks of a checked project that would load, with what the runtime needs to load
-    /// them from their sources.
-    pub fn new(checked: &CheckedProject, runtime_dir: &Path) -> Self {
-        let hooks = checked
-            .loaded()
-            .map(|hook| {
-                let path =
-                    checked.project.as_ref().map_or_else(|| PathBuf::from(&hook.path), |p| p.dir.join(&hook.path));
-                let path = path.canonicalize().unwrap_or(path);
-                HookToLoad { name: hook.name.clone(), url: crate::uri::file_url(&path), source: hook.path.clone() }
-            })
-            .collect();
-        let manifest = crate::loader::manifest(&checked.modules, runtime_dir);
-        let files = checked.modules.modules.iter().map(|module| module.path.clone()).collect();
-        Self { hooks, manifest: Arc::new(manifest), files }
-    }
-}
 
 /// Who the session is, as `ctx.session` and `ctx.channel` say.
 pub struct SessionFacts<'f> {

@@ -8,13 +8,13 @@
 //! `.ts`, is walked, because only we can compile it).
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
 use super::cache::{Cache, Cached};
 use super::resolver::TsOptions;
-use super::resolver::{ImportKind, ModuleFormat, Resolver, Target, Unresolved, is_typescript};
+use super::resolver::{ImportKind, ModuleFormat, Resolver, Target, Unresolved, display_path, is_typescript};
 use super::transform::{self, Compiled, Problem, ProblemKind};
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
 
@@ -263,16 +263,6 @@ fn is_walked(path: &Path) -> bool {
     is_typescript(path) || (javascript && !in_dependencies)
 }
 
-/// `path` relative to `root`, with `/` (`../shared/x.ts` for a file beside the project).
-pub fn display_path(root: &Path, path: &Path) -> String {
-    let root: Vec<Component> = root.components().collect();
-    let target: Vec<Component> = path.components().collect();
-    let common = root.iter().zip(&target).take_while(|(a, b)| a == b).count();
-    let mut parts: Vec<String> = vec!["..".to_owned(); root.len() - common];
-    parts.extend(target[common..].iter().map(|part| part.as_os_str().to_string_lossy().into_owned()));
-    parts.join("/")
-}
-
 fn unresolved_import(file: &SourceFile, import: &transform::Import, unresolved: &Unresolved) -> Diagnostic {
     let help = format!("{}; {}", unresolved.tried, unresolved.fix);
     if import.span == (0, 0) {
@@ -329,12 +319,6 @@ fn bad_tsconfig(shown: &str, error: &str) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn display_paths_are_relative_to_the_root() {
-        assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/p/bot/x.ts")), "bot/x.ts");
-        assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/shared/x.ts")), "../shared/x.ts");
-    }
 
     #[test]
     fn typescript_everywhere_and_the_project_s_javascript_are_walked() {

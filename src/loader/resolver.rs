@@ -4,7 +4,7 @@
 //! `oxc_resolver`. Also which format Node runs a file in, and the tsconfig that governs it.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use oxc_resolver::{ResolveError, ResolveOptions, TsConfig, TsconfigDiscovery};
@@ -386,7 +386,7 @@ fn subpath_target(imports: &serde_json::Value, specifier: &str) -> Option<String
 impl Resolver {
     /// `path` as the user sees it: relative to the project folder (`.` for the folder itself).
     fn shown(&self, path: &Path) -> String {
-        let shown = super::graph::display_path(&self.root, path);
+        let shown = display_path(&self.root, path);
         if shown.is_empty() { ".".to_owned() } else { shown }
     }
 }
@@ -400,6 +400,16 @@ fn options_of(tsconfig: &Arc<TsConfig>, shown: String) -> TsOptions {
         tsconfig: Some(shown),
         has_references: !tsconfig.references.is_empty(),
     }
+}
+
+/// `path` relative to `root`, with `/` (`../shared/x.ts` for a file beside the project).
+pub fn display_path(root: &Path, path: &Path) -> String {
+    let root: Vec<Component> = root.components().collect();
+    let target: Vec<Component> = path.components().collect();
+    let common = root.iter().zip(&target).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_owned(); root.len() - common];
+    parts.extend(target[common..].iter().map(|part| part.as_os_str().to_string_lossy().into_owned()));
+    parts.join("/")
 }
 
 /// Whether the file is TypeScript (compiled before Node runs it).
@@ -430,6 +440,12 @@ mod tests {
         assert_eq!(subpath_target(&imports, "#config").as_deref(), Some("./config.node.ts"));
         assert_eq!(subpath_target(&imports, "#lib/a/b").as_deref(), Some("./bot/lib/a/b.ts"));
         assert_eq!(subpath_target(&imports, "#nope"), None);
+    }
+
+    #[test]
+    fn display_paths_are_relative_to_the_root() {
+        assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/p/bot/x.ts")), "bot/x.ts");
+        assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/shared/x.ts")), "../shared/x.ts");
     }
 
     #[test]
