@@ -103,6 +103,9 @@ pub fn check_project_with(dir: &Path, cache: Option<&Cache>) -> Result<CheckedPr
     Ok(checked)
 }
 
+/// How long a compiled module is kept in the cache (edits leave old entries behind).
+const CACHE_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
 /// Walks on from the hooks that would load so far; a hook that reaches an error is
 /// skipped with it.
 fn follow_imports(
@@ -114,6 +117,9 @@ fn follow_imports(
     cache: Option<&Cache>,
 ) {
     let mut graph = graph::walk(&project.canonical_dir, entries, resolver, cache, analysis_pool());
+    if let Some(cache) = cache.filter(|_| graph.compiled > 0) {
+        cache.prune(CACHE_MAX_AGE);
+    }
     for (&index, error) in entry_hooks.iter().zip(&graph.entry_errors) {
         if error.is_some() {
             checked.hooks[index].skipped = *error;

@@ -98,6 +98,24 @@ impl Cache {
         Ok(Cached { imports: compiled.imports.clone(), exports: compiled.exports.clone(), code })
     }
 
+    /// Deletes entries written more than `max_age` ago, so the cache does not grow with
+    /// every edit forever; an entry still in use is simply compiled again. Errors are
+    /// ignored: a cache that cannot be tidied still works.
+    pub fn prune(&self, max_age: std::time::Duration) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        let now = std::time::SystemTime::now();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let written = entry.metadata().and_then(|metadata| metadata.modified());
+            let old = written.is_ok_and(|written| now.duration_since(written).is_ok_and(|age| age > max_age));
+            // The entry first: without it, its code is never used again.
+            if old && path.extension().is_some_and(|extension| extension == "json") {
+                let _ = std::fs::remove_file(&path);
+                let _ = std::fs::remove_file(path.with_extension("js"));
+            }
+        }
+    }
+
     fn code_path(&self, key: &str) -> PathBuf {
         self.dir.join(format!("{key}.js"))
     }
@@ -172,5 +190,12 @@ mod tests {
         assert_eq!(hit.imports, vec![import]);
         assert_eq!(hit.exports, ["a"]);
         assert_eq!(std::fs::read_to_string(hit.code.unwrap()).unwrap(), "code");
+        cache.prune(std::time::Duration::from_secs(3600));
+        assert!(cache.get(&key).is_some(), "a fresh entry is kept");
+        // File times are coarser than the clock: let the entry age measurably.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        cache.prune(std::time::Duration::ZERO);
+        assert!(cache.get(&key).is_none(), "an old one goes");
+        assert_eq!(std::fs::read_dir(dir.path().join(CACHE_DIR)).unwrap().count(), 0, "with its code");
     }
 }
