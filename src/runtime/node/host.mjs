@@ -59,12 +59,10 @@
 // "from" set to the next hook.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import Module, { register } from 'node:module';
+import Module, { createRequire, register } from 'node:module';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
-import { MessageChannel } from 'node:worker_threads';
 
 import { isHookDefinition } from './sdk/hooks.mjs';
 
@@ -73,6 +71,7 @@ import { isHookDefinition } from './sdk/hooks.mjs';
 /** What the binary compiled and resolved (see loader.mjs); replaced by each "init". */
 let manifest = { modules: {}, resolutions: {}, sdk: {} };
 
+// The global MessageChannel: importing node:worker_threads for it costs start-up time.
 const loaderPort = new MessageChannel();
 register('./loader.mjs', import.meta.url, {
   data: { port: loaderPort.port2 },
@@ -99,6 +98,8 @@ function loadOnDemand(from, specifier) {
   const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
   if (from) args.push('--from', from);
   args.push('--', specifier);
+  // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
+  const { execFileSync } = createRequire(import.meta.url)('node:child_process');
   const answer = JSON.parse(execFileSync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' }));
   if (answer.error) throw new Error(answer.error);
   if (answer.manifest) mergeManifest(answer.manifest);

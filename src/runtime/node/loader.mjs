@@ -27,14 +27,10 @@
 // manifest: the binary is asked for it (`agent-sdk __load-module`, which compiles what
 // it reaches into the same cache and answers its manifest, or what validate would say).
 
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { promisify } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 let manifest = { modules: {}, resolutions: {}, sdk: {} };
-
-const execFileAsync = promisify(execFile);
 
 export async function initialize({ port }) {
   port.on('message', (message) => {
@@ -56,7 +52,10 @@ async function loadOnDemand(from, specifier) {
   const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
   if (from) args.push('--from', from);
   args.push('--', specifier);
-  const { stdout } = await execFileAsync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' });
+  // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  const { stdout } = await promisify(execFile)(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' });
   const answer = JSON.parse(stdout);
   if (answer.error) throw new Error(answer.error);
   if (answer.manifest) {
