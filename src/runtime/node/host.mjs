@@ -120,11 +120,7 @@ function compileCommonJs(module, filename) {
     error.code = 'ERR_REQUIRE_ESM';
     throw error;
   }
-  if (!entry?.code) {
-    throw new Error(
-      `agent-sdk did not compile ${filename}: only modules reached by string-literal imports from the hooks are compiled`,
-    );
-  }
+  if (!entry?.code) throw new Error(`agent-sdk could not compile ${filename}`);
   module._compile(readFileSync(entry.code, 'utf8'), filename);
 }
 for (const extension of ['.ts', '.cts', '.mts']) Module._extensions[extension] = compileCommonJs;
