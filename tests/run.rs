@@ -497,3 +497,37 @@ fn the_serve_log_is_recorded_with_cursors() {
         (Some("error"), Some("1-thrower"), Some("turn.completed"))
     );
 }
+
+/// Every file under the compiled-module cache: name, size and modification time.
+fn cache_files(dir: &Path) -> std::collections::BTreeMap<String, (u64, std::time::SystemTime)> {
+    std::fs::read_dir(dir.join(".agent-sdk/cache"))
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let metadata = entry.metadata().unwrap();
+            (entry.file_name().to_string_lossy().into_owned(), (metadata.len(), metadata.modified().unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+fn an_unchanged_project_compiles_nothing_again_and_an_edit_compiles_only_its_module() {
+    let dir = copy_fixture("run", "imports");
+    assert_eq!(exit_code(&run(dir.path(), &["--event", "turn.completed"], &[]).output), 0);
+    let first = cache_files(dir.path());
+    assert!(first.len() >= 10, "every module the hooks reach is compiled once: {first:?}");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&again.output), 0, "{}", again.log());
+    assert_eq!(cache_files(dir.path()), first, "nothing was compiled or written again");
+
+    let helper = dir.path().join("bot/lib/fmt.ts");
+    let source = std::fs::read_to_string(&helper).unwrap();
+    std::fs::write(&helper, format!("{source}\n// edited\n")).unwrap();
+    let edited = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&edited.output), 0, "{}", edited.log());
+    let after = cache_files(dir.path());
+    let added: Vec<&String> = after.keys().filter(|name| !first.contains_key(*name)).collect();
+    assert_eq!(added.len(), 2, "one new entry (code and imports) for the edited module: {added:?}");
+    assert!(first.iter().all(|(name, stamp)| after.get(name) == Some(stamp)), "the others were left alone");
+}

@@ -13,8 +13,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::cache::{Cache, Cached};
-use super::resolver::TsOptions;
-use super::resolver::{ImportKind, ModuleFormat, Resolver, Target, Unresolved, display_path, is_typescript};
+use super::resolver::{ImportKind, ModuleFormat, Resolver, Target, TsOptions, Unresolved, display_path, is_typescript};
 use super::transform::{self, Compiled, Problem, ProblemKind};
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
 
