@@ -57,6 +57,11 @@ in a temp file to check and, on failure, show.
 Run from the repo root (Python 3.11, stdlib only):
 
   python3 bench/run.py [--runs 10] [--events 10000] [--memory-events 100000] [--no-build]
+                      [--baseline <another agent-sdk binary>]
+
+--baseline adds that binary's cold run (interleaved with section 1) and its replay of
+bench/replay-hooks (section 4): e.g. an older commit's release build, to see what a change
+costs on the same machine in the same run.
 
 It builds the release binary first unless --no-build. It prints a markdown report and exits
 0, whether or not the timing targets are met; it exits 1 (showing the tail of agent-sdk's
@@ -95,6 +100,7 @@ TARGET_PEAK_MB = 200
 COLD, WARM, NODE, NOOP = ("agent-sdk run (cold)", "agent-sdk run (warm: cache populated)",
                           "node -e ''", "node --import noop-loader.mjs -e ''")
 SUMMARY = re.compile(r"summary: (\d+) events? dispatched")
+BASELINE_COLD = "baseline agent-sdk run (cold; --baseline)"
 
 # A module.register() loader whose one hook passes every specifier on: the floor of any
 # loader registered this way (Node starts a worker thread for the hooks).
@@ -169,8 +175,8 @@ def run_checked(cmd: list[str], expect_events: int | None = None) -> tuple[float
     return elapsed_ms, peak_mb
 
 
-def run_command(project: Path) -> list[str]:
-    return [str(AGENT_SDK), "run", "--dir", str(project), "--message", "hello"]
+def run_command(project: Path, binary: Path = AGENT_SDK) -> list[str]:
+    return [str(binary), "run", "--dir", str(project), "--message", "hello"]
 
 
 def node_checked(cmd: list[str]) -> float:
@@ -197,7 +203,7 @@ def interleaved(rows: dict[str, Callable[[], float]], runs: int, label: str) -> 
     return samples
 
 
-def cold_warm_vs_node(tmp: Path, runs: int) -> dict[str, list[float]]:
+def cold_warm_vs_node(tmp: Path, runs: int, baseline: Path | None) -> dict[str, list[float]]:
     loader = tmp / "noop-loader.mjs"
     loader.write_text(NOOP_LOADER)
     warm = copy_project(EXAMPLE, tmp / "warm")
@@ -209,12 +215,20 @@ def cold_warm_vs_node(tmp: Path, runs: int) -> dict[str, list[float]]:
         shutil.rmtree(project)
         return elapsed_ms
 
+    def baseline_cold() -> float:
+        project = copy_project(EXAMPLE, tmp / "baseline-cold")
+        elapsed_ms, _ = run_checked(run_command(project, baseline))
+        shutil.rmtree(project)
+        return elapsed_ms
+
     rows = {
         COLD: cold,
         WARM: lambda: run_checked(run_command(warm))[0],
         NODE: lambda: node_checked(["node", "-e", ""]),
         NOOP: lambda: node_checked(["node", "--import", str(loader), "-e", ""]),
     }
+    if baseline is not None:
+        rows[BASELINE_COLD] = baseline_cold
     return interleaved(rows, runs, "cold/warm run")
 
 
@@ -347,12 +361,13 @@ def cache_reuse(tmp: Path) -> dict[str, int]:
             "new_files": len(new)}
 
 
-def replay_throughput(tmp: Path, runs: int, events: int, source: Path) -> list[float]:
+def replay_throughput(tmp: Path, runs: int, events: int, source: Path, binary: Path = AGENT_SDK) -> list[float]:
     replay = tmp / f"events-{events}.jsonl"
     if not replay.exists():
         generate_events(replay, events)
-    project = copy_project(source, tmp / f"replay-{source.name}")
-    cmd = [str(AGENT_SDK), "run", "--dir", str(project), "--replay", str(replay)]
+    which = "this" if binary == AGENT_SDK else "baseline"
+    project = copy_project(source, tmp / f"replay-{source.name}-{which}")
+    cmd = [str(binary), "run", "--dir", str(project), "--replay", str(replay)]
     run_checked(cmd, events)  # warm-up: compiles the hooks, discarded
     times = []
     for run in range(runs):
@@ -418,6 +433,9 @@ def main() -> int:
     parser.add_argument("--memory-events", type=int, default=100000,
                         help="events in the memory replay (default 100000)")
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
+    parser.add_argument("--baseline", type=Path, metavar="AGENT_SDK",
+                        help="another agent-sdk binary (e.g. an older commit's release build) whose cold run and "
+                             "replay are measured beside this build's, in the same run")
     args = parser.parse_args()
 
     build_release(args.no_build)
@@ -425,11 +443,13 @@ def main() -> int:
 
     try:
         with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-run-") as tmp:
-            cold = cold_warm_vs_node(Path(tmp), args.runs)
+            cold = cold_warm_vs_node(Path(tmp), args.runs, args.baseline)
             dist = with_and_without_dist(Path(tmp), args.runs)
             reuse = cache_reuse(Path(tmp))
             replay_times = replay_throughput(Path(tmp), args.runs, args.events, REPLAY_PROJECT)
             example_times = replay_throughput(Path(tmp), args.runs, args.events, EXAMPLE)
+            baseline_times = (replay_throughput(Path(tmp), args.runs, args.events, REPLAY_PROJECT, args.baseline)
+                              if args.baseline else None)
             memory_ms, memory_mb = replay_memory(Path(tmp), args.memory_events)
     except SanityError as error:
         print(f"sanity check FAILED: {error}", file=sys.stderr)
@@ -470,6 +490,10 @@ def main() -> int:
           f"| {throughput:,.0f} |")
     print(f"| examples/acme-bot (creates a file per turn) | {example_median_s * 1000:.1f} | {min(example_times):.1f} "
           f"| {max(example_times):.1f} | {args.events / example_median_s:,.0f} |")
+    if baseline_times:
+        baseline_median_s = statistics.median(baseline_times) / 1000
+        print(f"| bench/replay-hooks with the baseline ({args.baseline}) | {baseline_median_s * 1000:.1f} "
+              f"| {min(baseline_times):.1f} | {max(baseline_times):.1f} | {args.events / baseline_median_s:,.0f} |")
     print(f"\nevery replay's serve log summary: {args.events} events dispatched\n")
 
     memory_throughput = args.memory_events / (memory_ms / 1000)
