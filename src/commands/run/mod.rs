@@ -50,7 +50,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     };
     let cache = early.as_ref().map(|(setup, _, _)| Cache::new(&setup.state_root));
     let checked = check_project_with(&args.dir.dir, cache.as_ref())?;
-    let Some((setup, mut runtime, env)) =
+    let Some((setup, runtime, env)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
         printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
@@ -64,13 +64,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         log.info(line);
     }
     let plan = LoadPlan::new(&checked, &setup.runtime_dir());
-    let store = match StateStore::open(&project.dir) {
-        Ok(store) => store,
-        Err(error) => {
-            runtime.kill();
-            return Err(error);
-        }
-    };
+    // An early return from here on drops the runtime, which kills it.
+    let store = StateStore::open(&project.dir)?;
     log.record_to(StateStore::open(&project.dir)?);
     let facts = SessionFacts {
         id: &session_id,
