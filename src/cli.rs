@@ -68,6 +68,10 @@ pub struct LoadModuleArgs {
     #[arg(long, value_name = "PATH")]
     pub from: Option<PathBuf>,
 
+    /// The module asked with `require` (CommonJS resolution), not `import()`.
+    #[arg(long, requires = "from")]
+    pub require: bool,
+
     /// What was imported.
     pub specifier: String,
 }

@@ -23,7 +23,8 @@ pub fn load_module(args: &LoadModuleArgs, printer: &Printer) -> anyhow::Result<E
     let resolver = Resolver::new(&root);
     let target = match &args.from {
         Some(importer) => {
-            match resolver.resolve(importer, resolver.format_of(importer), &args.specifier, ImportKind::Static) {
+            let kind = if args.require { ImportKind::LazyRequire } else { ImportKind::Dynamic };
+            match resolver.resolve(importer, resolver.format_of(importer), &args.specifier, kind) {
                 Ok(Target::File(path)) => path,
                 Ok(_) => return answer(printer, json!({ "target": null })),
                 Err(unresolved) => {

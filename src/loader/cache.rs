@@ -141,6 +141,7 @@ fn import_to(import: &Import) -> (String, u8, u32, u32) {
         ImportKind::Static => 0,
         ImportKind::Require => 1,
         ImportKind::Dynamic => 2,
+        ImportKind::LazyRequire => 3,
     };
     (import.specifier.clone(), kind, import.span.0, import.span.1)
 }
@@ -149,6 +150,7 @@ fn import_from((specifier, kind, start, end): (String, u8, u32, u32)) -> Import 
     let kind = match kind {
         0 => ImportKind::Static,
         1 => ImportKind::Require,
+        3 => ImportKind::LazyRequire,
         _ => ImportKind::Dynamic,
     };
     Import { specifier, kind, span: (start, end) }

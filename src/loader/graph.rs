@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::cache::{Cache, Cached};
-use super::resolver::{ImportKind, ModuleFormat, Resolver, Target, TsOptions, Unresolved, display_path, is_typescript};
+use super::resolver::{ModuleFormat, Resolver, Target, TsOptions, Unresolved, display_path, is_typescript};
 use super::transform::{self, Compiled, Problem, ProblemKind};
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
 
@@ -235,7 +235,7 @@ impl Visited {
                     }
                     self.module.resolved.push((import.specifier.clone(), target));
                 }
-                Err(_) if import.kind == ImportKind::Dynamic => {}
+                Err(_) if import.kind.may_fail() => {}
                 Err(unresolved) => self.diagnostics.push(unresolved_import(&file, import, &unresolved)),
             }
         }

@@ -33,15 +33,26 @@ impl ModuleFormat {
     }
 }
 
-/// How a module asks for another.
+/// How a module asks for another: whether by `require` (CommonJS resolution) or by
+/// `import`, and whether it must resolve for the module to load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ImportKind {
-    /// `import … from`, `export … from`: must resolve before the module runs.
+    /// `import … from`, `export … from`: must resolve before the module runs; resolved
+    /// as `require` where the module runs as CommonJS (it is compiled to one).
     Static,
     /// `require("…")` at the top of a module: runs as soon as the module does.
     Require,
-    /// `import("…")`, or a `require` inside a function or `try`: the module's own business.
+    /// `require("…")` inside a function or `try`: the module's own business.
+    LazyRequire,
+    /// `import("…")`: the module's own business.
     Dynamic,
+}
+
+impl ImportKind {
+    /// Whether a module whose import of this kind leads nowhere still loads.
+    pub fn may_fail(self) -> bool {
+        matches!(self, ImportKind::LazyRequire | ImportKind::Dynamic)
+    }
 }
 
 /// The SDK modules the runtime provides itself.
@@ -196,7 +207,11 @@ impl Resolver {
                 },
             );
         }
-        let uses_require = kind != ImportKind::Dynamic && importer_format == ModuleFormat::CommonJs;
+        let uses_require = match kind {
+            ImportKind::Require | ImportKind::LazyRequire => true,
+            ImportKind::Static => importer_format == ModuleFormat::CommonJs,
+            ImportKind::Dynamic => false,
+        };
         let resolver = if uses_require {
             &self.require
         } else if is_typescript(importer) {
@@ -440,6 +455,33 @@ mod tests {
         assert_eq!(subpath_target(&imports, "#config").as_deref(), Some("./config.node.ts"));
         assert_eq!(subpath_target(&imports, "#lib/a/b").as_deref(), Some("./bot/lib/a/b.ts"));
         assert_eq!(subpath_target(&imports, "#nope"), None);
+    }
+
+    #[test]
+    fn require_and_import_pick_their_own_export_conditions() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let package = root.join("node_modules/dual");
+        std::fs::create_dir_all(&package).unwrap();
+        std::fs::write(
+            package.join("package.json"),
+            r#"{ "name": "dual", "exports": { "import": "./esm.mjs", "require": "./cjs.cjs" } }"#,
+        )
+        .unwrap();
+        std::fs::write(package.join("esm.mjs"), "").unwrap();
+        std::fs::write(package.join("cjs.cjs"), "").unwrap();
+        let resolver = Resolver::new(&root);
+        let importer = root.join("hook.ts");
+        let target = |format, kind| match resolver.resolve(&importer, format, "dual", kind) {
+            Ok(Target::File(path)) => path.file_name().unwrap().to_string_lossy().into_owned(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(target(ModuleFormat::Esm, ImportKind::Static), "esm.mjs");
+        assert_eq!(target(ModuleFormat::CommonJs, ImportKind::Static), "cjs.cjs", "compiled to require");
+        assert_eq!(target(ModuleFormat::CommonJs, ImportKind::LazyRequire), "cjs.cjs");
+        assert_eq!(target(ModuleFormat::CommonJs, ImportKind::Dynamic), "esm.mjs", "import() in CommonJS");
+        assert!(ImportKind::LazyRequire.may_fail() && ImportKind::Dynamic.may_fail());
+        assert!(!ImportKind::Require.may_fail() && !ImportKind::Static.may_fail());
     }
 
     #[test]

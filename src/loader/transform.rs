@@ -352,7 +352,7 @@ impl<'a> Visit<'a> for ImportCollector {
             && callee.name == "require"
             && let [Argument::StringLiteral(literal)] = it.arguments.as_slice()
         {
-            let kind = if self.nesting == 0 { ImportKind::Require } else { ImportKind::Dynamic };
+            let kind = if self.nesting == 0 { ImportKind::Require } else { ImportKind::LazyRequire };
             self.push(literal, kind);
         }
         walk::walk_call_expression(self, it);
@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(compiled.code, None);
         let kinds: Vec<(&str, ImportKind)> =
             compiled.imports.iter().map(|import| (import.specifier.as_str(), import.kind)).collect();
-        assert_eq!(kinds, [("a", ImportKind::Require), ("b", ImportKind::Dynamic), ("c", ImportKind::Dynamic)]);
+        assert_eq!(kinds, [("a", ImportKind::Require), ("b", ImportKind::LazyRequire), ("c", ImportKind::Dynamic)]);
     }
 
     #[test]

@@ -91,12 +91,12 @@ function installManifest(next) {
 /**
  * Asks the binary for a module no string literal imports (`import(name)` of a computed
  * name): it compiles what that reaches and answers its manifest, merged into ours.
- * `from` is the importing file, or null when `specifier` is a file path. Returns the
+ * `from` is the file that `require`s it, or null when `specifier` is a file path. Returns the
  * target path, or null when the binary has nothing to add; throws what `validate` would say.
  */
 function loadOnDemand(from, specifier) {
   const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
-  if (from) args.push('--from', from);
+  if (from) args.push('--from', from, '--require');
   args.push('--', specifier);
   // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
   const { execFileSync } = createRequire(import.meta.url)('node:child_process');
