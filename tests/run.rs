@@ -531,3 +531,45 @@ fn an_unchanged_project_compiles_nothing_again_and_an_edit_compiles_only_its_mod
     assert_eq!(added.len(), 2, "one new entry (code and imports) for the edited module: {added:?}");
     assert!(first.iter().all(|(name, stamp)| after.get(name) == Some(stamp)), "the others were left alone");
 }
+
+#[test]
+fn a_handler_that_never_yields_is_killed_even_with_far_more_queued_than_a_pipe_holds() {
+    let dir = copy_fixture("run", "spin");
+    // 2,000 events of ~300 bytes: several times what the pipe to Node holds while it spins.
+    let text = "a long message that fills the pipe to the runtime ".repeat(6);
+    let lines: Vec<String> = (0..2000)
+        .map(|index| {
+            serde_json::json!({ "type": "message.received", "index": index, "sessionId": "ses_spin",
+                "turnId": "turn_spin", "at": "2026-11-30T00:00:00.000Z", "data": { "text": text } })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(dir.path().join("events.jsonl"), lines.join("\n")).unwrap();
+    let record = dir.path().join("record.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["run", "--replay", "events.jsonl", "--hook-timeout", "300ms"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", &record)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("run hung behind a handler that never yields");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut log = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut log).unwrap();
+    assert_eq!(status.code(), Some(3), "{log}");
+    assert!(log.contains("hook \"1-spinner\" handler for message.received timed out after 300ms"), "{log}");
+    let recorded: Vec<String> = std::fs::read_to_string(record).unwrap().lines().map(str::to_owned).collect();
+    let expected: Vec<String> = (0..2000).map(|index| format!("survivor {index}")).collect();
+    assert_eq!(recorded, expected, "every event reached the other hook, in order");
+}

@@ -171,7 +171,6 @@ impl<'s> Dispatcher<'s> {
     /// imported is marked, logged, and skipped by a fresh runtime.
     fn initialise(&mut self, first: bool) -> anyhow::Result<()> {
         self.runtime.send(&self.init_message())?;
-        self.runtime.flush()?;
         // What loaded, logged once the runtime is ready (and only the first time: a
         // restarted runtime loads the same hooks).
         let mut outcomes: Vec<Record> = Vec::new();
@@ -230,7 +229,6 @@ impl<'s> Dispatcher<'s> {
                     self.runtime.kill();
                     self.runtime = Runtime::start(&self.config)?;
                     self.runtime.send(&self.init_message())?;
-                    self.runtime.flush()?;
                     outcomes.clear();
                 }
                 Err(RecvTimeoutError::Timeout) => anyhow::bail!("the hook runtime did not finish loading hooks"),
@@ -276,7 +274,6 @@ impl<'s> Dispatcher<'s> {
     /// running handler's deadline) for one. A handler past its deadline that never
     /// yielded gets the runtime restarted.
     fn pump(&mut self, max_wait: Duration) -> anyhow::Result<()> {
-        self.runtime.flush()?;
         let mut may_wait = !max_wait.is_zero();
         loop {
             let received = if may_wait {
@@ -451,7 +448,6 @@ impl<'s> Dispatcher<'s> {
         for (event, from) in resend {
             self.send_event(&event, from)?;
         }
-        self.runtime.flush()?;
         Ok(())
     }
 

@@ -6,7 +6,6 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use serde_json::Value;
@@ -56,8 +55,11 @@ pub struct RuntimeConfig {
     pub session_id: String,
 }
 
-/// The runtime's stdin, shared by the dispatcher and the thread answering calls.
-type Stdin = Arc<Mutex<std::io::BufWriter<ChildStdin>>>;
+/// Lines for the runtime's stdin (each a whole message), shared by the dispatcher and the
+/// thread answering calls and written in order by a thread of their own: neither ever
+/// waits on Node reading them. A handler that never yields stops Node reading its stdin;
+/// a sender blocked on a full pipe then would keep the watchdog that kills it from running.
+type Stdin = Sender<Vec<u8>>;
 
 /// One running Node process.
 pub struct Runtime {
@@ -173,10 +175,9 @@ impl Runtime {
         let (sender, messages) = channel();
         let stdout = child.stdout.take().context("the runtime has no stdout")?;
         let stderr = child.stderr.take().context("the runtime has no stderr")?;
-        let stdin: Stdin =
-            Arc::new(Mutex::new(std::io::BufWriter::new(child.stdin.take().context("the runtime has no stdin")?)));
+        let stdin = spawn_stdin_writer(child.stdin.take().context("the runtime has no stdin")?);
         let calls = HostCalls::open(&config.project_dir, &config.session_id)?;
-        spawn_protocol_reader(stdout, sender.clone(), Arc::clone(&stdin), calls);
+        spawn_protocol_reader(stdout, sender.clone(), stdin.clone(), calls);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
@@ -188,15 +189,11 @@ impl Runtime {
         Ok(Self { child, stdin, messages })
     }
 
-    /// Queues a message; [`Runtime::flush`] sends what is queued. A runtime that has
-    /// exited is not an error here: its end reaches [`Runtime::messages`] as
-    /// [`FromRuntime::Exited`], where the dispatcher restarts it and sends again.
+    /// Queues a message for the runtime; it never waits. A runtime that has exited is not
+    /// an error here: its end reaches [`Runtime::messages`] as [`FromRuntime::Exited`],
+    /// where the dispatcher restarts it and sends again.
     pub fn send(&mut self, message: &Value) -> std::io::Result<()> {
-        ignore_exited(write_line(&mut *lock(&self.stdin), message))
-    }
-
-    pub fn flush(&mut self) -> std::io::Result<()> {
-        ignore_exited(lock(&self.stdin).flush())
+        queue_line(&self.stdin, message)
     }
 
     /// Ends the process at once (a handler that never yields, or a restart).
@@ -213,7 +210,6 @@ impl Runtime {
     /// Asks the runtime to finish and waits for it.
     pub fn shutdown(mut self) {
         let _ = self.send(&serde_json::json!({ "t": "shutdown" }));
-        let _ = self.flush();
         let _ = self.child.wait();
     }
 }
@@ -227,22 +223,35 @@ impl Drop for Runtime {
     }
 }
 
-fn ignore_exited(result: std::io::Result<()>) -> std::io::Result<()> {
-    match result {
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
-    }
+/// Serializes `message` as one line and queues it for the stdin writer.
+fn queue_line(stdin: &Stdin, message: &Value) -> std::io::Result<()> {
+    let mut line = serde_json::to_vec(message)?;
+    line.push(b'\n');
+    // The writer is gone only when the runtime is: its end is noticed by its stdout closing.
+    let _ = stdin.send(line);
+    Ok(())
 }
 
-fn lock(stdin: &Stdin) -> std::sync::MutexGuard<'_, std::io::BufWriter<ChildStdin>> {
-    // A panic while holding the lock cannot leave a half-written line that matters more
-    // than stopping: keep going with what is there.
-    stdin.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-fn write_line(writer: &mut impl Write, message: &Value) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *writer, message)?;
-    writer.write_all(b"\n")
+/// The thread that writes the runtime's stdin: whatever is queued goes out together and
+/// is flushed before it waits for more. It ends when the runtime stops reading (the pipe
+/// breaks) or when nobody can queue a line any more (stdin closes: the runtime finishes).
+fn spawn_stdin_writer(stdin: ChildStdin) -> Stdin {
+    let (lines, queue) = channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut writer = std::io::BufWriter::new(stdin);
+        while let Ok(line) = queue.recv() {
+            let queued = std::iter::once(line).chain(std::iter::from_fn(|| queue.try_recv().ok()));
+            for line in queued {
+                if writer.write_all(&line).is_err() {
+                    return;
+                }
+            }
+            if writer.flush().is_err() {
+                return;
+            }
+        }
+    });
+    lines
 }
 
 /// Reads the runtime's protocol channel on its own thread. `ctx` calls are answered right
@@ -254,10 +263,7 @@ fn spawn_protocol_reader(stdout: ChildStdout, sender: Sender<FromRuntime>, stdin
             let Ok(line) = line else { break };
             let received = match serde_json::from_str::<Value>(&line) {
                 Ok(message) if message["t"] == "call" => {
-                    let reply = calls.reply(&message);
-                    let mut stdin = lock(&stdin);
-                    // A runtime that is gone is noticed when its stdout ends.
-                    let _ = write_line(&mut *stdin, &reply).and_then(|()| stdin.flush());
+                    let _ = queue_line(&stdin, &calls.reply(&message));
                     continue;
                 }
                 Ok(message) => FromRuntime::Message(message),
