@@ -573,3 +573,26 @@ fn a_handler_that_never_yields_is_killed_even_with_far_more_queued_than_a_pipe_h
     let expected: Vec<String> = (0..2000).map(|index| format!("survivor {index}")).collect();
     assert_eq!(recorded, expected, "every event reached the other hook, in order");
 }
+
+#[test]
+fn concurrent_runs_on_a_cold_project_share_the_compiled_modules_safely() {
+    let dir = copy_fixture("run", "imports");
+    let runs: Vec<std::process::Child> = (0..6)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+                .args(["run", "--event", "turn.completed"])
+                .current_dir(dir.path())
+                .env("NO_COLOR", "1")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for run in runs {
+        let output = run.wait_with_output().unwrap();
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(exit_code(&output), 0, "{log}");
+        assert!(log.contains("summary: 1 event dispatched to 4 hooks; 0 hooks failed to load"), "{log}");
+    }
+}
