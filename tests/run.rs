@@ -570,7 +570,8 @@ fn a_handler_that_never_yields_is_killed_even_with_far_more_queued_than_a_pipe_h
     assert_eq!(status.code(), Some(3), "{log}");
     assert!(log.contains("hook \"1-spinner\" handler for message.received timed out after 300ms"), "{log}");
     let recorded: Vec<String> = std::fs::read_to_string(record).unwrap().lines().map(str::to_owned).collect();
-    let expected: Vec<String> = (0..2000).map(|index| format!("survivor {index}")).collect();
+    let survivors = (0..2000).map(|index| format!("survivor {index}"));
+    let expected: Vec<String> = std::iter::once("spinner spins".to_owned()).chain(survivors).collect();
     assert_eq!(recorded, expected, "every event reached the other hook, in order");
 }
 
@@ -594,5 +595,37 @@ fn concurrent_runs_on_a_cold_project_share_the_compiled_modules_safely() {
         let log = String::from_utf8_lossy(&output.stderr);
         assert_eq!(exit_code(&output), 0, "{log}");
         assert!(log.contains("summary: 1 event dispatched to 4 hooks; 0 hooks failed to load"), "{log}");
+    }
+}
+
+#[test]
+fn a_runtime_spinning_in_a_hook_dies_with_a_killed_agent_sdk() {
+    let dir = copy_fixture("run", "spin");
+    let record = dir.path().join("record.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["run", "--event", "message.received", "--hook-timeout", "60s"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", &record)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(&record).unwrap_or_default().contains("spinner spins") {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the hook never started spinning");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let runtime = Command::new("pgrep").args(["-P", &child.id().to_string()]).output().unwrap();
+    let runtime = String::from_utf8_lossy(&runtime.stdout).trim().to_owned();
+    assert!(!runtime.is_empty(), "the runtime is a child of agent-sdk");
+    child.kill().unwrap(); // SIGKILL: agent-sdk gets no chance to clean up
+    child.wait().unwrap();
+    let gone = std::time::Instant::now();
+    while Path::new(&format!("/proc/{runtime}")).exists() {
+        if gone.elapsed() > std::time::Duration::from_secs(10) {
+            let _ = Command::new("kill").args(["-9", &runtime]).status();
+            panic!("runtime {runtime} outlived agent-sdk, spinning");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }

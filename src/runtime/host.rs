@@ -153,7 +153,10 @@ fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
 
 impl Runtime {
     pub fn start(config: &RuntimeConfig) -> anyhow::Result<Self> {
-        let mut child = Command::new(&config.node)
+        let mut command = Command::new(&config.node);
+        #[cfg(target_os = "linux")]
+        die_with_parent(&mut command);
+        let mut child = command
             .arg("--enable-source-maps")
             .arg(config.runtime_dir.join("host.mjs"))
             .envs(config.env.iter().map(|(key, value)| (key, value)))
@@ -220,6 +223,30 @@ impl Drop for Runtime {
         if matches!(self.child.try_wait(), Ok(None)) {
             self.kill();
         }
+    }
+}
+
+/// The runtime is killed when agent-sdk dies, however it dies (`kill -9` too): a runtime
+/// spinning in a hook must never outlive the command that started it. (Linux delivers the
+/// signal when the *thread* that started the runtime ends: runtimes are started by the
+/// thread that owns them for their whole life, `run`'s main thread or a `dev` session's.)
+#[cfg(target_os = "linux")]
+fn die_with_parent(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (prctl,
+    // getppid, _exit) and allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before the request took effect.
+            if libc::getppid() as u32 != parent {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
     }
 }
 
