@@ -13,7 +13,7 @@ use crate::discover::{self, HookModule};
 use crate::loader::cache::Cache;
 use crate::loader::graph::{self, ModuleGraph, Visited};
 use crate::loader::resolver::Resolver;
-use crate::project::{self, DirError, Project};
+use crate::project::{self, DirError, Located, Project};
 
 /// One discovered hook module and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,12 +59,17 @@ pub fn check_project(dir: &Path) -> Result<CheckedProject, DirError> {
     check_project_with(dir, None)
 }
 
-/// [`check_project`], keeping the compiled modules in `cache` (as `run` and `dev` do).
+/// [`check_project`], keeping the compiled modules in `cache` (as `dev` does on a change).
 pub fn check_project_with(dir: &Path, cache: Option<&Cache>) -> Result<CheckedProject, DirError> {
-    let located = project::locate(dir)?;
+    Ok(check_located(project::locate(dir)?, cache))
+}
+
+/// Checks a project already located (`run` and `dev` locate it first, to start on the
+/// runtime while it is checked), keeping the compiled modules in `cache`.
+pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject {
     let mut checked = CheckedProject { diagnostics: located.diagnostics, ..CheckedProject::default() };
     let Some(project) = located.project else {
-        return Ok(checked);
+        return checked;
     };
     let discovery = discover::discover(&project);
     let resolver = Resolver::new(&project.canonical_dir);
@@ -100,7 +105,7 @@ pub fn check_project_with(dir: &Path, cache: Option<&Cache>) -> Result<CheckedPr
     follow_imports(&project, entries, &entry_hooks, &resolver, &mut checked, cache);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.project = Some(project);
-    Ok(checked)
+    checked
 }
 
 /// How long a compiled module is kept in the cache (edits leave old entries behind).

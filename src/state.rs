@@ -22,6 +22,11 @@ pub fn state_root(dir: &Path) -> std::io::Result<PathBuf> {
     root.canonicalize()
 }
 
+/// The hook runtime's own files under the state root (`host.mjs`, its loader, the SDK).
+pub fn runtime_dir(state_root: &Path) -> PathBuf {
+    state_root.join("runtime")
+}
+
 /// One recorded serve-log line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogRow {

@@ -6,7 +6,7 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::Context;
 
-use crate::check::check_project_with;
+use crate::check::check_located;
 use crate::cli::{ColorChoice, DevArgs, OutputFormat};
 use crate::dev::agent::{Agent, HookSet};
 use crate::dev::sessions::Sessions;
@@ -14,14 +14,12 @@ use crate::dev::token::{DevFile, load_or_create_token, write_dev_file};
 use crate::dev::{Server, is_loopback, router, watch};
 use crate::diagnostics::Severity;
 use crate::engine::session::{LoadPlan, SessionSetup};
-use crate::env_file;
 use crate::exit_status::ExitStatus;
 use crate::loader::cache::Cache;
 use crate::printer::Printer;
 use crate::project;
 use crate::report;
-use crate::runtime::host::{diagnose_node, node_command};
-use crate::state::state_root;
+use crate::runtime::host::diagnose_node;
 
 /// Checks the hooks, then serves until stopped; exits 0 after a clean stop.
 pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
@@ -32,36 +30,20 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         );
     }
     let located = project::locate(&args.dir.dir)?;
-    let env = match &located.project {
-        Some(project) => env_file::load(&project.dir, &args.env.env_file, args.env.no_env_file, |key| {
-            std::env::var_os(key).is_some()
-        })?,
-        None => env_file::LoadedEnv::default(),
-    };
-    let state_root = match &located.project {
-        Some(project) => Some(state_root(&project.dir).context("could not create the state folder")?),
+    let prepared = match located.project.clone() {
+        Some(project) => Some(SessionSetup::prepare(project, &args.env, args.hook_timeout)?),
         None => None,
     };
-    let cache = state_root.as_deref().map(Cache::new);
-    let checked = check_project_with(&args.dir.dir, cache.as_ref())?;
-    let (Some(project), Some(state_root)) = (checked.project.clone(), state_root) else {
+    let cache = prepared.as_ref().map(|(setup, _)| Cache::new(&setup.state_root));
+    let checked = check_located(located, cache.as_ref());
+    let Some((setup, env)) = prepared.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
+    else {
         return Ok(refuse(&checked, printer));
     };
-    if checked.count(Severity::Error) > 0 {
-        return Ok(refuse(&checked, printer));
-    }
-    let node = node_command();
-    if let Err(problem) = crate::runtime::host::check_node_version(&node_version(&node)?) {
+    if let Err(problem) = crate::runtime::host::check_node_version(&node_version(&setup.node)?) {
         return Err(problem.into());
     }
-    let setup = SessionSetup {
-        project,
-        state_root: state_root.clone(),
-        node,
-        env: env.vars.clone(),
-        hook_timeout: args.hook_timeout,
-    };
-    setup.install_runtime()?;
+    let state_root = setup.state_root.clone();
     let token = load_or_create_token(&state_root, args.rotate_token)?;
     let plan = LoadPlan::new(&checked, &setup.runtime_dir());
     let (log_cursor, _) = tokio::sync::watch::channel(0);

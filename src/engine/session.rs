@@ -9,13 +9,15 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::{Value, json};
 
+use crate::cli::EnvArgs;
 use crate::engine::dispatcher::Dispatcher;
 pub use crate::engine::dispatcher::LoadPlan;
 use crate::engine::feed::Recorder;
+use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
-use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime};
+use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
 use crate::serve_log::ServeLog;
-use crate::state::StateStore;
+use crate::state::{self, StateStore, state_root};
 
 /// Who the session is, as `ctx.session` and `ctx.channel` say.
 pub struct SessionFacts<'f> {
@@ -39,14 +41,26 @@ pub struct SessionSetup {
 }
 
 impl SessionSetup {
-    /// Where the runtime's own files live.
-    pub fn runtime_dir(&self) -> PathBuf {
-        self.state_root.join("runtime")
+    /// Everything a project's sessions share, ready to start runtimes: the environment
+    /// files read (their summary is for the serve log), the state root created, the
+    /// runtime's files written.
+    pub fn prepare(project: Project, env: &EnvArgs, hook_timeout: Duration) -> anyhow::Result<(Self, LoadedEnv)> {
+        let shell_has = |key: &str| std::env::var_os(key).is_some();
+        let loaded = env_file::load(&project.dir, &env.env_file, env.no_env_file, shell_has)?;
+        let state_root = state_root(&project.dir).context("could not create the state folder")?;
+        let setup = SessionSetup { project, state_root, node: node_command(), env: loaded.vars.clone(), hook_timeout };
+        setup.install_runtime()?;
+        Ok((setup, loaded))
     }
 
-    /// Writes the runtime's files (once per process is enough; unchanged files are not
-    /// rewritten), and removes the compiled copy of the project earlier versions kept.
-    pub fn install_runtime(&self) -> anyhow::Result<()> {
+    /// Where the runtime's own files live.
+    pub fn runtime_dir(&self) -> PathBuf {
+        state::runtime_dir(&self.state_root)
+    }
+
+    /// Writes the runtime's files (unchanged files are not rewritten), and removes the
+    /// compiled copy of the project earlier versions kept.
+    fn install_runtime(&self) -> anyhow::Result<()> {
         let obsolete = self.state_root.join("compiled");
         if obsolete.is_dir() {
             let _ = std::fs::remove_dir_all(obsolete);

@@ -6,9 +6,7 @@ mod input;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
-
-use crate::check::check_project_with;
+use crate::check::check_located;
 use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
 use crate::clock::new_id;
 use crate::diagnostics::Severity;
@@ -21,9 +19,9 @@ use crate::loader::cache::Cache;
 use crate::printer::Printer;
 use crate::project::{self, Project};
 use crate::report::{self, plural};
-use crate::runtime::host::{Runtime, node_command};
+use crate::runtime::host::Runtime;
 use crate::serve_log::ServeLog;
-use crate::state::{StateStore, state_root};
+use crate::state::StateStore;
 use input::{Input, read_script};
 
 /// The exit code of a run the user interrupted (128 + SIGINT).
@@ -44,12 +42,13 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     let input = Input::from_args(args)?;
     // Node starts as early as it can: it boots while the project is checked and compiled.
-    let early = match project::locate(&args.dir.dir)?.project {
+    let located = project::locate(&args.dir.dir)?;
+    let early = match located.project.clone() {
         Some(project) => Some(start_early(project, args, &session_id)?),
         None => None,
     };
     let cache = early.as_ref().map(|(setup, _, _)| Cache::new(&setup.state_root));
-    let checked = check_project_with(&args.dir.dir, cache.as_ref())?;
+    let checked = check_located(located, cache.as_ref());
     let Some((setup, runtime, env)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
@@ -157,23 +156,13 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// Reads the environment files, writes the runtime and starts Node for the session.
+/// Prepares what the session needs and starts Node for it.
 fn start_early(
     project: Project,
     args: &RunArgs,
     session_id: &str,
 ) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv)> {
-    let env =
-        env_file::load(&project.dir, &args.env.env_file, args.env.no_env_file, |key| std::env::var_os(key).is_some())?;
-    let state_root = state_root(&project.dir).context("could not create the state folder")?;
-    let setup = SessionSetup {
-        project,
-        state_root,
-        node: node_command(),
-        env: env.vars.clone(),
-        hook_timeout: args.hook_timeout,
-    };
-    setup.install_runtime()?;
+    let (setup, env) = SessionSetup::prepare(project, &args.env, args.hook_timeout)?;
     let runtime = setup.start_runtime(session_id)?;
     Ok((setup, runtime, env))
 }
