@@ -73,11 +73,11 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
     };
     let discovery = discover::discover(&project);
     let resolver = Resolver::new(&project.canonical_dir);
-    let well_named: Vec<bool> =
-        (0..discovery.modules.len()).map(|index| name_problem(&discovery.modules, index).is_none()).collect();
+    let name_problems: Vec<Option<Code>> =
+        (0..discovery.modules.len()).map(|index| name_problem(&discovery.modules, index)).collect();
     // One pass per hook: read, parse, analyse and, when it would load, compile it and
     // resolve its imports from that same parse.
-    let check = |index: usize| check_module(&discovery.modules[index], well_named[index], &resolver, cache);
+    let check = |index: usize| check_module(&discovery.modules[index], name_problems[index], &resolver, cache);
     let checks: Vec<ModuleCheck> = match analysis_pool() {
         Some(pool) => pool.install(|| (0..discovery.modules.len()).into_par_iter().map(check).collect()),
         None => (0..discovery.modules.len()).map(check).collect(),
@@ -96,7 +96,7 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
         checked.hooks.push(HookReport {
             name: module.name.clone(),
             path: module.display_path.clone(),
-            skipped: skip_reason(&discovery.modules, index, &check.analysis.diagnostics),
+            skipped: skip_reason(name_problems[index], &check.analysis.diagnostics),
             events: check.analysis.events,
         });
         checked.diagnostics.extend(check.analysis.diagnostics);
@@ -160,9 +160,14 @@ struct ModuleCheck {
     entry: Option<Visited>,
 }
 
-/// Reads and analyses one module; when it would load (`well_named`, no error, not empty),
-/// compiles it from the same parse and resolves its imports.
-fn check_module(module: &HookModule, well_named: bool, resolver: &Resolver, cache: Option<&Cache>) -> ModuleCheck {
+/// Reads and analyses one module; when it would load so far (no [`skip_reason`]), compiles
+/// it from the same parse and resolves its imports.
+fn check_module(
+    module: &HookModule,
+    name_problem: Option<Code>,
+    resolver: &Resolver,
+    cache: Option<&Cache>,
+) -> ModuleCheck {
     let text = match analyze::read::read_hook(&module.path, &module.display_path) {
         Ok(text) => text,
         Err(diagnostic) => {
@@ -172,11 +177,7 @@ fn check_module(module: &HookModule, well_named: bool, resolver: &Resolver, cach
     };
     let checked = analyze::on_a_big_enough_stack(text.len(), || {
         analyze::analyze_then(&module.display_path, &text, |analysis, allocator, program| {
-            let loads = well_named
-                && !analysis
-                    .diagnostics
-                    .iter()
-                    .any(|diagnostic| diagnostic.severity() == Severity::Error || diagnostic.code == Code::EmptyEvents);
+            let loads = skip_reason(name_problem, &analysis.diagnostics).is_none();
             loads.then(|| {
                 graph::visit_entry(
                     &module.real_path,
@@ -200,7 +201,8 @@ fn check_module(module: &HookModule, well_named: bool, resolver: &Resolver, cach
     ModuleCheck { analysis, source: labelled.then_some(text), entry }
 }
 
-/// A naming problem that keeps module `index` from loading, whatever is in it.
+/// A naming problem that keeps module `index` from loading, whatever is in it. `modules`
+/// is in discovery order, so modules sharing a name are neighbours.
 fn name_problem(modules: &[HookModule], index: usize) -> Option<Code> {
     let name = &modules[index].name;
     if name.contains("__") {
@@ -213,11 +215,10 @@ fn name_problem(modules: &[HookModule], index: usize) -> Option<Code> {
     None
 }
 
-/// Why module `index` would not load: a naming error, its first error, or an empty `events`.
-/// `modules` is in discovery order, so modules sharing a name are neighbours.
-fn skip_reason(modules: &[HookModule], index: usize, diagnostics: &[Diagnostic]) -> Option<Code> {
-    if let Some(problem) = name_problem(modules, index) {
-        return Some(problem);
+/// Why a module would not load: its naming problem, its first error, or an empty `events`.
+fn skip_reason(name_problem: Option<Code>, diagnostics: &[Diagnostic]) -> Option<Code> {
+    if name_problem.is_some() {
+        return name_problem;
     }
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
     sorted.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
