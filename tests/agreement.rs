@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{exit_code, root};
+use common::{copy_project, exit_code, link_workspace_packages, root};
 
 /// Hooks that throw or exit while they are imported, on purpose: no static check can see
 /// that, and `run` reports each of them as failed to load (exit 3).
@@ -46,33 +46,8 @@ fn projects() -> Vec<(PathBuf, String)> {
 
 /// A copy of `source` in a fresh folder, with the links `npm install` makes for workspaces.
 fn copy(source: &Path) -> tempfile::TempDir {
-    let copy = tempfile::tempdir().unwrap();
-    for entry in walkdir::WalkDir::new(source) {
-        let entry = entry.unwrap();
-        let target = copy.path().join(entry.path().strip_prefix(source).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-    if let Ok(packages) = std::fs::read_dir(source.join("packages")) {
-        for package in packages {
-            let package = package.unwrap();
-            let manifest = std::fs::read_to_string(package.path().join("package.json")).unwrap_or_default();
-            let name = serde_json::from_str::<serde_json::Value>(&manifest).unwrap_or_default()["name"]
-                .as_str()
-                .map(str::to_owned);
-            if let Some(name) = name {
-                let link = copy.path().join("node_modules").join(&name);
-                std::fs::create_dir_all(link.parent().unwrap()).unwrap();
-                let depth = name.matches('/').count() + 1;
-                let target = format!("{}packages/{}", "../".repeat(depth), package.file_name().to_string_lossy());
-                #[cfg(unix)]
-                std::os::unix::fs::symlink(target, &link).unwrap();
-            }
-        }
-    }
+    let copy = copy_project(source);
+    link_workspace_packages(copy.path());
     copy
 }
 

@@ -5,40 +5,36 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Stdio};
 
-use common::{copy_fixture, exit_code};
-
-struct Ran {
-    output: Output,
-    /// What the hooks recorded, a line each.
-    record: Vec<String>,
-}
-
-impl Ran {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.output.stdout).into_owned()
-    }
-
-    fn log(&self) -> String {
-        String::from_utf8_lossy(&self.output.stderr).into_owned()
-    }
-}
+use common::{Ran, copy_fixture, exit_code, run_recorded};
 
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
-    let record = dir.join("record.txt");
-    let _ = std::fs::remove_file(&record);
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+    let args: Vec<&str> = std::iter::once("run").chain(args.iter().copied()).collect();
+    run_recorded(dir, &args, env)
+}
+
+/// `agent-sdk run <args>` started in `dir` (not waited for), its hooks recording to
+/// `<dir>/record.txt`, its stderr piped.
+fn spawn_run(dir: &Path, args: &[&str], stdout: Stdio) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
         .arg("run")
         .args(args)
         .current_dir(dir)
-        .env("AGENT_SDK_TEST_RECORD", &record)
-        .env("NO_COLOR", "1")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let record = std::fs::read_to_string(record).unwrap_or_default().lines().map(str::to_owned).collect();
-    Ran { output, record }
+        .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits (at most 20 s) until a hook has recorded a line containing `needle`.
+fn wait_until_recorded(record: &Path, needle: &str) {
+    let started = std::time::Instant::now();
+    while !std::fs::read_to_string(record).unwrap_or_default().contains(needle) {
+        assert!(started.elapsed() < std::time::Duration::from_secs(20), "no hook recorded `{needle}`");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 fn envelopes(stdout: &str) -> Vec<serde_json::Value> {
@@ -380,20 +376,10 @@ fn instructions_are_part_of_the_local_model_s_prompt() {
 fn ctrl_c_records_a_cancelled_turn_dispatches_it_and_exits_130() {
     let dir = copy_fixture("run", "order");
     let record = dir.path().join("record.txt");
-    let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .args(["run", "--message", "hi", "--script", "scripts/slow.json", "--json"])
-        .current_dir(dir.path())
-        .env("AGENT_SDK_TEST_RECORD", &record)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(dir.path(), &["--message", "hi", "--script", "scripts/slow.json", "--json"], Stdio::piped());
     // Wait until the hooks have seen the first piece of the reply: the turn is under way.
     let started = std::time::Instant::now();
-    while !std::fs::read_to_string(&record).unwrap_or_default().contains("message.appended") {
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the turn never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    wait_until_recorded(&record, "message.appended");
     let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(status.success());
     let output = child.wait_with_output().unwrap();
@@ -546,14 +532,7 @@ fn a_handler_that_never_yields_is_killed_even_with_far_more_queued_than_a_pipe_h
         .collect();
     std::fs::write(dir.path().join("events.jsonl"), lines.join("\n")).unwrap();
     let record = dir.path().join("record.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .args(["run", "--replay", "events.jsonl", "--hook-timeout", "300ms"])
-        .current_dir(dir.path())
-        .env("AGENT_SDK_TEST_RECORD", &record)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_run(dir.path(), &["--replay", "events.jsonl", "--hook-timeout", "300ms"], Stdio::null());
     let started = std::time::Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -578,18 +557,8 @@ fn a_handler_that_never_yields_is_killed_even_with_far_more_queued_than_a_pipe_h
 #[test]
 fn concurrent_runs_on_a_cold_project_share_the_compiled_modules_safely() {
     let dir = copy_fixture("run", "imports");
-    let runs: Vec<std::process::Child> = (0..6)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-                .args(["run", "--event", "turn.completed"])
-                .current_dir(dir.path())
-                .env("NO_COLOR", "1")
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
-        .collect();
+    let runs: Vec<Child> =
+        (0..6).map(|_| spawn_run(dir.path(), &["--event", "turn.completed"], Stdio::null())).collect();
     for run in runs {
         let output = run.wait_with_output().unwrap();
         let log = String::from_utf8_lossy(&output.stderr);
@@ -602,19 +571,8 @@ fn concurrent_runs_on_a_cold_project_share_the_compiled_modules_safely() {
 fn a_runtime_spinning_in_a_hook_dies_with_a_killed_agent_sdk() {
     let dir = copy_fixture("run", "spin");
     let record = dir.path().join("record.txt");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .args(["run", "--event", "message.received", "--hook-timeout", "60s"])
-        .current_dir(dir.path())
-        .env("AGENT_SDK_TEST_RECORD", &record)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    while !std::fs::read_to_string(&record).unwrap_or_default().contains("spinner spins") {
-        assert!(started.elapsed() < std::time::Duration::from_secs(20), "the hook never started spinning");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let mut child = spawn_run(dir.path(), &["--event", "message.received", "--hook-timeout", "60s"], Stdio::null());
+    wait_until_recorded(&record, "spinner spins");
     let runtime = Command::new("pgrep").args(["-P", &child.id().to_string()]).output().unwrap();
     let runtime = String::from_utf8_lossy(&runtime.stdout).trim().to_owned();
     assert!(!runtime.is_empty(), "the runtime is a child of agent-sdk");

@@ -12,59 +12,21 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-use common::{copy_fixture, exit_code};
+use common::{Ran, copy_fixture, exit_code, link_workspace_packages, run_recorded};
 
-/// One `agent-sdk` invocation and what the hooks recorded during it.
-struct Ran {
-    output: Output,
-    /// What the hooks recorded, a line each.
-    record: Vec<String>,
-}
-
-impl Ran {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.output.stdout).into_owned()
-    }
-
-    /// The serve log (`run`), or whatever a command printed on stderr.
-    fn log(&self) -> String {
-        String::from_utf8_lossy(&self.output.stderr).into_owned()
-    }
-
-    /// Both streams, for failure messages.
-    fn both(&self) -> String {
-        format!("----- stdout -----\n{}----- stderr -----\n{}", self.stdout(), self.log())
-    }
-
-    /// The runtime's own files (its cache, compiled output) never show in what a user reads:
-    /// every path a user sees is one of their sources.
-    fn assert_no_state_paths(&self) {
-        assert!(!self.log().contains(".agent-sdk/"), "stderr names the state root:\n{}", self.both());
-        assert!(!self.stdout().contains(".agent-sdk/"), "stdout names the state root:\n{}", self.both());
-    }
+/// The runtime's own files (its cache, its loader) never show in what a user reads:
+/// every path a user sees is one of their sources.
+fn assert_no_state_paths(ran: &Ran) {
+    assert!(!ran.log().contains(".agent-sdk/"), "stderr names the state root:\n{}", ran.both());
+    assert!(!ran.stdout().contains(".agent-sdk/"), "stdout names the state root:\n{}", ran.both());
 }
 
 /// Runs `agent-sdk <args>` in `cwd`, the hooks recording to `<cwd>/record.txt`.
 fn agent_sdk(cwd: &Path, args: &[&str]) -> Ran {
-    let record = cwd.join("record.txt");
-    let _ = std::fs::remove_file(&record);
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .args(args)
-        .current_dir(cwd)
-        .env("AGENT_SDK_TEST_RECORD", &record)
-        .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("FORCE_COLOR")
-        .env_remove("NODE_OPTIONS")
-        // throws-at-import's hook needs this to load; it must stay unset.
-        .env_remove("ACME_WEBHOOK_URL")
-        .output()
-        .unwrap();
-    let record = std::fs::read_to_string(record).unwrap_or_default().lines().map(str::to_owned).collect();
-    let ran = Ran { output, record };
-    ran.assert_no_state_paths();
+    // throws-at-import's hook throws when this is not set: it must stay empty.
+    let ran = run_recorded(cwd, args, &[("ACME_WEBHOOK_URL", "")]);
+    assert_no_state_paths(&ran);
     ran
 }
 
@@ -136,16 +98,6 @@ fn an_unresolved_import_is_an_error(case: &str, path: &str, specifier: &str) {
     assert_eq!(exit_code(&run.output), 1, "{}", run.both());
     assert!(run.log().contains("hooks::unresolved-import"), "{}", run.log());
     assert!(run.record.is_empty(), "no hook ran: {:?}", run.record);
-}
-
-#[cfg(unix)]
-fn link_dir(target: &str, link: &Path) {
-    std::os::unix::fs::symlink(target, link).unwrap();
-}
-
-#[cfg(windows)]
-fn link_dir(target: &str, link: &Path) {
-    std::os::windows::fs::symlink_dir(link.parent().unwrap().join(target), link).unwrap();
 }
 
 // ---------------------------------------------------------------------------------------
@@ -239,12 +191,7 @@ fn experimental_decorators_and_their_metadata_work_as_tsc_emits_them() {
 #[test]
 fn a_workspace_package_imports_typescript_from_its_siblings() {
     let monorepo = copy_fixture("runtime", "monorepo");
-    // What `npm install` makes of `"workspaces": ["packages/*"]`: a link per package at the root.
-    let scope = monorepo.path().join("node_modules/@acme");
-    std::fs::create_dir_all(&scope).unwrap();
-    for package in ["agent", "shared", "util"] {
-        link_dir(&format!("../../packages/{package}"), &scope.join(package));
-    }
+    link_workspace_packages(monorepo.path());
     let on_event = ["digest $0.0125 | weekly us… | DONE! | ../shared/src/format.ts | ../util/src/index.ts"];
     let on_message = ["digest received HI!", on_event[0]];
     // Run from the repository root, as a workspace script would.

@@ -5,6 +5,49 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// One `agent-sdk` invocation and what the hooks recorded during it.
+pub struct Ran {
+    pub output: Output,
+    /// What the hooks recorded (to the file in `AGENT_SDK_TEST_RECORD`), a line each.
+    pub record: Vec<String>,
+}
+
+impl Ran {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    /// The serve log (`run`), or whatever a command printed on stderr.
+    pub fn log(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    /// Both streams, for failure messages.
+    pub fn both(&self) -> String {
+        format!("----- stdout -----\n{}----- stderr -----\n{}", self.stdout(), self.log())
+    }
+}
+
+/// Runs `agent-sdk <args>` in `cwd` as a user's shell would, without colour or a
+/// `NODE_OPTIONS` of the test's own, plus `env`; the hooks record to `<cwd>/record.txt`.
+pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
+    let record = cwd.join("record.txt");
+    let _ = std::fs::remove_file(&record);
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(args)
+        .current_dir(cwd)
+        .env("AGENT_SDK_TEST_RECORD", &record)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("FORCE_COLOR")
+        .env_remove("NODE_OPTIONS")
+        .envs(env.iter().copied())
+        .output()
+        .expect("the agent-sdk binary runs");
+    let record = std::fs::read_to_string(record).unwrap_or_default().lines().map(str::to_owned).collect();
+    Ran { output, record }
+}
+
 /// The crate root: fixtures are found from here.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -56,11 +99,15 @@ pub fn transcripts(cwd: &Path, commands: &[&[&str]]) -> String {
 /// A copy of `fixtures/<group>/<case>` in a fresh temporary folder, so a test's state
 /// (`.agent-sdk/`) starts empty and never lands in the repository.
 pub fn copy_fixture(group: &str, case: &str) -> tempfile::TempDir {
+    copy_project(&fixture(group, case))
+}
+
+/// A copy of the project folder `source` in a fresh temporary folder.
+pub fn copy_project(source: &Path) -> tempfile::TempDir {
     let copy = tempfile::tempdir().unwrap();
-    let source = fixture(group, case);
-    for entry in walkdir::WalkDir::new(&source) {
+    for entry in walkdir::WalkDir::new(source) {
         let entry = entry.unwrap();
-        let target = copy.path().join(entry.path().strip_prefix(&source).unwrap());
+        let target = copy.path().join(entry.path().strip_prefix(source).unwrap());
         if entry.file_type().is_dir() {
             std::fs::create_dir_all(&target).unwrap();
         } else {
@@ -68,4 +115,24 @@ pub fn copy_fixture(group: &str, case: &str) -> tempfile::TempDir {
         }
     }
     copy
+}
+
+/// What `npm install` makes of `"workspaces": ["packages/*"]` in the workspace at `root`:
+/// `node_modules/<name>` linked to each package of `packages/` that has a name.
+pub fn link_workspace_packages(root: &Path) {
+    let Ok(packages) = std::fs::read_dir(root.join("packages")) else { return };
+    for package in packages {
+        let package = package.unwrap();
+        let manifest = std::fs::read_to_string(package.path().join("package.json")).unwrap_or_default();
+        let manifest = serde_json::from_str::<serde_json::Value>(&manifest).unwrap_or_default();
+        let Some(name) = manifest["name"].as_str() else { continue };
+        let link = root.join("node_modules").join(name);
+        std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+        let depth = name.matches('/').count() + 1;
+        let target = format!("{}packages/{}", "../".repeat(depth), package.file_name().to_string_lossy());
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        #[cfg(windows)]
+        std::os::windows::fs::symlink_dir(link.parent().unwrap().join(target), &link).unwrap();
+    }
 }
