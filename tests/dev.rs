@@ -341,6 +341,21 @@ fn a_change_to_a_module_outside_the_source_folder_reloads_the_hooks() {
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("{last} release 2")));
 }
 
+#[test]
+fn dev_hands_the_env_file_to_every_session_s_hooks_and_logs_no_value() {
+    let dir = copy_fixture("run", "env");
+    std::fs::write(dir.path().join(".env"), "ACME_REGION=eu-west\nACME_TOKEN=secret-token\nACME_TIER=pro\n").unwrap();
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "hi");
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == "env region=eu-west token=secret-token tier=pro")
+    });
+    wait_for_log(&server, "loaded 3 variables from .env");
+    let logged: Vec<String> = server.logs("").iter().map(|record| record["message"].to_string()).collect();
+    assert!(logged.iter().all(|message| !message.contains("secret-token")), "a value reached the log: {logged:?}");
+}
+
 fn wait_for_log(server: &DevServer, text: &str) {
     let started = Instant::now();
     while !server.logs("").iter().any(|record| record["message"].as_str().unwrap_or_default().contains(text)) {
