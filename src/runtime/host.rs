@@ -16,6 +16,7 @@ use crate::runtime::calls::HostCalls;
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
+    ("on-demand.mjs", include_str!("node/on-demand.mjs")),
     ("helpers/decorate.cjs", include_str!("node/helpers/decorate.cjs")),
     ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
     ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),

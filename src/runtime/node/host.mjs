@@ -64,6 +64,7 @@ import Module, { createRequire, register } from 'node:module';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 
+import { applyAnswer, loadModuleArgs } from './on-demand.mjs';
 import { isHookDefinition } from './sdk/hooks.mjs';
 
 // ---- Loading the project's modules ------------------------------------------------------
@@ -95,20 +96,10 @@ function installManifest(next) {
  * target path, or null when the binary has nothing to add; throws what `validate` would say.
  */
 function loadOnDemand(from, specifier) {
-  const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
-  if (from) args.push('--from', from, '--require');
-  args.push('--', specifier);
   // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
   const { execFileSync } = createRequire(import.meta.url)('node:child_process');
-  const answer = JSON.parse(execFileSync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' }));
-  if (answer.error) throw new Error(answer.error);
-  if (answer.manifest) mergeManifest(answer.manifest);
-  return answer.target ?? null;
-}
-
-function mergeManifest(fragment) {
-  Object.assign(manifest.modules, fragment.modules);
-  Object.assign(manifest.resolutions, fragment.resolutions);
+  const args = loadModuleArgs(from, specifier, true);
+  return applyAnswer(manifest, execFileSync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' }));
 }
 
 /** Runs a compiled CommonJS module (`.ts`, `.cts`) from its source path. */

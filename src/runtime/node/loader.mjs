@@ -30,6 +30,8 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { applyAnswer, loadModuleArgs } from './on-demand.mjs';
+
 let manifest = { modules: {}, resolutions: {}, sdk: {} };
 
 export async function initialize({ port }) {
@@ -49,20 +51,12 @@ function pathOf(url) {
  * merges its manifest into ours and returns the target path (null: nothing to add).
  */
 async function loadOnDemand(from, specifier) {
-  const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
-  if (from) args.push('--from', from);
-  args.push('--', specifier);
   // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
   const { execFile } = await import('node:child_process');
   const { promisify } = await import('node:util');
+  const args = loadModuleArgs(from, specifier, false);
   const { stdout } = await promisify(execFile)(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' });
-  const answer = JSON.parse(stdout);
-  if (answer.error) throw new Error(answer.error);
-  if (answer.manifest) {
-    Object.assign(manifest.modules, answer.manifest.modules);
-    Object.assign(manifest.resolutions, answer.manifest.resolutions);
-  }
-  return answer.target ?? null;
+  return applyAnswer(manifest, stdout);
 }
 
 export async function resolve(specifier, context, nextResolve) {
