@@ -21,6 +21,8 @@ pub struct HookReport {
     pub name: String,
     /// Relative to `--dir`, with `/`.
     pub path: String,
+    /// The module with every link resolved: the path Node loads it by.
+    pub real_path: std::path::PathBuf,
     /// The statically known event keys, in source order.
     pub events: Vec<String>,
     /// Why the hook would not load (`None`: it loads).
@@ -96,6 +98,7 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
         checked.hooks.push(HookReport {
             name: module.name.clone(),
             path: module.display_path.clone(),
+            real_path: module.real_path.clone(),
             skipped: skip_reason(name_problems[index], &check.analysis.diagnostics),
             events: check.analysis.events,
         });

@@ -587,3 +587,17 @@ fn a_runtime_spinning_in_a_hook_dies_with_a_killed_agent_sdk() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn a_hook_reached_through_a_link_inside_the_project_loads_from_its_real_path() {
+    let dir = copy_fixture("run", "env");
+    let shared = dir.path().join("bot/shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::rename(dir.path().join("bot/hooks/env.ts"), shared.join("env-hook.ts")).unwrap();
+    std::os::unix::fs::symlink("../shared/env-hook.ts", dir.path().join("bot/hooks/env.ts")).unwrap();
+    let ran = run(dir.path(), &["--event", "turn.completed", "--no-env-file"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert!(ran.log().contains("loaded hook \"env\""), "{}", ran.log());
+    assert_eq!(ran.record, ["env region=unset token=unset tier=unset"]);
+}

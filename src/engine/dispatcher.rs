@@ -43,11 +43,10 @@ impl LoadPlan {
     pub fn new(checked: &CheckedProject, runtime_dir: &Path) -> Self {
         let hooks = checked
             .loaded()
-            .map(|hook| {
-                let path =
-                    checked.project.as_ref().map_or_else(|| PathBuf::from(&hook.path), |p| p.dir.join(&hook.path));
-                let path = path.canonicalize().unwrap_or(path);
-                HookToLoad { name: hook.name.clone(), url: crate::uri::file_url(&path), source: hook.path.clone() }
+            .map(|hook| HookToLoad {
+                name: hook.name.clone(),
+                url: crate::uri::file_url(&hook.real_path),
+                source: hook.path.clone(),
             })
             .collect();
         let manifest = crate::loader::manifest(&checked.modules, runtime_dir);
