@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::resolver::{ImportKind, ModuleFormat, TsOptions};
+use super::resolver::{ModuleFormat, TsOptions};
 use super::transform::{Compiled, Import};
 
 /// The folder under the state root.
@@ -26,7 +26,7 @@ pub struct Cache {
 /// What a cache entry remembers besides the code.
 #[derive(Serialize, Deserialize)]
 struct Entry {
-    imports: Vec<(String, u8, u32, u32)>,
+    imports: Vec<Import>,
     exports: Vec<String>,
     has_code: bool,
 }
@@ -71,11 +71,7 @@ impl Cache {
         if entry.has_code && !code.is_file() {
             return None;
         }
-        Some(Cached {
-            imports: entry.imports.into_iter().map(import_from).collect(),
-            exports: entry.exports,
-            code: entry.has_code.then_some(code),
-        })
+        Some(Cached { imports: entry.imports, exports: entry.exports, code: entry.has_code.then_some(code) })
     }
 
     /// Stores a compiled module under `key` (code first, so an entry always has its code).
@@ -90,7 +86,7 @@ impl Cache {
             None => None,
         };
         let entry = Entry {
-            imports: compiled.imports.iter().map(import_to).collect(),
+            imports: compiled.imports.clone(),
             exports: compiled.exports.clone(),
             has_code: compiled.code.is_some(),
         };
@@ -136,26 +132,6 @@ fn binary_stamp() -> &'static str {
     })
 }
 
-fn import_to(import: &Import) -> (String, u8, u32, u32) {
-    let kind = match import.kind {
-        ImportKind::Static => 0,
-        ImportKind::Require => 1,
-        ImportKind::Dynamic => 2,
-        ImportKind::LazyRequire => 3,
-    };
-    (import.specifier.clone(), kind, import.span.0, import.span.1)
-}
-
-fn import_from((specifier, kind, start, end): (String, u8, u32, u32)) -> Import {
-    let kind = match kind {
-        0 => ImportKind::Static,
-        1 => ImportKind::Require,
-        3 => ImportKind::LazyRequire,
-        _ => ImportKind::Dynamic,
-    };
-    Import { specifier, kind, span: (start, end) }
-}
-
 /// Writes `bytes` to a fresh temporary file beside `path`, then renames it over `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -172,6 +148,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::loader::resolver::ImportKind;
 
     #[test]
     fn entries_round_trip_and_keys_change_with_anything_that_changes_output() {

@@ -35,7 +35,7 @@ impl ModuleFormat {
 
 /// How a module asks for another: whether by `require` (CommonJS resolution) or by
 /// `import`, and whether it must resolve for the module to load.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ImportKind {
     /// `import … from`, `export … from`: must resolve before the module runs; resolved
     /// as `require` where the module runs as CommonJS (it is compiled to one).

@@ -21,7 +21,7 @@ use super::commonjs::{check_commonjs, to_commonjs};
 use super::resolver::{HELPERS_PACKAGE, ImportKind, ModuleFormat, TsOptions, is_typescript};
 
 /// One import the module makes at run time.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Import {
     pub specifier: String,
     pub kind: ImportKind,
