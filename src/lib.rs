@@ -25,6 +25,7 @@ pub mod sdk;
 pub mod serve_log;
 pub mod since;
 pub mod state;
+pub mod untrusted;
 pub mod uri;
 pub mod vocabulary;
 
