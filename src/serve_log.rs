@@ -86,6 +86,20 @@ pub enum LogFormat {
     Json,
 }
 
+/// A record as text: a line of its own for each line of its message, each with the time and
+/// level (lines after the first marked `| `), and control characters made visible, so that
+/// what a hook prints can neither forge a line of the log nor reach the terminal as an
+/// escape sequence.
+fn text_lines(record: &Record) -> String {
+    let mut text = String::new();
+    for (index, line) in record.message.split('\n').enumerate() {
+        let mark = if index == 0 { "" } else { "| " };
+        let line = crate::untrusted::escape(line);
+        text.push_str(&format!("{} {} {mark}{line}\n", record.at, record.level.label()));
+    }
+    text
+}
+
 /// Writes serve-log records to stderr, each tagged with the session, and (once a state
 /// store is attached) records them durably, each with a cursor.
 pub struct ServeLog {
@@ -134,7 +148,7 @@ impl ServeLog {
             None => self.unrecorded.borrow_mut().push(record.clone()),
         }
         let line = match self.format {
-            LogFormat::Text => format!("{} {} {}\n", record.at, record.level.label(), record.message),
+            LogFormat::Text => text_lines(&record),
             LogFormat::Json => {
                 let mut line = serde_json::to_string(&record).unwrap_or_default();
                 line.push('\n');

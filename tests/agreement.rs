@@ -11,10 +11,15 @@ use std::process::Command;
 
 use common::{copy_project, exit_code, link_workspace_packages, root};
 
-/// Hooks that throw or exit while they are imported, on purpose: no static check can see
-/// that, and `run` reports each of them as failed to load (exit 3).
-const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 3] =
-    [("failures", "5-broken-import"), ("failures", "7-exit-at-import"), ("throws-at-import", "webhook")];
+/// Hooks that throw, exit or never finish while they are imported, on purpose: no static
+/// check can see that, and `run` reports each of them as failed to load (exit 3).
+const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 5] = [
+    ("failures", "5-broken-import"),
+    ("failures", "7-exit-at-import"),
+    ("throws-at-import", "webhook"),
+    ("imports", "1-never-settles"),
+    ("imports", "2-spins"),
+];
 
 /// Every project in the repository: a folder holding `bot/` or `agent/`, with the folder
 /// to copy (a monorepo is copied whole) and `--dir` inside the copy.

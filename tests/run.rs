@@ -163,7 +163,14 @@ fn a_busy_loop_an_exit_and_out_of_memory_restart_the_runtime_and_lose_nothing() 
     let log = ran.log();
     assert_eq!(exit_code(&ran.output), 3, "{log}");
     assert!(log.contains("hook \"1-spinner\" handler for message.received timed out after 500ms"), "{log}");
-    assert!(log.contains("the hook runtime exited"), "{log}");
+    assert!(
+        log.contains(r#"the hook runtime exited (exit status: 3): hook "2-quitter" called process.exit(3) in its handler for message.completed (at bot/hooks/2-quitter.ts:8:15)"#),
+        "{log}"
+    );
+    // Running out of memory is not a call the runtime can see: the delivery is unconfirmed.
+    assert!(log.contains(r#"while hook "3-hog" handler for"#), "{log}");
+    assert!(log.contains(r#"unconfirmed delivery: event #"#), "{log}");
+    assert!(log.contains("3 runtime restarts, 1 unconfirmed delivery"), "{log}");
     assert_eq!(log.matches("restarting the hook runtime").count(), 3, "{log}");
     let survivor: Vec<&String> = ran.record.iter().filter(|line| line.starts_with("survivor")).collect();
     for (i, line) in survivor.iter().enumerate() {

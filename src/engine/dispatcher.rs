@@ -14,7 +14,7 @@ use std::sync::Arc;
 use crate::check::CheckedProject;
 use crate::engine::envelope::Envelope;
 use crate::runtime::calls::OtelSummary;
-use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
+use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, Stream, check_node_version, diagnose_node};
 use crate::serve_log::{Level, Record, ServeLog};
 use crate::state::StateStore;
 
@@ -71,6 +71,9 @@ pub struct DispatchStats {
     pub threw: u64,
     pub timed_out: u64,
     pub restarts: u64,
+    /// (event, hook) deliveries whose handler was running when the runtime ended by no doing
+    /// of its own: it may or may not have finished. Each is named in the log.
+    pub unconfirmed: u64,
 }
 
 struct Pending {
@@ -91,8 +94,9 @@ pub struct Dispatcher<'s> {
     ctx: Value,
     hooks: Vec<HookToLoad>,
     manifest: std::sync::Arc<Value>,
-    /// Hooks that ended the runtime while it imported them: never imported again.
-    crashed_at_load: Vec<bool>,
+    /// Hooks that failed to load (their import threw, ended the runtime or never finished),
+    /// with why: a restarted runtime does not import them again.
+    not_to_load: Vec<Option<String>>,
     timeout: Duration,
     runtime: Runtime,
     log: &'s ServeLog,
@@ -100,6 +104,8 @@ pub struct Dispatcher<'s> {
     pending: VecDeque<Pending>,
     running: Option<Running>,
     dispatched_through: Option<u64>,
+    /// What the runtime said about its own `process.exit`, until it ends.
+    exit_call: Option<Value>,
     pub otel: OtelSummary,
     pub stats: DispatchStats,
     /// How many hooks the runtime loaded.
@@ -121,7 +127,7 @@ impl<'s> Dispatcher<'s> {
         Self {
             config,
             ctx,
-            crashed_at_load: vec![false; plan.hooks.len()],
+            not_to_load: vec![None; plan.hooks.len()],
             hooks: plan.hooks,
             manifest: plan.manifest,
             timeout,
@@ -131,6 +137,7 @@ impl<'s> Dispatcher<'s> {
             pending: VecDeque::new(),
             running: None,
             dispatched_through: None,
+            exit_call: None,
             otel: OtelSummary::default(),
             stats: DispatchStats::default(),
             loaded: 0,
@@ -142,17 +149,16 @@ impl<'s> Dispatcher<'s> {
         self.initialise(true)
     }
 
-    /// The `init` message: every hook, those that crashed the runtime at import marked to skip.
+    /// The `init` message: every hook, those that failed to load before marked to skip.
     fn init_message(&self) -> Value {
         let hooks: Vec<Value> = self
             .hooks
             .iter()
-            .zip(&self.crashed_at_load)
-            .map(|(hook, crashed)| {
+            .zip(&self.not_to_load)
+            .map(|(hook, skip)| {
                 let mut entry = json!({ "name": hook.name, "url": hook.url, "source": hook.source });
-                if *crashed {
-                    entry["skip"] =
-                        json!("it ended the hook runtime while loading (process.exit or a crash at import)");
+                if let Some(reason) = skip {
+                    entry["skip"] = json!(reason);
                 }
                 entry
             })
@@ -162,77 +168,117 @@ impl<'s> Dispatcher<'s> {
             "hooks": hooks,
             "ctx": self.ctx,
             "timeoutMs": self.timeout.as_millis() as u64,
+            "timeoutText": crate::clock::format_duration(self.timeout),
             "manifest": *self.manifest,
         })
     }
 
     /// Sends `init` and waits for `ready`. A hook that ends the runtime while it is
-    /// imported is marked, logged, and skipped by a fresh runtime.
+    /// imported, or whose import never yields, is marked, logged, and skipped by a fresh
+    /// runtime.
     fn initialise(&mut self, first: bool) -> anyhow::Result<()> {
         self.runtime.send(&self.init_message())?;
         // What loaded, logged once the runtime is ready (and only the first time: a
         // restarted runtime loads the same hooks).
         let mut outcomes: Vec<Record> = Vec::new();
         let mut said_hello = false;
+        // The hook being imported, and since when.
+        let mut loading: Option<Instant> = None;
         // What Node wrote before it said hello: its own reason for not starting.
         let mut early_stderr: Vec<String> = Vec::new();
         loop {
-            match self.runtime.messages.recv_timeout(self.timeout + Duration::from_secs(30)) {
-                Ok(FromRuntime::Message(message)) => match message["t"].as_str() {
-                    Some("hello") => {
-                        said_hello = true;
-                        early_stderr.drain(..).for_each(|line| self.runtime_stderr(&line));
-                        if let Err(too_old) = check_node_version(message["node"].as_str().unwrap_or_default()) {
-                            self.runtime.kill();
-                            return Err(too_old.into());
+            let wait = loading.map_or(self.timeout + Duration::from_secs(30), |since| {
+                (since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now())
+            });
+            let ended = match self.runtime.messages.recv_timeout(wait) {
+                Ok(FromRuntime::Message(message)) => {
+                    match message["t"].as_str() {
+                        Some("hello") => {
+                            said_hello = true;
+                            early_stderr.drain(..).for_each(|line| self.runtime_output(Stream::Stderr, &line));
+                            if let Err(too_old) = check_node_version(message["node"].as_str().unwrap_or_default()) {
+                                self.runtime.kill();
+                                return Err(too_old.into());
+                            }
                         }
-                    }
-                    Some("ready") => {
-                        self.loaded = outcomes.iter().filter(|record| record.level == Level::Info).count();
-                        if first {
-                            self.stats.load_failed = (outcomes.len() - self.loaded) as u64;
-                            outcomes.into_iter().for_each(|record| self.log.write(record));
+                        Some("loading") => loading = Some(Instant::now()),
+                        Some("ready") => {
+                            self.loaded = outcomes.iter().filter(|record| record.level == Level::Info).count();
+                            if first {
+                                self.stats.load_failed = (outcomes.len() - self.loaded) as u64;
+                                for (skip, outcome) in self.not_to_load.iter_mut().zip(&outcomes) {
+                                    if outcome.level != Level::Info && skip.is_none() {
+                                        *skip = Some(outcome.message.clone());
+                                    }
+                                }
+                                outcomes.into_iter().for_each(|record| self.log.write(record));
+                            }
+                            return Ok(());
                         }
-                        return Ok(());
+                        Some(kind @ ("loaded" | "load_failed")) => {
+                            loading = None;
+                            outcomes.push(self.load_outcome(kind, &message));
+                        }
+                        _ => self.handle(&message),
                     }
-                    Some(kind @ ("loaded" | "load_failed")) => {
-                        let hook = message["hook"].as_str().unwrap_or_default();
-                        outcomes.push(if kind == "loaded" {
-                            Record::new(Level::Info, format!("loaded hook \"{hook}\""))
-                        } else {
-                            let reason = message["message"].as_str().unwrap_or_default();
-                            let location = message["stack"].as_str().and_then(|stack| self.first_project_frame(stack));
-                            let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
-                            Record::new(Level::Error, format!("hook \"{hook}\" failed to load: {reason}{at}"))
-                                .hook(hook)
-                        });
-                    }
-                    _ => self.handle(&message),
-                },
-                Ok(FromRuntime::Stderr(line)) if first && !said_hello => early_stderr.push(line),
-                Ok(FromRuntime::Stderr(line)) => self.runtime_stderr(&line),
+                    None
+                }
+                Ok(FromRuntime::Output { stream: Stream::Stderr, line }) if first && !said_hello => {
+                    early_stderr.push(line);
+                    None
+                }
+                Ok(FromRuntime::Output { stream, line }) => {
+                    self.runtime_output(stream, &line);
+                    None
+                }
                 Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
                     if first && !said_hello {
                         // The reader threads may still be handing on the last lines.
-                        while let Ok(FromRuntime::Stderr(line)) =
+                        while let Ok(FromRuntime::Output { line, .. }) =
                             self.runtime.messages.recv_timeout(Duration::from_millis(100))
                         {
                             early_stderr.push(line);
                         }
                         return Err(diagnose_node(&self.config.node, &early_stderr).into());
                     }
-                    let Some(crashed) = self.crashed_at_load.get_mut(outcomes.len()) else {
-                        anyhow::bail!("the hook runtime exited while loading hooks");
-                    };
-                    *crashed = true;
-                    self.runtime.kill();
-                    self.runtime = Runtime::start(&self.config)?;
-                    self.runtime.send(&self.init_message())?;
-                    outcomes.clear();
+                    Some("it ended the hook runtime while loading (process.exit or a crash at import)".to_owned())
                 }
+                Err(RecvTimeoutError::Timeout) if loading.is_some() => Some(format!(
+                    "its import did not finish within {} (it never yielded)",
+                    crate::clock::format_duration(self.timeout)
+                )),
                 Err(RecvTimeoutError::Timeout) => anyhow::bail!("the hook runtime did not finish loading hooks"),
+            };
+            if let Some(reason) = ended {
+                // The hook whose code called process.exit (a timer its import set, say), else
+                // the one being imported.
+                let exited_in = self.exit_call.take().and_then(|call| {
+                    let hook = call["hook"].as_str()?.to_owned();
+                    self.hooks.iter().position(|known| known.name == hook)
+                });
+                let Some(skip) = self.not_to_load.get_mut(exited_in.unwrap_or(outcomes.len())) else {
+                    anyhow::bail!("the hook runtime exited while loading hooks");
+                };
+                *skip = Some(reason);
+                loading = None;
+                self.runtime.kill();
+                self.runtime = Runtime::start(&self.config)?;
+                self.runtime.send(&self.init_message())?;
+                outcomes.clear();
             }
         }
+    }
+
+    /// The log record of one hook's `loaded` or `load_failed`.
+    fn load_outcome(&self, kind: &str, message: &Value) -> Record {
+        let hook = message["hook"].as_str().unwrap_or_default();
+        if kind == "loaded" {
+            return Record::new(Level::Info, format!("loaded hook \"{hook}\""));
+        }
+        let reason = message["message"].as_str().unwrap_or_default();
+        let location = message["stack"].as_str().and_then(|stack| self.first_project_frame(stack));
+        let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
+        Record::new(Level::Error, format!("hook \"{hook}\" failed to load: {reason}{at}")).hook(hook)
     }
 
     /// Hands one recorded event to the hooks. Returns at once unless too many are in flight.
@@ -294,12 +340,17 @@ impl<'s> Dispatcher<'s> {
             };
             match received {
                 Some(FromRuntime::Message(message)) => self.handle(&message),
-                Some(FromRuntime::Stderr(line)) => self.runtime_stderr(&line),
+                Some(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
                 Some(FromRuntime::Exited) => return self.restart(Restart::Exited),
                 None => {
                     if self.running.as_ref().is_some_and(|running| running.since.elapsed() >= self.timeout + KILL_GRACE)
                     {
                         self.restart(Restart::NeverYielded)?;
+                    } else if self.runtime.exit_status().is_some() {
+                        // Ended, though its channel has not closed yet: what it sent last is
+                        // still on the way.
+                        self.drain_after_exit();
+                        self.restart(Restart::Exited)?;
                     }
                     return Ok(());
                 }
@@ -307,11 +358,34 @@ impl<'s> Dispatcher<'s> {
         }
     }
 
-    /// What Node itself wrote to stderr (hooks' output arrives as `console` messages).
-    fn runtime_stderr(&self, line: &str) {
-        if !line.trim().is_empty() {
-            self.log.warn(format!("runtime: {line}"));
+    /// Handles what an ended runtime sent before it ended, waiting briefly for the channel
+    /// to close.
+    fn drain_after_exit(&mut self) {
+        let until = Instant::now() + Duration::from_millis(200);
+        while let Some(left) = until.checked_duration_since(Instant::now()) {
+            match self.runtime.messages.recv_timeout(left) {
+                Ok(FromRuntime::Message(message)) => self.handle(&message),
+                Ok(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
+                Ok(FromRuntime::Exited) | Err(_) => return,
+            }
         }
+    }
+
+    /// A line the runtime's process printed outside `console`: the output of a process a
+    /// hook started (attributed to the hook whose handler runs), or Node's own message.
+    fn runtime_output(&self, stream: Stream, line: &str) {
+        if line.trim().is_empty() {
+            return;
+        }
+        let level = if stream == Stream::Stdout { Level::Info } else { Level::Warn };
+        let record = match &self.running {
+            Some(running) => {
+                let hook = self.hook_name(running.hook as u64);
+                Record::new(level, format!("hook \"{hook}\": {line}")).hook(hook)
+            }
+            None => Record::new(level, format!("runtime: {line}")),
+        };
+        self.log(record);
     }
 
     fn hook_name(&self, index: u64) -> &str {
@@ -373,6 +447,7 @@ impl<'s> Dispatcher<'s> {
                 self.log(record);
             }
             "otel" => self.otel.record(message),
+            "exit" => self.exit_call = Some(message.clone()),
             _ => {}
         }
     }
@@ -412,7 +487,8 @@ impl<'s> Dispatcher<'s> {
     }
 
     /// Kills (if needed) and restarts the runtime, then sends again what was in flight,
-    /// skipping the handler that killed it.
+    /// skipping the handler that was running: it either caused the restart or, cut off by
+    /// another's doing, is named as an unconfirmed delivery (at most once, never twice).
     fn restart(&mut self, why: Restart) -> anyhow::Result<()> {
         let running = self.running.take();
         let culprit =
@@ -422,16 +498,10 @@ impl<'s> Dispatcher<'s> {
                 self.stats.timed_out += 1;
                 self.log_timed_out(hook, handler);
             }
-            (Restart::Exited, culprit) => {
-                let status = self.runtime.exit_status().map_or_else(String::new, |status| format!(" ({status})"));
-                let during = culprit
-                    .as_ref()
-                    .map(|(hook, handler)| format!(" while hook \"{hook}\" handler for {handler} ran"))
-                    .unwrap_or_default();
-                self.log.error(format!("the hook runtime exited{status}{during}"));
-            }
+            (Restart::Exited, culprit) => self.log_exit(culprit.as_ref()),
             (Restart::NeverYielded, None) => {}
         }
+        self.exit_call = None;
         self.runtime.kill();
         self.stats.restarts += 1;
         self.log.warn("restarting the hook runtime; the remaining events will still be dispatched");
@@ -448,6 +518,58 @@ impl<'s> Dispatcher<'s> {
             self.send_event(&event, from)?;
         }
         Ok(())
+    }
+
+    /// Says why the runtime ended and who ended it. The handler that was running (if any) is
+    /// blamed only when its own code called `process.exit`; otherwise its delivery is named
+    /// as unconfirmed and counted.
+    fn log_exit(&mut self, running: Option<&(String, String)>) {
+        let status = self
+            .runtime
+            .ended_status(Duration::from_millis(500))
+            .map_or_else(String::new, |status| format!(" ({status})"));
+        let exit_call = self.exit_call.take();
+        let caller = exit_call.as_ref().map(|call| call["hook"].as_str().map(str::to_owned));
+        let during = |(hook, handler): &(String, String)| format!(" while hook \"{hook}\" handler for {handler} ran");
+        let message = match (&caller, running) {
+            (Some(Some(caller)), running) => {
+                let code = exit_call.as_ref().map_or(Value::Null, |call| call["code"].clone());
+                let location = exit_call
+                    .as_ref()
+                    .and_then(|call| call["stack"].as_str())
+                    .and_then(|stack| self.first_project_frame(stack));
+                let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
+                let when = match running {
+                    Some((hook, handler)) if hook == caller => format!(" in its handler for {handler}"),
+                    Some(running) => during(running),
+                    None => String::new(),
+                };
+                format!("the hook runtime exited{status}: hook \"{caller}\" called process.exit({code}){when}{at}")
+            }
+            (Some(None), running) => format!(
+                "the hook runtime exited{status}: process.exit was called outside any hook's code{}",
+                running.map(during).unwrap_or_default()
+            ),
+            (None, running) => format!("the hook runtime exited{status}{}", running.map(during).unwrap_or_default()),
+        };
+        self.log.error(message);
+        let caused_by_running = matches!((&caller, running), (Some(Some(caller)), Some((hook, _))) if caller == hook);
+        if let (Some((hook, handler)), false) = (running, caused_by_running) {
+            self.stats.unconfirmed += 1;
+            let event = self.pending.front().map_or_else(
+                || handler.clone(),
+                |pending| format!("#{} ({})", pending.event.index, pending.event.event_type),
+            );
+            self.log(
+                Record::new(
+                    Level::Warn,
+                    format!(
+                        "unconfirmed delivery: event {event} to hook \"{hook}\": its {handler} handler was cut off and may not have finished"
+                    ),
+                )
+                .hook(hook),
+            );
+        }
     }
 
     /// Stops the runtime after everything was dispatched.

@@ -1,10 +1,13 @@
-//! The hook runtime process: one long-lived Node.js child speaking NDJSON on stdin/stdout
-//! (the protocol is documented at the top of `node/host.mjs`). This module starts it,
-//! sends it messages, hands its messages on, and kills it when asked.
+//! The hook runtime process: one long-lived Node.js child speaking NDJSON on a channel of
+//! its own, fds 3 (to Node) and 4 (from Node), which no process a hook starts inherits (the
+//! protocol is documented at the top of `node/host.mjs`). Its stdout and stderr are what
+//! hooks and their child processes print. This module starts it, sends it messages, hands
+//! its messages and output on, and kills it (and what it started) when asked.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use anyhow::Context;
@@ -36,11 +39,26 @@ pub const MIN_NODE: (u32, u32) = (20, 6);
 #[derive(Debug)]
 pub enum FromRuntime {
     Message(Value),
-    /// A line the runtime (not a hook) wrote to stderr: Node's own errors.
-    Stderr(String),
-    /// stdout closed: the process exited or is about to.
+    /// A line written to the process's stdout or stderr rather than through `console`: Node's
+    /// own errors, or the output of a process a hook started.
+    Output {
+        stream: Stream,
+        line: String,
+    },
+    /// The protocol channel closed: the process exited or is about to.
     Exited,
 }
+
+/// Which of the runtime's output streams a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// The file descriptors the runtime finds its protocol channel on.
+const TO_NODE_FD: i32 = 3;
+const FROM_NODE_FD: i32 = 4;
 
 /// Where the runtime's pieces are, and whose `ctx` calls it makes.
 #[derive(Debug, Clone)]
@@ -56,16 +74,16 @@ pub struct RuntimeConfig {
     pub session_id: String,
 }
 
-/// Lines for the runtime's stdin (each a whole message), shared by the dispatcher and the
-/// thread answering calls and written in order by a thread of their own: neither ever
-/// waits on Node reading them. A handler that never yields stops Node reading its stdin;
-/// a sender blocked on a full pipe then would keep the watchdog that kills it from running.
-type Stdin = Sender<Vec<u8>>;
+/// Lines for the runtime (each a whole message), shared by the dispatcher and the thread
+/// answering calls and written in order by a thread of their own: neither ever waits on
+/// Node reading them. A handler that never yields stops Node reading its channel; a sender
+/// blocked on a full pipe then would keep the watchdog that kills it from running.
+type ToNode = Sender<Vec<u8>>;
 
 /// One running Node process.
 pub struct Runtime {
     child: Child,
-    stdin: Stdin,
+    to_node: ToNode,
     pub messages: Receiver<FromRuntime>,
 }
 
@@ -154,7 +172,13 @@ fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
 
 impl Runtime {
     pub fn start(config: &RuntimeConfig) -> anyhow::Result<Self> {
+        let channel_error = |error| anyhow::Error::new(error).context("could not open the hook runtime's channel");
+        let (node_reads, to_node) = std::io::pipe().map_err(channel_error)?;
+        let (from_node, node_writes) = std::io::pipe().map_err(channel_error)?;
+        let node_reads = above_stdio(node_reads.into()).map_err(channel_error)?;
+        let node_writes = above_stdio(node_writes.into()).map_err(channel_error)?;
         let mut command = Command::new(&config.node);
+        runtime_channel(&mut command, &node_reads, &node_writes);
         #[cfg(target_os = "linux")]
         die_with_parent(&mut command);
         let mut child = command
@@ -166,7 +190,7 @@ impl Runtime {
             .env("AGENT_SDK_EXE", std::env::current_exe().unwrap_or_else(|_| PathBuf::from("agent-sdk")))
             .env("AGENT_SDK_PROJECT_ROOT", &config.project_root)
             .current_dir(&config.project_root)
-            .stdin(Stdio::piped())
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -176,32 +200,30 @@ impl Runtime {
                 }
                 _ => anyhow::Error::new(error).context("could not start the hook runtime (node)"),
             })?;
+        // Node's ends live on in Node only: the channel closes when Node ends.
+        drop((node_reads, node_writes));
         let (sender, messages) = channel();
         let stdout = child.stdout.take().context("the runtime has no stdout")?;
         let stderr = child.stderr.take().context("the runtime has no stderr")?;
-        let stdin = spawn_stdin_writer(child.stdin.take().context("the runtime has no stdin")?);
+        let to_node = spawn_channel_writer(to_node);
         let calls = HostCalls::open(&config.project_dir, &config.session_id)?;
-        spawn_protocol_reader(stdout, sender.clone(), stdin.clone(), calls);
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(FromRuntime::Stderr(line)).is_err() {
-                    return;
-                }
-            }
-        });
-        Ok(Self { child, stdin, messages })
+        spawn_protocol_reader(from_node, sender.clone(), to_node.clone(), calls);
+        spawn_output_reader(stdout, Stream::Stdout, sender.clone());
+        spawn_output_reader(stderr, Stream::Stderr, sender);
+        Ok(Self { child, to_node, messages })
     }
 
     /// Queues a message for the runtime; it never waits. A runtime that has exited is not
     /// an error here: its end reaches [`Runtime::messages`] as [`FromRuntime::Exited`],
     /// where the dispatcher restarts it and sends again.
     pub fn send(&mut self, message: &Value) -> std::io::Result<()> {
-        queue_line(&self.stdin, message)
+        queue_line(&self.to_node, message)
     }
 
-    /// Ends the process at once (a handler that never yields, or a restart).
+    /// Ends the process at once (a handler that never yields, or a restart), and every
+    /// process a hook started that is still in its process group.
     pub fn kill(&mut self) {
+        kill_group(&self.child);
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -211,10 +233,26 @@ impl Runtime {
         self.child.try_wait().ok().flatten()
     }
 
+    /// The exit status of a process whose channel closed: it is ending, and is given up to
+    /// `patience` to finish (a channel closed by other means leaves it running: `None`).
+    pub fn ended_status(&mut self, patience: std::time::Duration) -> Option<std::process::ExitStatus> {
+        let until = std::time::Instant::now() + patience;
+        loop {
+            if let Some(status) = self.exit_status() {
+                return Some(status);
+            }
+            if std::time::Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
     /// Asks the runtime to finish and waits for it.
     pub fn shutdown(mut self) {
         let _ = self.send(&serde_json::json!({ "t": "shutdown" }));
         let _ = self.child.wait();
+        kill_group(&self.child);
     }
 }
 
@@ -251,22 +289,69 @@ fn die_with_parent(command: &mut Command) {
     }
 }
 
-/// Serializes `message` as one line and queues it for the stdin writer.
-fn queue_line(stdin: &Stdin, message: &Value) -> std::io::Result<()> {
+/// `fd` moved above the standard streams and the channel's own numbers, so that placing the
+/// channel at fds 3 and 4 in the child never overwrites one end with the other.
+fn above_stdio(fd: OwnedFd) -> std::io::Result<OwnedFd> {
+    if fd.as_raw_fd() > FROM_NODE_FD {
+        return Ok(fd);
+    }
+    // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we then own (or -1).
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, FROM_NODE_FD + 1) };
+    if moved == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `moved` is a fresh descriptor owned by nobody else.
+    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(moved) })
+}
+
+/// Gives the child the channel at fds 3 and 4 (the only descriptors it gets beyond its
+/// standard streams), and a process group of its own: Ctrl-C at the terminal reaches
+/// agent-sdk, which ends the turn and its runtime in order, and killing the group takes the
+/// processes hooks started along. (Node's own child processes do not inherit fds 3 and 4:
+/// libuv closes every other descriptor in the processes it starts.)
+fn runtime_channel(command: &mut Command, node_reads: &OwnedFd, node_writes: &OwnedFd) {
+    use std::os::unix::process::CommandExt;
+    let (reads, writes) = (node_reads.as_raw_fd(), node_writes.as_raw_fd());
+    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (dup2,
+    // setpgid) and allocates nothing. dup2 leaves the new descriptors open across exec.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::dup2(reads, TO_NODE_FD) == -1 || libc::dup2(writes, FROM_NODE_FD) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::setpgid(0, 0) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Kills what is left of the runtime's process group: processes a hook started and left
+/// running. (The group is the runtime's pid; it may be gone already.)
+fn kill_group(child: &Child) {
+    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: a plain kill(2) of a process group that only the runtime's processes join.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+    }
+}
+
+/// Serializes `message` as one line and queues it for the channel writer.
+fn queue_line(to_node: &ToNode, message: &Value) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(message)?;
     line.push(b'\n');
-    // The writer is gone only when the runtime is: its end is noticed by its stdout closing.
-    let _ = stdin.send(line);
+    // The writer is gone only when the runtime is: its end is noticed by the channel closing.
+    let _ = to_node.send(line);
     Ok(())
 }
 
-/// The thread that writes the runtime's stdin: whatever is queued goes out together and
-/// is flushed before it waits for more. It ends when the runtime stops reading (the pipe
-/// breaks) or when nobody can queue a line any more (stdin closes: the runtime finishes).
-fn spawn_stdin_writer(stdin: ChildStdin) -> Stdin {
+/// The thread that writes to the runtime: whatever is queued goes out together and is
+/// flushed before it waits for more. It ends when the runtime stops reading (the pipe
+/// breaks) or when nobody can queue a line any more (the channel closes: the runtime finishes).
+fn spawn_channel_writer(pipe: PipeWriter) -> ToNode {
     let (lines, queue) = channel::<Vec<u8>>();
     std::thread::spawn(move || {
-        let mut writer = std::io::BufWriter::new(stdin);
+        let mut writer = std::io::BufWriter::new(pipe);
         while let Ok(line) = queue.recv() {
             let queued = std::iter::once(line).chain(std::iter::from_fn(|| queue.try_recv().ok()));
             for line in queued {
@@ -285,22 +370,45 @@ fn spawn_stdin_writer(stdin: ChildStdin) -> Stdin {
 /// Reads the runtime's protocol channel on its own thread. `ctx` calls are answered right
 /// here, so a hook awaiting one never waits on the dispatcher; everything else, and the
 /// channel's end, goes to `sender`.
-fn spawn_protocol_reader(stdout: ChildStdout, sender: Sender<FromRuntime>, stdin: Stdin, calls: HostCalls) {
+fn spawn_protocol_reader(pipe: PipeReader, sender: Sender<FromRuntime>, to_node: ToNode, calls: HostCalls) {
     std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
+        for line in BufReader::new(pipe).lines() {
             let Ok(line) = line else { break };
             let received = match serde_json::from_str::<Value>(&line) {
                 Ok(message) if message["t"] == "call" => {
-                    let _ = queue_line(&stdin, &calls.reply(&message));
+                    let _ = queue_line(&to_node, &calls.reply(&message));
                     continue;
                 }
                 Ok(message) => FromRuntime::Message(message),
-                Err(_) => FromRuntime::Stderr(line),
+                // Only the runtime writes here; a line that is not JSON is its bug, shown as is.
+                Err(_) => FromRuntime::Output { stream: Stream::Stderr, line },
             };
             if sender.send(received).is_err() {
                 return;
             }
         }
         let _ = sender.send(FromRuntime::Exited);
+    });
+}
+
+/// Hands on what the runtime's processes print, line by line. Lines are read as bytes (a
+/// child may print anything) and cut at 64 KiB so one endless line cannot take memory.
+fn spawn_output_reader(output: impl Read + Send + 'static, stream: Stream, sender: Sender<FromRuntime>) {
+    const LONGEST_LINE: u64 = 64 * 1024;
+    std::thread::spawn(move || {
+        let mut reader = BufReader::new(output);
+        let mut buffer = Vec::new();
+        loop {
+            buffer.clear();
+            match (&mut reader).take(LONGEST_LINE).read_until(b'\n', &mut buffer) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let text = String::from_utf8_lossy(&buffer);
+            let line = text.strip_suffix('\n').unwrap_or(&text).trim_end_matches('\r').to_owned();
+            if sender.send(FromRuntime::Output { stream, line }).is_err() {
+                return;
+            }
+        }
     });
 }

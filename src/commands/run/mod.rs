@@ -133,18 +133,22 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     dispatcher.shutdown();
     log.info(format!(
-        "summary: {} dispatched to {}; {} failed to load, {} threw, {} timed out; {}",
+        "summary: {} dispatched to {}; {} failed to load, {} threw, {} timed out; {}, {}",
         plural(stats.events as usize, "event"),
         plural(hook_count, "hook"),
         plural(stats.load_failed as usize, "hook"),
         plural(stats.threw as usize, "handler"),
         stats.timed_out,
         plural(stats.restarts as usize, "runtime restart"),
+        match stats.unconfirmed {
+            1 => "1 unconfirmed delivery".to_owned(),
+            count => format!("{count} unconfirmed deliveries"),
+        },
     ));
     if let Some(error) = outcome.bad_input {
         return Err(error);
     }
-    let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts > 0;
+    let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts + stats.unconfirmed > 0;
     Ok(if outcome.cancelled {
         ExitStatus::Code(INTERRUPTED)
     } else if outcome.failed {

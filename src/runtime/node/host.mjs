@@ -12,9 +12,12 @@
 // the specifiers the binary resolved (tsconfig paths, the SDK). Every module keeps its
 // source path: import.meta.url, __dirname and the nearest package.json are the source's.
 //
-// PROTOCOL. One JSON object per line (NDJSON) on stdin (Rust → Node) and stdout
-// (Node → Rust). stdout carries nothing else: the hooks' console.* calls become
-// "console" messages and their process.stdout.write goes to stderr.
+// PROTOCOL. One JSON object per line (NDJSON) on fd 3 (Rust → Node) and fd 4 (Node →
+// Rust), a channel of its own: no process a hook starts inherits it (libuv closes every
+// descriptor but the standard streams in the processes it starts), so nothing but this
+// file writes to it. The hooks' console.* calls and process.stdout/stderr writes become
+// "console" messages naming the hook; what other code (a child process with stdio
+// "inherit", Node itself) prints reaches Rust on stdout and stderr, which carry nothing else.
 //
 // Rust → Node
 //   {"t":"init","hooks":[{"name":"audit/usage","url":"file:///…/bot/hooks/audit/usage.ts","source":"bot/hooks/audit/usage.ts"}],
@@ -29,11 +32,12 @@
 //   {"t":"reply","id":12,"ok":false,"error":"message"}
 //       The answer to a "call" (not queued: handlers are waiting on it).
 //   {"t":"shutdown"}
-//       Finish the queued messages, then exit 0. Closing stdin does the same.
+//       Finish the queued messages, then exit 0. Closing fd 3 does the same.
 //   Any other "t" is ignored.
 //
 // Node → Rust
 //   {"t":"hello","node":"20.20.2"}                 first, as soon as the process starts
+//   {"t":"loading","hook":"audit/usage"}           before each import (Rust times it)
 //   {"t":"loaded","hook":"audit/usage","events":["turn.completed","turn.failed"]}
 //   {"t":"load_failed","hook":"audit/usage","message":"…","stack":"…"|null}
 //   (an init hook may carry "skip":"<reason>": it is reported as load_failed, not imported)
@@ -51,21 +55,44 @@
 //   {"t":"otel","kind":"counter"|"histogram"|"tag","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
 //       fire and forget
 //   {"t":"console","level":"info"|"warn"|"error","hook":"audit/usage"|null,"text":"…"}
-//       console.log/info/debug → info, warn → warn, error/trace → error; hook is null
-//       when the output is not from a hook's code (or cannot be attributed to one).
+//       console.log/info/debug and process.stdout.write → info, warn and
+//       process.stderr.write → warn, error/trace → error; hook is null when the output is
+//       not from a hook's code (or cannot be attributed to one).
+//   {"t":"exit","hook":"audit/usage"|null,"code":1,"stack":"…"}
+//       process.exit was called (by that hook's code, a timer it set included): the last
+//       message before the process ends, so Rust blames the right hook.
 //
 // A handler that loops forever without yielding cannot be timed out from here: Rust
 // kills this process, starts a new one, sends "init" again and re-sends the event with
-// "from" set to the next hook.
+// "from" set to the next hook. An import that never yields is handled the same way (Rust
+// marks that hook to skip); one that never settles is given up here after timeoutMs.
+//
+// The primordials this file relies on (Object.freeze, JSON, structuredClone, timers, …)
+// are taken before any hook loads: a hook replacing them cannot unfreeze the event or
+// forge the protocol.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import Module, { createRequire, register } from 'node:module';
+import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 
 import { applyAnswer, loadModuleArgs } from './on-demand.mjs';
 import { isHookDefinition } from './sdk/hooks.mjs';
+
+// ---- Primordials, kept before any hook can replace them -------------------------------------
+
+const { freeze, isFrozen, getOwnPropertyDescriptor, hasOwn, keys } = Object;
+const { ownKeys } = Reflect;
+const { stringify, parse } = JSON;
+const clone = globalThis.structuredClone;
+const { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
+const race = Promise.race.bind(Promise);
+const resolved = Promise.resolve.bind(Promise);
+const captureStack = Error.captureStackTrace;
+const bufferFrom = Buffer.from.bind(Buffer);
+const realExit = process.exit.bind(process);
 
 // ---- Loading the project's modules ------------------------------------------------------
 
@@ -136,16 +163,27 @@ Module._resolveFilename = function resolveWithManifest(request, parent, isMain, 
 
 // ---- The protocol channel ---------------------------------------------------------------
 
-// The real stdout writer, kept before the hooks' output is redirected away from it.
-const writeProtocol = process.stdout.write.bind(process.stdout);
+const TO_NODE_FD = 3;
+const FROM_NODE_FD = 4;
 
-/** Sends one protocol message as one line, in a single write. */
+/**
+ * Sends one protocol message as one line. The write is synchronous (fd 4 is a blocking
+ * pipe that Rust always reads), so a message is out before the next line of code runs,
+ * and the last one before process.exit is never lost.
+ */
 function send(message) {
-  writeProtocol(`${JSON.stringify(message)}\n`);
+  const bytes = bufferFrom(`${stringify(message)}\n`);
+  let written = 0;
+  while (written < bytes.length) {
+    try {
+      written += writeSync(FROM_NODE_FD, bytes, written);
+    } catch (error) {
+      if (error?.code === 'EAGAIN') continue;
+      // Rust has gone away: there is no one left to report to.
+      realExit(0);
+    }
+  }
 }
-
-// Rust has gone away: there is no one left to report to.
-process.stdout.on('error', () => process.exit(0));
 
 // First message: which Node this is, so Rust can refuse one that is too old without
 // starting Node twice.
@@ -175,10 +213,33 @@ for (const [method, level] of [
 }
 console.trace = (...args) => {
   const trace = { name: 'Trace', message: format(...args) };
-  Error.captureStackTrace(trace, console.trace);
+  captureStack(trace, console.trace);
   sendConsole('error', withoutHostFrames(trace.stack));
 };
-process.stdout.write = process.stderr.write.bind(process.stderr);
+
+/** A hook's process.stdout/stderr writes become its console output; other code's pass on. */
+function attributeWrites(stream, level) {
+  const write = stream.write.bind(stream);
+  stream.write = (chunk, encoding, callback) => {
+    if (currentHook() === null) return write(chunk, encoding, callback);
+    const text = typeof chunk === 'string' ? chunk : bufferFrom(chunk).toString('utf8');
+    sendConsole(level, text.endsWith('\n') ? text.slice(0, -1) : text);
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') process.nextTick(done);
+    return true;
+  };
+}
+attributeWrites(process.stdout, 'info');
+attributeWrites(process.stderr, 'warn');
+
+// Whoever ends the process says so first, so that Rust blames the right hook: the one whose
+// code (a timer it set included) called process.exit, not whichever handler happened to run.
+process.exit = function exit(code) {
+  const site = { stack: '' };
+  captureStack(site, exit);
+  send({ t: 'exit', hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack });
+  realExit(code);
+};
 
 // A hook's stray code (a timer, a promise nobody awaits) must not bring the host down.
 process.on('uncaughtException', (error) => {
@@ -308,7 +369,7 @@ function scopeOf(opts) {
 function fileText(data) {
   if (typeof data === 'string') return data;
   if (data instanceof Uint8Array) return new TextDecoder().decode(data);
-  return JSON.stringify(data);
+  return stringify(data);
 }
 
 // Keys read by the language and by tools that only probe an object (await, JSON.stringify),
@@ -320,7 +381,7 @@ function unavailable(member) {
   // The stack starts at the hook's line, not in the trap.
   const fail = (trap) => {
     const error = new Error(`ctx.host.${member} is not available in a local run`);
-    Error.captureStackTrace(error, trap);
+    captureStack(error, trap);
     throw error;
   };
   const traps = {
@@ -336,16 +397,17 @@ function unavailable(member) {
   };
   // A function target, so that calling the member reaches `apply`; a frozen one, so that
   // freezing ctx never reaches a trap.
-  return new Proxy(Object.freeze(function unavailableMember() {}), traps);
+  return new Proxy(freeze(function unavailableMember() {}), traps);
 }
 
 /** Freezes `value` and everything reachable from it. */
 function deepFreeze(value) {
   const isObject = (typeof value === 'object' && value !== null) || typeof value === 'function';
-  if (!isObject || Object.isFrozen(value)) return value;
-  Object.freeze(value);
-  for (const key of Reflect.ownKeys(value)) {
-    deepFreeze(Object.getOwnPropertyDescriptor(value, key).value);
+  if (!isObject || isFrozen(value)) return value;
+  freeze(value);
+  const own = ownKeys(value);
+  for (let index = 0; index < own.length; index++) {
+    deepFreeze(getOwnPropertyDescriptor(value, own[index]).value);
   }
   return value;
 }
@@ -356,6 +418,8 @@ function deepFreeze(value) {
 let hooks = [];
 let ctx = deepFreeze({});
 let timeoutMs = 30_000;
+/** The same, as people write it (`30s`), from Rust. */
+let timeoutText = '30s';
 
 // setTimeout fires at once for delays past this (and warns).
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -363,6 +427,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 async function init(message) {
   ctx = buildContext(message.ctx ?? {});
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
+  timeoutText = String(message.timeoutText ?? `${timeoutMs}ms`);
   hooks = [];
   try {
     await installManifest(message.manifest);
@@ -373,6 +438,7 @@ async function init(message) {
         hooks.push({ name, events: null });
         continue;
       }
+      send({ t: 'loading', hook: name });
       hooks.push({ name, events: await loadHook(name, url) });
     }
   } finally {
@@ -385,7 +451,19 @@ async function loadHook(name, url) {
   let module;
   try {
     // Run as the hook, so what its top-level code logs is attributed to it.
-    module = await hookScope.run({ hook: name, turnId: null }, () => import(url));
+    // An import that never settles (a top-level await of a promise nothing resolves) is
+    // given up after the hook timeout; its module stays pending, unused.
+    const importing = hookScope.run({ hook: name, turnId: null }, () => import(url));
+    let timer;
+    const gaveUp = new Promise((resolve) => {
+      timer = startTimer(() => resolve(GAVE_UP), timeoutMs);
+    });
+    module = await race([importing, gaveUp]);
+    stopTimer(timer);
+    if (module === GAVE_UP) {
+      send({ t: 'load_failed', hook: name, message: `its import did not finish within ${timeoutText}`, stack: null });
+      return null;
+    }
   } catch (error) {
     send({ t: 'load_failed', hook: name, ...describe(error) });
     return null;
@@ -403,19 +481,22 @@ async function loadHook(name, url) {
     return null;
   }
   const { events } = definition;
-  send({ t: 'loaded', hook: name, events: Object.keys(events) });
+  send({ t: 'loaded', hook: name, events: keys(events) });
   return events;
 }
+
+/** What an import that never settled resolves to. */
+const GAVE_UP = Symbol('gave up');
 
 async function dispatch({ seq, from = 0, event }) {
   try {
     // Every hook sees the same frozen copy: none can change what the next one sees.
-    const frozenEvent = deepFreeze(structuredClone(event ?? {}));
+    const frozenEvent = deepFreeze(clone(event ?? {}));
     for (let index = Math.max(0, from); index < hooks.length; index++) {
       const { name, events } = hooks[index];
       if (!events) continue;
       for (const key of [frozenEvent.type, '*']) {
-        if (!Object.hasOwn(events, key)) continue;
+        if (!hasOwn(events, key)) continue;
         send({ t: 'start', seq, hook: index, handler: key });
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null };
         const outcome = await settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx)));
@@ -440,21 +521,21 @@ async function settle(runHandler) {
   try {
     const result = runHandler();
     if (typeof result?.then !== 'function') return {};
-    handlerPromise = Promise.resolve(result);
+    handlerPromise = resolved(result);
   } catch (error) {
     return { threw: true, error };
   }
   let timer;
   const timeout = new Promise((resolve) => {
-    timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs);
+    timer = startTimer(() => resolve({ timedOut: true }), timeoutMs);
   });
   // After a timeout the handler's promise is still handled, so its rejection is never "unhandled".
   const finished = handlerPromise.then(
     () => ({}),
     (error) => ({ threw: true, error }),
   );
-  const outcome = await Promise.race([finished, timeout]);
-  clearTimeout(timer);
+  const outcome = await race([finished, timeout]);
+  stopTimer(timer);
   return outcome;
 }
 
@@ -484,15 +565,16 @@ async function drain() {
 
 /** Exits once every protocol line is out; never resolves, so nothing queued after it runs. */
 function exitWhenFlushed() {
-  // Writes are ordered: this callback runs once every earlier line is written.
-  return new Promise(() => writeProtocol('', () => process.exit(0)));
+  // Protocol writes are synchronous: every earlier line is out.
+  realExit(0);
+  return new Promise(() => {});
 }
 
 function onLine(line) {
   if (line.trim() === '') return;
   let message;
   try {
-    message = JSON.parse(line);
+    message = parse(line);
   } catch {
     sendConsole('error', `agent-sdk host: ignored a line that is not JSON: ${line.slice(0, 200)}`);
     return;
@@ -515,7 +597,7 @@ function onLine(line) {
   }
 }
 
-const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
+const input = createInterface({ input: new Socket({ fd: TO_NODE_FD, readable: true, writable: false }), crlfDelay: Infinity });
 input.on('line', (line) => {
   try {
     onLine(line);
