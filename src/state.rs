@@ -15,11 +15,19 @@ use crate::serve_log::Record;
 /// The folder under `--dir` that holds local state.
 pub const STATE_DIR: &str = ".agent-sdk";
 
-/// `<dir>/.agent-sdk`, created on demand, as an absolute path.
+/// `<dir>/.agent-sdk`, created on demand (mode 0700), as an absolute path.
 pub fn state_root(dir: &Path) -> std::io::Result<PathBuf> {
     let root = dir.join(STATE_DIR);
-    std::fs::create_dir_all(&root)?;
+    create_private_dir_all(&root)?;
     root.canonicalize()
+}
+
+/// Creates the folder `path` and any missing parent with mode 0700 (less the umask): the
+/// state root holds the event log, the hooks' files and the dev token, for this user
+/// only. A folder that already exists keeps its mode: a user's own choice is not undone.
+pub fn create_private_dir_all(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
 }
 
 /// The hook runtime's own files under the state root (`host.mjs`, its loader, the SDK).

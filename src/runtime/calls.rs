@@ -134,12 +134,12 @@ impl HostCalls {
             return Err(format!("ctx.host.files: `{path}` is not a relative path inside the {scope} scope"));
         }
         let root = self.scope_root(scope);
-        std::fs::create_dir_all(&root).map_err(|error| error.to_string())?;
+        crate::state::create_private_dir_all(&root).map_err(|error| error.to_string())?;
         let root = root.canonicalize().map_err(|error| error.to_string())?;
         let full = root.join(relative);
         // A link anywhere on the way could lead out: check where the parent really is.
         if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).map_err(|error| error.to_string())?;
+            crate::state::create_private_dir_all(parent).map_err(|error| error.to_string())?;
             let real_parent = parent.canonicalize().map_err(|error| error.to_string())?;
             let real = match full.canonicalize() {
                 Ok(real) => real,
