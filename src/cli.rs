@@ -141,7 +141,7 @@ pub struct RunArgs {
     pub model: String,
 
     /// Continue this session (its events are appended after the recorded ones).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = crate::state::parse_session_id)]
     pub session: Option<String>,
 
     /// `ctx.session.purpose`.
@@ -242,7 +242,7 @@ pub struct LogsArgs {
     pub since: Option<String>,
 
     /// Only this session's lines.
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = crate::state::parse_session_id)]
     pub session: Option<String>,
 
     /// Only lines at this level or above (debug, info, warn, error).

@@ -56,24 +56,42 @@ pub fn format_duration(duration: Duration) -> String {
     }
 }
 
-/// Parses `30s`, `500ms`, `2m`, `1.5s` (a bare number is seconds).
+/// The longest duration a flag takes (`--hook-timeout`, `--session-idle`, `--retry-for`):
+/// a week. Longer is refused, not clamped, so that no deadline overflows a clock and no
+/// timer (Node's stop at about 24.8 days) silently fires early.
+pub const LONGEST_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// The shortest: a millisecond (the hook runtime counts its timers in whole milliseconds).
+pub const SHORTEST_DURATION: Duration = Duration::from_millis(1);
+
+/// Parses `30s`, `500ms`, `2m`, `1h`, `1d`, `1.5s` (a bare number is seconds), from
+/// [`SHORTEST_DURATION`] to [`LONGEST_DURATION`].
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
-    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a duration (try 30s, 500ms or 2m)"))?;
+    let unit_at = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(unit_at);
+    let not_a_duration =
+        || format!("`{text}` is not a duration: write a number and a unit (ms, s, m, h or d), e.g. 500ms, 30s or 2m");
+    if !number.bytes().any(|b| b.is_ascii_digit()) || number.matches('.').count() > 1 {
+        return Err(not_a_duration());
+    }
+    let value: f64 = number.parse().map_err(|_| not_a_duration())?;
     let seconds = match unit {
         "ms" => value / 1000.0,
-        "s" => value,
+        "" | "s" => value,
         "m" => value * 60.0,
-        _ => return Err(format!("`{text}` has an unknown unit (use ms, s or m)")),
+        "h" => value * 3600.0,
+        "d" => value * 86_400.0,
+        _ => return Err(not_a_duration()),
     };
-    if !(seconds.is_finite() && seconds > 0.0) {
-        return Err(format!("`{text}` must be a positive duration"));
+    // A number too long for a float reads as infinity.
+    if !seconds.is_finite() || seconds > LONGEST_DURATION.as_secs_f64() {
+        return Err(format!("`{text}` is longer than the longest duration allowed, 7d"));
     }
-    Ok(Duration::from_secs_f64(seconds))
+    if seconds < SHORTEST_DURATION.as_secs_f64() {
+        return Err(format!("`{text}` is shorter than the shortest duration allowed, 1ms"));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|_| not_a_duration())
 }
 
 #[cfg(test)]
@@ -98,6 +116,9 @@ mod tests {
         assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
+        assert_eq!(parse_duration("1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration("7d").unwrap(), LONGEST_DURATION);
+        assert_eq!(parse_duration("1ms").unwrap(), SHORTEST_DURATION);
         assert!(parse_duration("0s").is_err());
         assert!(parse_duration("soon").is_err());
         assert_eq!(format_duration(Duration::from_secs(30)), "30s");

@@ -9,6 +9,8 @@ const AGE_UNITS: [char; 4] = ['s', 'm', 'h', 'd'];
 pub fn validate_since(value: &str) -> Result<(), String> {
     if is_age(value) || rfc3339_millis(value).is_some() {
         Ok(())
+    } else if age_count(value).is_some() {
+        Err(format!("`--since {value}` is too long ago to count; to see the whole history, leave out --since"))
     } else {
         Err(format!(
             "`--since {value}` is neither an age such as `30s`, `10m`, `2h`, `1d` nor an RFC 3339 time such as `2026-11-30T05:52:01Z`"
@@ -20,8 +22,15 @@ fn is_age(value: &str) -> bool {
     age_millis(value).is_some()
 }
 
-/// `10m` (whole digits followed by one unit) in milliseconds.
+/// `10m` (whole digits followed by one unit) in milliseconds; `None` also when the age is
+/// too long to count in milliseconds (`999999999999d`).
 pub fn age_millis(value: &str) -> Option<i64> {
+    let (count, unit_millis) = age_count(value)?;
+    count.checked_mul(unit_millis)
+}
+
+/// An age's count and its unit in milliseconds: `10m` is (10, 60 000).
+fn age_count(value: &str) -> Option<(i64, i64)> {
     let unit = value.chars().last()?;
     let digits = &value[..value.len() - unit.len_utf8()];
     if !AGE_UNITS.contains(&unit)
@@ -37,7 +46,7 @@ pub fn age_millis(value: &str) -> Option<i64> {
         'h' => 3_600_000,
         _ => 86_400_000,
     };
-    digits.parse::<i64>().ok().map(|count| count * unit_millis)
+    Some((digits.parse().ok()?, unit_millis))
 }
 
 /// An RFC 3339 date-time (`2026-11-30T05:52:01.123Z`, `…+01:00`) as milliseconds since the
@@ -134,6 +143,13 @@ mod tests {
         for value in ["30s", "10m", "2h", "0s", "1440m"] {
             assert_eq!(validate_since(value), Ok(()), "{value}");
         }
+    }
+
+    #[test]
+    fn an_age_too_long_to_count_is_refused_not_overflowed() {
+        assert_eq!(age_millis("999999999999d"), None);
+        let error = validate_since("999999999999d").expect_err("refused");
+        assert!(error.contains("too long ago"), "{error}");
     }
 
     #[test]

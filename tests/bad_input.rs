@@ -135,6 +135,33 @@ fn odd_characters_in_names_are_escaped_for_github() {
     insta::assert_snapshot!(transcript(dir.path(), &["validate", "--format", "github"]));
 }
 
+/// A name made to forge a GitHub Actions workflow command and to colour the terminal.
+const FORGING_NAME: &str = "x\n::error::forged\u{1b}[31mred";
+
+#[test]
+fn control_characters_in_names_and_sources_never_reach_the_output_raw() {
+    let dir = project();
+    write(dir.path(), "package.json", "{ \"name\": \"evil\\u001b]0;title\\u0007\" }\n");
+    let typo = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
+                export default defineHook({ events: { \"turn.complete\"() {}, \"a\u{1b}[2Jb\"() {} } });\n";
+    write(dir.path(), &format!("bot/hooks/{FORGING_NAME}.ts"), typo);
+    // Two modules, one name: the message lists both paths, with no snippet to carry them.
+    write(dir.path(), &format!("bot/hooks/dup{FORGING_NAME}.ts"), GOOD_HOOK);
+    write(dir.path(), &format!("bot/hooks/dup{FORGING_NAME}.mts"), GOOD_HOOK);
+    let pretty = transcript(dir.path(), &["validate"]);
+    let github = transcript(dir.path(), &["validate", "--format", "github"]);
+    let info = transcript(dir.path(), &["info"]);
+    for (output, commands) in [(&pretty, 0), (&github, 3), (&info, 0)] {
+        assert!(!output.contains(['\u{1b}', '\u{7}']), "a control character got through:\n{output}");
+        let workflow_commands = output.lines().filter(|line| line.trim_start().starts_with("::")).count();
+        assert_eq!(workflow_commands, commands, "a line starts a workflow command:\n{output}");
+    }
+    assert!(pretty.contains("x\\n::error::forged\\u{1b}[31mred.ts"), "{pretty}");
+    assert!(github.contains("file=bot/hooks/x%0A%3A%3Aerror%3A%3Aforged\\u{1b}[31mred.ts,"), "{github}");
+    assert!(info.contains("evil\\u{1b}]0;title\\u{7}"), "{info}");
+    insta::assert_snapshot!(format!("{pretty}\n{github}\n{info}"));
+}
+
 /// Root reads everything, so a permission test runs the binary as `nobody` when it can.
 fn as_unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
     let mut binary = std::path::PathBuf::from(env!("CARGO_BIN_EXE_agent-sdk"));

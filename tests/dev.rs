@@ -200,6 +200,29 @@ fn every_endpoint_needs_the_token_and_unknown_sessions_are_404() {
 }
 
 #[test]
+fn a_session_id_that_is_not_one_is_a_400_with_a_reason() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let long = "s".repeat(129);
+    for id in ["..%2F..%2Fx", "%2Fetc", "a%20b", "ses%1B%5B31m", long.as_str()] {
+        let response = reqwest::blocking::Client::new()
+            .post(format!("{}/v1/sessions/{id}/messages", server.url))
+            .bearer_auth(&server.token)
+            .json(&serde_json::json!({ "text": "hi" }))
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), 400, "POST messages of {id}");
+        let reason = response.json::<Value>().unwrap()["error"].as_str().unwrap_or_default().to_owned();
+        assert!(reason.contains("is not a session id"), "{reason}");
+        assert!(!reason.contains('\u{1b}'), "{reason}");
+        assert_eq!(server.get(&format!("/v1/sessions/{id}/events")).unwrap().status(), 400, "GET events of {id}");
+        assert_eq!(server.get(&format!("/v1/logs?session={id}")).unwrap().status(), 400, "GET logs of {id}");
+    }
+    assert!(!dir.path().join(".agent-sdk/files/sessions").exists(), "no session folder was made");
+    assert!(record(dir.path()).is_empty(), "no hook ran");
+}
+
+#[test]
 fn the_serve_log_has_history_filters_tail_and_resume() {
     let dir = copy_fixture("dev", "basic");
     let server = DevServer::start(dir.path(), 0);

@@ -80,6 +80,9 @@ struct Message {
 }
 
 async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json(message): Json<Message>) -> Response {
+    if let Err(problem) = crate::state::check_session_id(&id) {
+        return error(StatusCode::BAD_REQUEST, problem);
+    }
     let sessions = Arc::clone(&server.sessions);
     let known = {
         let id = id.clone();
@@ -102,6 +105,9 @@ async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json
 }
 
 async fn session_events(State(server): State<Server>, Path(id): Path<String>) -> Response {
+    if let Err(problem) = crate::state::check_session_id(&id) {
+        return error(StatusCode::BAD_REQUEST, problem);
+    }
     let dir = server.agent.project().dir.clone();
     let events = tokio::task::spawn_blocking(move || crate::state::StateStore::open(&dir)?.events(&id)).await;
     match events {

@@ -120,9 +120,16 @@ impl Feed<'_, '_> {
 
 /// Lets time pass while the model works, handling the hooks meanwhile; Ctrl-C ends the wait.
 fn wait_for_model(dispatcher: &mut Dispatcher, duration: Duration, interrupted: &AtomicBool) -> anyhow::Result<()> {
-    let until = Instant::now() + duration;
+    // A pause too long for the clock (a script's `pauseMs` near u64::MAX) lasts until Ctrl-C.
+    let until = Instant::now().checked_add(duration);
     while !interrupted.load(Ordering::SeqCst) {
-        let Some(left) = until.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) else { break };
+        let left = match until {
+            Some(until) => until.saturating_duration_since(Instant::now()),
+            None => Duration::MAX,
+        };
+        if left.is_zero() {
+            break;
+        }
         dispatcher.idle(left.min(Duration::from_millis(50)))?;
     }
     Ok(())

@@ -76,7 +76,7 @@ impl Cache {
 
     /// Stores a compiled module under `key` (code first, so an entry always has its code).
     pub fn put(&self, key: &str, compiled: &Compiled) -> std::io::Result<Cached> {
-        std::fs::create_dir_all(&self.dir)?;
+        crate::state::create_private_dir_all(&self.dir)?;
         let code = match &compiled.code {
             Some(code) => {
                 let path = self.code_path(key);

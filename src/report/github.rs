@@ -1,10 +1,12 @@
 //! `--format github`: GitHub Actions workflow commands, one per diagnostic, escaped as
-//! ruff and oxlint do so that any path or message survives the runner's parser.
+//! ruff and oxlint do so that any path or message survives the runner's parser: a line
+//! break in a file name can never start a command of its own.
 
 use std::fmt::Write;
 
 use crate::check::CheckedProject;
 use crate::diagnostics::Severity;
+use crate::untrusted::{escape, escape_keeping_lines};
 
 pub fn render(checked: &CheckedProject) -> String {
     let mut out = String::new();
@@ -25,7 +27,8 @@ pub fn render(checked: &CheckedProject) -> String {
             properties.push(format!("endColumn={}", label.end_at.column));
         }
         properties.push(format!("title={}", escape_property(diagnostic.code.as_str())));
-        let message = format!("{} (help: {})", diagnostic.message, diagnostic.help);
+        // The message is for people: control characters in it are shown, as in `pretty`.
+        let message = format!("{} (help: {})", escape(&diagnostic.message), escape(&diagnostic.help));
         let _ = writeln!(out, "::{command} {}::{}", properties.join(","), escape_data(&message));
     }
     out
@@ -36,9 +39,11 @@ fn escape_data(text: &str) -> String {
     text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
-/// Escapes a property value, where `:` and `,` are separators too.
+/// Escapes a property value, where `:` and `,` are separators too. A line break stays
+/// exact (percent-encoded, so the runner gives the file its real name back); any other
+/// control character is shown escaped, as a person reading the log would need it.
 fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+    escape_data(&escape_keeping_lines(text)).replace(':', "%3A").replace(',', "%2C")
 }
 
 #[cfg(test)]
@@ -49,5 +54,6 @@ mod tests {
     fn escapes_like_the_runner_expects() {
         assert_eq!(escape_data("50%\r\nnext"), "50%25%0D%0Anext");
         assert_eq!(escape_property("hooks::a,b"), "hooks%3A%3Aa%2Cb");
+        assert_eq!(escape_property("a\n::error::b\u{1b}[31m"), "a%0A%3A%3Aerror%3A%3Ab\\u{1b}[31m");
     }
 }

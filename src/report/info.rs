@@ -1,4 +1,5 @@
 //! `info`: the project's agent and its hooks, as the stable JSON of SPEC §4 or as a tree.
+//! The JSON keeps names as data; the tree shows their control characters escaped.
 
 use std::fmt::Write;
 
@@ -8,6 +9,7 @@ use serde::Serialize;
 use super::plural;
 use crate::check::CheckedProject;
 use crate::diagnostics::Severity;
+use crate::untrusted::escape;
 
 /// Bumped only when a field changes meaning or goes away; new fields may be added.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -97,29 +99,34 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
         if color { text.dimmed().to_string() } else { text.to_owned() }
     };
 
-    let _ = writeln!(out, "{} {}", bold(&project.name), dim(&format!("({}/)", project.layout.folder())));
+    let _ = writeln!(out, "{} {}", bold(&escape(&project.name)), dim(&format!("({}/)", project.layout.folder())));
     let loaded: Vec<_> = checked.loaded().collect();
     let skipped: Vec<_> = checked.hooks.iter().filter(|hook| hook.skipped.is_some()).collect();
-    let width = checked.hooks.iter().map(|hook| hook.name.chars().count()).max().unwrap_or(0);
-    let path_width = checked.hooks.iter().map(|hook| hook.path.chars().count()).max().unwrap_or(0);
+    let width = checked.hooks.iter().map(|hook| escape(&hook.name).chars().count()).max().unwrap_or(0);
+    let path_width = checked.hooks.iter().map(|hook| escape(&hook.path).chars().count()).max().unwrap_or(0);
     // Padded before styling, so escape codes do not count towards the width.
-    let path = |path: &str| dim(&format!("{path:path_width$}"));
+    let path = |path: &str| dim(&format!("{:path_width$}", escape(path)));
 
     let hooks_branch = if skipped.is_empty() { "└──" } else { "├──" };
     let hooks_indent = if skipped.is_empty() { "    " } else { "│   " };
     let _ = writeln!(out, "{hooks_branch} hooks ({} loaded)", loaded.len());
     for (i, hook) in loaded.iter().enumerate() {
         let branch = if i + 1 == loaded.len() { "└──" } else { "├──" };
-        let events =
-            if hook.events.is_empty() { "(events not known statically)".to_owned() } else { hook.events.join(", ") };
-        let _ = writeln!(out, "{hooks_indent}{branch} {:width$}  {}  {}", hook.name, path(&hook.path), events);
+        let events = if hook.events.is_empty() {
+            "(events not known statically)".to_owned()
+        } else {
+            hook.events.iter().map(|event| escape(event)).collect::<Vec<_>>().join(", ")
+        };
+        let name = escape(&hook.name);
+        let _ = writeln!(out, "{hooks_indent}{branch} {name:width$}  {}  {events}", path(&hook.path));
     }
     if !skipped.is_empty() {
         let _ = writeln!(out, "└── skipped ({})", skipped.len());
         for (i, hook) in skipped.iter().enumerate() {
             let branch = if i + 1 == skipped.len() { "└──" } else { "├──" };
             let reason = hook.skipped.map_or("", |code| code.as_str());
-            let _ = writeln!(out, "    {branch} {:width$}  {}  {reason}", hook.name, path(&hook.path));
+            let name = escape(&hook.name);
+            let _ = writeln!(out, "    {branch} {name:width$}  {}  {reason}", path(&hook.path));
         }
     }
     let errors = checked.count(Severity::Error);

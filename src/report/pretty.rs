@@ -1,5 +1,7 @@
 //! `--format pretty`: miette's graphical report with source snippets, then a summary line.
 //! Colour only when the printer allows it; otherwise the same layout as plain text.
+//! Names, messages and snippets come from files we did not write: their control characters
+//! are made visible, so none reaches the terminal or starts a CI workflow command.
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report};
 use owo_colors::OwoColorize;
@@ -7,6 +9,7 @@ use owo_colors::OwoColorize;
 use super::{Summary, plural};
 use crate::check::CheckedProject;
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::untrusted::escape;
 
 /// Fixed so that output does not depend on the terminal it was captured from.
 const WIDTH: usize = 100;
@@ -38,27 +41,46 @@ fn to_report(diagnostic: &Diagnostic, source: Option<(&String, &String)>) -> Rep
         Severity::Warning => miette::Severity::Warning,
         Severity::Advice => miette::Severity::Advice,
     };
+    let message = escape(&diagnostic.message);
     let message = match (&diagnostic.path, &diagnostic.label, source) {
         // With a snippet, miette shows the path itself.
-        (Some(_), Some(_), Some(_)) => diagnostic.message.clone(),
-        (Some(path), _, _) => format!("{path}: {}", diagnostic.message),
-        (None, _, _) => diagnostic.message.clone(),
+        (Some(_), Some(_), Some(_)) => message.into_owned(),
+        (Some(path), _, _) => format!("{}: {message}", escape(path)),
+        (None, _, _) => message.into_owned(),
     };
     let mut miette = MietteDiagnostic::new(message)
         .with_code(diagnostic.code.as_str())
         .with_severity(severity)
-        .with_help(&diagnostic.help);
+        .with_help(escape(&diagnostic.help));
     if let (Some(label), Some(_)) = (&diagnostic.label, source) {
         let span = (label.start as usize, (label.end - label.start) as usize);
-        miette = miette.with_label(LabeledSpan::new_primary_with_span(Some(label.text.clone()), span));
+        let text = escape(&label.text).into_owned();
+        miette = miette.with_label(LabeledSpan::new_primary_with_span(Some(text), span));
     }
     let report = Report::new(miette);
     match source {
         Some((path, text)) if diagnostic.label.is_some() => {
-            report.with_source_code(NamedSource::new(path, text.clone()).with_language("TypeScript"))
+            report.with_source_code(NamedSource::new(escape(path), printable_snippet(text)).with_language("TypeScript"))
         }
         _ => report,
     }
+}
+
+/// The source as the snippet shows it: every control character but tabs and line breaks
+/// becomes as many `?` as it has bytes, so the labels' byte offsets still point where
+/// they did. A lone `\r` is one of them: the snippet's lines are the checker's lines.
+fn printable_snippet(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let line_break = c == '\n' || (c == '\r' && chars.peek() == Some(&'\n'));
+        if c == '\t' || line_break || !(c.is_control() || c == '\u{2028}' || c == '\u{2029}') {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        }
+    }
+    out
 }
 
 /// `Found 2 errors and 1 warning in 14 files; 11 hooks would load.`
@@ -91,5 +113,18 @@ pub fn summary_line(summary: &Summary, advice: usize, color: bool) -> String {
         line.yellow().bold().to_string()
     } else {
         line.green().bold().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_snippet_keeps_every_byte_offset_and_no_control_character() {
+        let source = "a\u{1b}[31m\r\nb\rc\u{9b}d\u{2028}e\tf\n";
+        let shown = printable_snippet(source);
+        assert_eq!(shown, "a?[31m\r\nb?c??d???e\tf\n");
+        assert_eq!(shown.len(), source.len());
     }
 }

@@ -124,7 +124,9 @@ impl HostCalls {
         }
     }
 
-    /// `path` inside the scope, refusing anything that could leave it.
+    /// `path` inside the scope, refusing anything that could leave it: `..`, an absolute
+    /// path, a link on the way that leads out, and a link to nothing (writing through it
+    /// would create its target wherever it points). Nothing is created here.
     fn scoped_path(&self, path: &str, scope: &str) -> Result<PathBuf, String> {
         let relative = Path::new(path);
         let escapes = path.is_empty()
@@ -133,28 +135,38 @@ impl HostCalls {
         if escapes {
             return Err(format!("ctx.host.files: `{path}` is not a relative path inside the {scope} scope"));
         }
+        if scope == "session" {
+            crate::state::check_session_id(&self.session_id)?;
+        }
         let root = self.scope_root(scope);
-        std::fs::create_dir_all(&root).map_err(|error| error.to_string())?;
+        crate::state::create_private_dir_all(&root).map_err(|error| error.to_string())?;
         let root = root.canonicalize().map_err(|error| error.to_string())?;
-        let full = root.join(relative);
-        // A link anywhere on the way could lead out: check where the parent really is.
-        if let Some(parent) = full.parent() {
-            std::fs::create_dir_all(parent).map_err(|error| error.to_string())?;
-            let real_parent = parent.canonicalize().map_err(|error| error.to_string())?;
-            let real = match full.canonicalize() {
-                Ok(real) => real,
-                Err(_) => real_parent.join(full.file_name().unwrap_or_default()),
+        // Walk down what exists, resolving each link where it stands; what does not exist
+        // yet is created under the last real folder, inside the scope.
+        let mut real = root.clone();
+        for component in relative.components() {
+            let next = real.join(component);
+            real = match std::fs::symlink_metadata(&next) {
+                Ok(metadata) if metadata.file_type().is_symlink() => next.canonicalize().map_err(|_| {
+                    format!("ctx.host.files: `{path}` goes through a link that leads nowhere; it is not followed")
+                })?,
+                Ok(_) => next,
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => next,
+                Err(error) => return Err(format!("ctx.host.files: `{path}`: {error}")),
             };
             if !real.starts_with(&root) {
                 return Err(format!("ctx.host.files: `{path}` leads outside the {scope} scope"));
             }
-            return Ok(real);
         }
-        Ok(full)
+        Ok(real)
     }
 
     fn write_file(&self, path: &str, data: &str, scope: &str) -> Result<(), String> {
         let target = self.scoped_path(path, scope_name(scope))?;
+        if let Some(parent) = target.parent() {
+            crate::state::create_private_dir_all(parent)
+                .map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))?;
+        }
         std::fs::write(target, data).map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))
     }
 

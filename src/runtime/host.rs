@@ -164,7 +164,7 @@ fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
         return Ok(());
     }
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+        crate::state::create_private_dir_all(parent)?;
     }
     // Another agent-sdk may be reading it: replace it whole, never write it in place.
     crate::loader::cache::write_atomically(path, text.as_bytes())
