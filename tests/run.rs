@@ -601,3 +601,74 @@ fn a_hook_reached_through_a_link_inside_the_project_loads_from_its_real_path() {
     assert!(ran.log().contains("loaded hook \"env\""), "{}", ran.log());
     assert_eq!(ran.record, ["env region=unset token=unset tier=unset"]);
 }
+
+/// The recorded events of `session` in the project at `dir`: `(index, type)`, in order.
+fn recorded_events(dir: &Path, session: &str) -> Vec<(u64, String)> {
+    let query = "import sqlite3, sys, json; print(json.dumps(sqlite3.connect(sys.argv[1]).execute(\
+                 'select idx, type from events where session_id = ? order by idx', (sys.argv[2],)).fetchall()))";
+    let output =
+        Command::new("python3").args(["-c", query]).arg(dir.join(".agent-sdk/state.db")).arg(session).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Every recorded turn of `events` ends with exactly one terminal event, and the indexes
+/// have no gap.
+fn assert_whole_turns(events: &[(u64, String)]) {
+    for (i, (index, _)) in events.iter().enumerate() {
+        assert_eq!(*index, i as u64, "indexes are contiguous: {events:?}");
+    }
+    let starts = events.iter().filter(|(_, kind)| kind == "message.received").count();
+    let ends = events.iter().filter(|(_, kind)| kind.starts_with("turn.")).count();
+    assert_eq!(starts, ends, "every turn ended with one terminal event: {events:?}");
+    assert!(events.last().is_some_and(|(_, kind)| kind.starts_with("turn.")), "{events:?}");
+}
+
+#[test]
+fn a_session_in_use_is_refused_naming_its_holder_and_nothing_is_written() {
+    let dir = copy_fixture("run", "order");
+    let record = dir.path().join("record.txt");
+    let holder = spawn_run(
+        dir.path(),
+        &["--message", "one", "--script", "scripts/held.json", "--session", "ses_busy"],
+        Stdio::null(),
+    );
+    wait_until_recorded(&record, "message.appended");
+    let before = recorded_events(dir.path(), "ses_busy");
+
+    let refused = run_recorded(dir.path(), &["run", "--message", "two", "--session", "ses_busy"], &[]);
+    assert_eq!(exit_code(&refused.output), 2, "{}", refused.both());
+    assert!(
+        refused.log().contains(&format!("session ses_busy is in use by another agent-sdk (pid {})", holder.id())),
+        "{}",
+        refused.log()
+    );
+    assert_eq!(recorded_events(dir.path(), "ses_busy"), before, "the refused run wrote nothing");
+
+    // The holder ends (Ctrl-C: its turn is recorded as cancelled); the session is free again.
+    assert!(Command::new("kill").args(["-INT", &holder.id().to_string()]).status().unwrap().success());
+    let output = holder.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    let third = run(dir.path(), &["--message", "three", "--session", "ses_busy"], &[]);
+    assert_eq!(exit_code(&third.output), 0, "{}", third.log());
+    assert_whole_turns(&recorded_events(dir.path(), "ses_busy"));
+}
+
+#[test]
+fn a_session_held_by_a_killed_run_is_free_for_the_next() {
+    let dir = copy_fixture("run", "order");
+    let record = dir.path().join("record.txt");
+    let mut holder = spawn_run(
+        dir.path(),
+        &["--message", "one", "--script", "scripts/held.json", "--session", "ses_killed"],
+        Stdio::null(),
+    );
+    wait_until_recorded(&record, "message.appended");
+    holder.kill().unwrap(); // SIGKILL: no chance to give the session back
+    holder.wait().unwrap();
+    let next = run(dir.path(), &["--message", "two", "--session", "ses_killed"], &[]);
+    assert_eq!(exit_code(&next.output), 0, "{}", next.both());
+    assert!(!next.log().contains("in use"), "{}", next.log());
+    let events = recorded_events(dir.path(), "ses_killed");
+    assert_eq!(events.last().map(|(_, kind)| kind.as_str()), Some("turn.completed"), "{events:?}");
+}

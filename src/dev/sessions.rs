@@ -15,6 +15,7 @@ use crate::engine::feed::Feed;
 use crate::engine::model;
 use crate::engine::session;
 use crate::serve_log::ServeLog;
+use crate::session_lease::SessionLease;
 use crate::state::StateStore;
 
 /// One message to answer, and where the turn's events are streamed to.
@@ -120,6 +121,14 @@ fn answer_turns(agent: &Agent, session_id: &str, turns: &Receiver<Turn>, log: &S
                 continue;
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        // Held for the turn and its dispatch, as `run` holds it: one writer per session.
+        let _lease = match SessionLease::take(&agent.setup.state_root, session_id) {
+            Ok(lease) => lease,
+            Err(error) => {
+                log.error(format!("{error:#}: the message was not answered"));
+                continue;
+            }
         };
         let hook_set = agent.hook_set();
         // Hooks changed on disk since this runtime loaded them: reload between turns.

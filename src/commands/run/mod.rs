@@ -21,6 +21,7 @@ use crate::project::{self, Project};
 use crate::report::{self, plural};
 use crate::runtime::host::Runtime;
 use crate::serve_log::ServeLog;
+use crate::session_lease::SessionLease;
 use crate::state::StateStore;
 use input::{Input, read_script};
 
@@ -47,9 +48,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Some(project) => Some(start_early(project, args, &session_id)?),
         None => None,
     };
-    let cache = early.as_ref().map(|(setup, _, _)| Cache::new(&setup.state_root));
+    let cache = early.as_ref().map(|(setup, _, _, _)| Cache::new(&setup.state_root));
     let checked = check_located(located, cache.as_ref());
-    let Some((setup, runtime, env)) =
+    let Some((setup, runtime, env, _lease)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
         printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
@@ -156,13 +157,15 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// Prepares what the session needs and starts Node for it.
+/// Prepares what the session needs, takes its lease (a session in use by another process
+/// stops the run before anything is written), and starts Node for it.
 fn start_early(
     project: Project,
     args: &RunArgs,
     session_id: &str,
-) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv)> {
+) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv, SessionLease)> {
     let (setup, env) = SessionSetup::prepare(project, &args.env, args.hook_timeout)?;
+    let lease = SessionLease::take(&setup.state_root, session_id)?;
     let runtime = setup.start_runtime(session_id)?;
-    Ok((setup, runtime, env))
+    Ok((setup, runtime, env, lease))
 }
