@@ -672,3 +672,40 @@ fn a_session_held_by_a_killed_run_is_free_for_the_next() {
     let events = recorded_events(dir.path(), "ses_killed");
     assert_eq!(events.last().map(|(_, kind)| kind.as_str()), Some("turn.completed"), "{events:?}");
 }
+
+#[test]
+fn a_closed_stdout_still_records_and_dispatches_the_whole_turn() {
+    for json in [false, true] {
+        let dir = copy_fixture("run", "order");
+        let record = dir.path().join("record.txt");
+        let mut args = vec!["--message", "a question long enough for a reply of many pieces", "--session", "ses_head"];
+        if json {
+            args.push("--json");
+        }
+        let mut child = spawn_run(dir.path(), &args, Stdio::piped());
+        drop(child.stdout.take()); // `| head -n 0`: the reader is gone before the first byte
+        let output = child.wait_with_output().unwrap();
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "json: {json}\n{log}");
+        assert!(log.contains("summary: "), "json: {json}\n{log}");
+        let events = recorded_events(dir.path(), "ses_head");
+        assert_whole_turns(&events);
+        let (last, _) = events.last().unwrap();
+        let seen = std::fs::read_to_string(&record).unwrap();
+        assert!(seen.contains(&format!("a * {last} turn.completed\n")), "the hooks saw the end: {seen}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failing_stdout_still_records_and_dispatches_the_whole_turn_then_exits_2() {
+    let dir = copy_fixture("run", "order");
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let child = spawn_run(dir.path(), &["--message", "hi", "--session", "ses_full"], Stdio::from(full));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{log}");
+    assert!(log.contains("summary: "), "{log}");
+    assert!(log.contains("error: could not write the output to stdout; the rest was discarded: "), "{log}");
+    assert_whole_turns(&recorded_events(dir.path(), "ses_full"));
+}

@@ -2,6 +2,7 @@
 //! real in Node.js; the reply streams to stdout and the serve log to stderr.
 
 mod input;
+mod output;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -24,6 +25,7 @@ use crate::serve_log::ServeLog;
 use crate::session_lease::SessionLease;
 use crate::state::StateStore;
 use input::{Input, read_script};
+use output::TurnOutput;
 
 /// The exit code of a run the user interrupted (128 + SIGINT).
 const INTERRUPTED: u8 = 130;
@@ -96,14 +98,15 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
     let recorder = session::recorder(&store, &session_id)?;
     let json = args.json;
+    let mut output = TurnOutput::new(printer);
     // `--json`: every envelope as a line; otherwise the reply as it streams.
     let mut show = |envelope: &crate::engine::envelope::Envelope| -> anyhow::Result<()> {
         if json {
             let mut line = serde_json::to_string(envelope)?;
             line.push('\n');
-            printer.stdout(&line)?;
+            output.print(&line);
         } else if envelope.event_type == "message.appended" {
-            printer.stdout(envelope.data["delta"].as_str().unwrap_or_default())?;
+            output.print(envelope.data["delta"].as_str().unwrap_or_default());
         }
         Ok(())
     };
@@ -117,7 +120,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             };
             let outcome = feed.turn(&message, outputs)?;
             if !json {
-                printer.stdout("\n")?;
+                output.print("\n");
             }
             if outcome.cancelled {
                 log.warn("cancelled: the turn was recorded as failed (cancelled); dispatching what was recorded");
@@ -145,6 +148,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(error) = outcome.bad_input {
         return Err(error);
     }
+    output.finish()?;
     let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts > 0;
     Ok(if outcome.cancelled {
         ExitStatus::Code(INTERRUPTED)
