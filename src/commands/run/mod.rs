@@ -11,9 +11,11 @@ use crate::check::check_located;
 use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
 use crate::clock::new_id;
 use crate::diagnostics::Severity;
-use crate::engine::feed::Feed;
+use crate::engine::dispatcher::Dispatcher;
+use crate::engine::feed::{Feed, Outcome};
 use crate::engine::model::{self, LOCAL_MODEL};
 use crate::engine::session::{self, LoadPlan, SessionFacts, SessionSetup};
+use crate::engine::undelivered::{self, Undelivered};
 use crate::env_file;
 use crate::exit_status::ExitStatus;
 use crate::loader::cache::Cache;
@@ -96,6 +98,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
     });
 
+    redeliver_or_mention(args.redeliver, &store, &session_id, &mut dispatcher, &log)?;
+
     let recorder = session::recorder(&store, &session_id)?;
     let json = args.json;
     let mut output = TurnOutput::new(printer);
@@ -112,7 +116,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     };
     let mut feed = Feed { sink: &mut show, recorder, dispatcher: &mut dispatcher, interrupted: &interrupted };
     let outcome = match input {
-        Input::Message(message) => {
+        None => Outcome::default(),
+        Some(Input::Message(message)) => {
             let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
             let outputs = match &args.script {
                 Some(path) => model::play(instructions.as_deref(), &message, &read_script(path)?),
@@ -127,8 +132,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             }
             outcome
         }
-        Input::Replay(replay) => feed.replay(replay)?,
-        Input::Synthetic(event) => feed.synthetic(event)?,
+        Some(Input::Replay(replay)) => feed.replay(replay)?,
+        Some(Input::Synthetic(event)) => feed.synthetic(event)?,
     };
     dispatcher.finish()?;
     let stats = dispatcher.stats;
@@ -159,6 +164,32 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Success
     })
+}
+
+/// What an earlier process recorded in the session and never dispatched: dispatched now
+/// with `--redeliver`, else only counted in the log (delivery is at most once).
+fn redeliver_or_mention(
+    redeliver: bool,
+    store: &StateStore,
+    session_id: &str,
+    dispatcher: &mut Dispatcher,
+    log: &ServeLog,
+) -> anyhow::Result<()> {
+    let undelivered = Undelivered::take_stock(store, session_id)?;
+    if !redeliver {
+        if let Some(warning) = undelivered.warning(session_id) {
+            log.warn(warning);
+        }
+        return Ok(());
+    }
+    if undelivered.count == 0 {
+        log.info(format!("nothing to redeliver: the hooks saw every recorded event of session {session_id}"));
+        return Ok(());
+    }
+    log.info(format!("redelivering {} its hooks never saw", plural(undelivered.count as usize, "recorded event")));
+    let redelivered = undelivered::redeliver(store, session_id, dispatcher)?;
+    log.info(format!("redelivered {}", plural(redelivered as usize, "event")));
+    Ok(())
 }
 
 /// Prepares what the session needs, takes its lease (a session in use by another process
