@@ -821,6 +821,33 @@ fn dispatched_through(dir: &Path, session: &str) -> Option<u64> {
 }
 
 #[test]
+fn a_long_run_remembers_how_far_its_hooks_got_so_a_kill_loses_track_of_little() {
+    let dir = copy_fixture("run", "order");
+    let record = dir.path().join("record.txt");
+    let mut holder = spawn_run(
+        dir.path(),
+        &["--message", "one", "--script", "scripts/held.json", "--session", "ses_progress"],
+        Stdio::null(),
+    );
+    wait_until_recorded(&record, "message.appended");
+    // While the model pauses, the cursor catches up with what the hooks saw.
+    let started = std::time::Instant::now();
+    let caught_up = || {
+        let recorded = recorded_events(dir.path(), "ses_progress").len() as u64;
+        dispatched_through(dir.path(), "ses_progress") == recorded.checked_sub(1)
+    };
+    while !caught_up() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the dispatched cursor was never saved");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let next = run(dir.path(), &["--message", "two", "--session", "ses_progress"], &[]);
+    assert_eq!(exit_code(&next.output), 0, "{}", next.log());
+    assert!(!next.log().contains("never saw"), "the hooks saw every recorded event: {}", next.log());
+}
+
+#[test]
 fn a_run_killed_mid_dispatch_leaves_a_count_the_next_run_states_and_redeliver_hands_exactly_those() {
     let dir = copy_fixture("run", "slow");
     let lines: Vec<String> = (0..300)
