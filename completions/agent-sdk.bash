@@ -331,7 +331,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__run)
-            opts="-m -h -V --dir --message --replay --event --data --script --model --session --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --color --help --version"
+            opts="-m -h -V --dir --message --replay --event --data --script --model --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

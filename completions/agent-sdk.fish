@@ -73,6 +73,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l env-file -d 
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l redeliver -d 'Dispatch the session\'s recorded events its hooks never saw (a run ended before dispatching them), before the new turn if one is given. Without it they are only counted in the log: delivery is at most once'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l json -d 'Print the recorded events as NDJSON on stdout instead of the reply'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'

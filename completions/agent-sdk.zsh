@@ -73,6 +73,7 @@ _arguments "${_arguments_options[@]}" : \
 json\:"One JSON record a line"))' \
 '*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'--redeliver[Dispatch the session'\''s recorded events its hooks never saw (a run ended before dispatching them), before the new turn if one is given. Without it they are only counted in the log\: delivery is at most once]' \
 '--json[Print the recorded events as NDJSON on stdout instead of the reply]' \
 '(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -109,7 +109,8 @@ pub struct InfoArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("input").required(true).args(["message", "replay", "event"])))]
+#[command(group(clap::ArgGroup::new("input").args(["message", "replay", "event"])))]
+#[command(group(clap::ArgGroup::new("work").required(true).multiple(true).args(["message", "replay", "event", "redeliver"])))]
 pub struct RunArgs {
     #[command(flatten)]
     pub dir: DirArg,
@@ -143,6 +144,12 @@ pub struct RunArgs {
     /// Continue this session (its events are appended after the recorded ones).
     #[arg(long, value_name = "ID", value_parser = crate::state::parse_session_id)]
     pub session: Option<String>,
+
+    /// Dispatch the session's recorded events its hooks never saw (a run ended before
+    /// dispatching them), before the new turn if one is given. Without it they are only
+    /// counted in the log: delivery is at most once.
+    #[arg(long, requires = "session")]
+    pub redeliver: bool,
 
     /// `ctx.session.purpose`.
     #[arg(long, value_enum, default_value_t = Purpose::Live)]

@@ -23,6 +23,7 @@ pub mod report;
 pub mod runtime;
 pub mod sdk;
 pub mod serve_log;
+pub mod session_lease;
 pub mod since;
 pub mod state;
 pub mod untrusted;

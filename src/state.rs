@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 
 use crate::engine::envelope::Envelope;
 use crate::serve_log::Record;
@@ -90,6 +90,12 @@ CREATE TABLE IF NOT EXISTS dispatched (
     session_id TEXT PRIMARY KEY,
     through    INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS undelivered (
+    session_id  TEXT NOT NULL,
+    from_idx    INTEGER NOT NULL,
+    through_idx INTEGER NOT NULL,
+    PRIMARY KEY (session_id, from_idx)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS serve_log (
     cursor     INTEGER PRIMARY KEY AUTOINCREMENT,
     at         TEXT NOT NULL,
@@ -171,17 +177,7 @@ impl StateStore {
         let mut query = self
             .connection
             .prepare_cached("SELECT idx, turn_id, type, at, data FROM events WHERE session_id = ?1 ORDER BY idx")?;
-        let rows = query.query_map([session_id], |row| {
-            let data: String = row.get(4)?;
-            Ok(Envelope {
-                index: row.get::<_, i64>(0)? as u64,
-                turn_id: row.get(1)?,
-                event_type: row.get(2)?,
-                at: row.get(3)?,
-                data: serde_json::from_str(&data).unwrap_or(serde_json::Value::Null),
-                session_id: session_id.to_owned(),
-            })
-        })?;
+        let rows = query.query_map([session_id], |row| envelope(session_id, row))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -191,6 +187,75 @@ impl StateStore {
             "INSERT INTO dispatched (session_id, through) VALUES (?1, ?2)
              ON CONFLICT(session_id) DO UPDATE SET through = MAX(through, excluded.through)",
             params![session_id, index as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Sets aside what the session recorded past its dispatched cursor: the events a process
+    /// that ended before dispatching them left behind. They stay set aside (counted by
+    /// [`StateStore::undelivered_count`]) until redelivered, and the cursor moves past
+    /// them so that new events are dispatched as usual. Returns how many were set aside
+    /// now. Called by the holder of the session's lease, before it records anything.
+    pub fn set_aside_undispatched(&self, session_id: &str) -> anyhow::Result<u64> {
+        let transaction = Transaction::new_unchecked(&self.connection, TransactionBehavior::Immediate)?;
+        let through: Option<i64> = transaction
+            .query_row("SELECT through FROM dispatched WHERE session_id = ?1", [session_id], |row| row.get(0))
+            .optional()?;
+        let from = through.map_or(0, |through| through + 1);
+        let (count, last): (i64, Option<i64>) = transaction.query_row(
+            "SELECT COUNT(*), MAX(idx) FROM events WHERE session_id = ?1 AND idx >= ?2",
+            params![session_id, from],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
+        let Some(last) = last else { return Ok(0) };
+        transaction.execute(
+            "INSERT INTO undelivered (session_id, from_idx, through_idx) VALUES (?1, ?2, ?3)
+             ON CONFLICT(session_id, from_idx) DO UPDATE SET through_idx = MAX(through_idx, excluded.through_idx)",
+            params![session_id, from, last],
+        )?;
+        transaction.execute(
+            "INSERT INTO dispatched (session_id, through) VALUES (?1, ?2)
+             ON CONFLICT(session_id) DO UPDATE SET through = MAX(through, excluded.through)",
+            params![session_id, last],
+        )?;
+        transaction.commit()?;
+        Ok(count as u64)
+    }
+
+    /// How many of the session's recorded events are set aside, never dispatched.
+    pub fn undelivered_count(&self, session_id: &str) -> anyhow::Result<u64> {
+        let count: i64 = self.connection.query_row(
+            "SELECT COUNT(*) FROM events e JOIN undelivered u
+               ON u.session_id = e.session_id AND e.idx BETWEEN u.from_idx AND u.through_idx
+             WHERE e.session_id = ?1",
+            [session_id],
+            |row| row.get(0),
+        )?;
+        Ok(count as u64)
+    }
+
+    /// Up to `limit` of the session's set-aside events after index `after`, in index order.
+    pub fn undelivered_events(
+        &self,
+        session_id: &str,
+        after: Option<u64>,
+        limit: usize,
+    ) -> anyhow::Result<Vec<Envelope>> {
+        let mut query = self.connection.prepare_cached(
+            "SELECT e.idx, e.turn_id, e.type, e.at, e.data FROM events e JOIN undelivered u
+               ON u.session_id = e.session_id AND e.idx BETWEEN u.from_idx AND u.through_idx
+             WHERE e.session_id = ?1 AND e.idx > ?2 ORDER BY e.idx LIMIT ?3",
+        )?;
+        let after = after.map_or(-1, |after| after as i64);
+        let rows = query.query_map(params![session_id, after, limit as i64], |row| envelope(session_id, row))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Forgets the set-aside events up to index `through`: they were redelivered.
+    pub fn forget_undelivered(&self, session_id: &str, through: u64) -> anyhow::Result<()> {
+        self.connection.execute(
+            "DELETE FROM undelivered WHERE session_id = ?1 AND through_idx <= ?2",
+            params![session_id, through as i64],
         )?;
         Ok(())
     }
@@ -293,4 +358,17 @@ impl StateStore {
         )?;
         Ok(())
     }
+}
+
+/// An event row (`idx, turn_id, type, at, data`) of `session_id`.
+fn envelope(session_id: &str, row: &Row) -> rusqlite::Result<Envelope> {
+    let data: String = row.get(4)?;
+    Ok(Envelope {
+        index: row.get::<_, i64>(0)? as u64,
+        turn_id: row.get(1)?,
+        event_type: row.get(2)?,
+        at: row.get(3)?,
+        data: serde_json::from_str(&data).unwrap_or(serde_json::Value::Null),
+        session_id: session_id.to_owned(),
+    })
 }

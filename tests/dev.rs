@@ -559,3 +559,63 @@ fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
         lines.iter().any(|line| line == &format!("{session} {last} turn.completed v1"))
     });
 }
+
+#[test]
+fn a_session_a_run_holds_is_not_answered_by_dev_until_the_run_ends() {
+    let dir = copy_fixture("dev", "basic");
+    let script = r#"{ "steps": [ { "text": "Holding the session" }, { "pauseMs": 60000 } ] }"#;
+    std::fs::write(dir.path().join("held.json"), script).unwrap();
+    let run = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["run", "--message", "one", "--script", "held.json", "--session", "ses_shared"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line.contains("message.appended")));
+    let server = DevServer::start(dir.path(), 0);
+    let before: Vec<Value> = server.get("/v1/sessions/ses_shared/events").unwrap().json().unwrap();
+    let refused = server.send("ses_shared", "two");
+    assert!(refused.is_empty(), "{refused:?}");
+    wait_for_log(&server, &format!("session ses_shared is in use by another agent-sdk (pid {})", run.id()));
+    let after: Vec<Value> = server.get("/v1/sessions/ses_shared/events").unwrap().json().unwrap();
+    assert_eq!(after, before, "nothing was recorded beside the run's turn");
+
+    Command::new("kill").args(["-INT", &run.id().to_string()]).status().unwrap();
+    let mut run = run;
+    run.wait().unwrap();
+    let answered = server.send("ses_shared", "three");
+    let recorded: Vec<Value> = server.get("/v1/sessions/ses_shared/events").unwrap().json().unwrap();
+    assert_eq!(answered.first().unwrap()["index"], recorded.len() - answered.len(), "{answered:?}");
+    assert_eq!(answered.last().unwrap()["type"], "turn.completed");
+}
+
+#[test]
+fn a_session_opened_with_events_its_hooks_never_saw_says_how_many_once() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    let first = server.send(&session, "one");
+    // What a crashed writer leaves: recorded past the dispatched cursor, never dispatched.
+    let insert = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1]); n = int(sys.argv[3]); \
+                  db.executemany(\"insert into events values (?, ?, 'turn_lost', 'message.appended', \
+                  '2026-11-30T00:00:00.000Z', '{}')\", [(sys.argv[2], n), (sys.argv[2], n + 1)]); db.commit()";
+    let status = Command::new("python3")
+        .args(["-c", insert])
+        .arg(dir.path().join(".agent-sdk/state.db"))
+        .arg(&session)
+        .arg(first.len().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let warning = format!("session {session} has 2 recorded events its hooks never saw");
+    let second = server.send(&session, "two");
+    assert_eq!(second[0]["index"], first.len() + 2, "the new turn goes on after them");
+    wait_for_log(&server, &warning);
+    server.send(&session, "three");
+    let said = server.logs("").iter().filter(|record| record["message"].as_str().unwrap().contains(&warning)).count();
+    assert_eq!(said, 1, "said when found, not at every turn");
+    let seen = record(dir.path());
+    assert!(!seen.iter().any(|line| line.contains(&format!(" {} ", first.len()))), "never dispatched: {seen:?}");
+}

@@ -608,3 +608,286 @@ fn a_hook_reached_through_a_link_inside_the_project_loads_from_its_real_path() {
     assert!(ran.log().contains("loaded hook \"env\""), "{}", ran.log());
     assert_eq!(ran.record, ["env region=unset token=unset tier=unset"]);
 }
+
+/// The recorded events of `session` in the project at `dir`: `(index, type)`, in order.
+fn recorded_events(dir: &Path, session: &str) -> Vec<(u64, String)> {
+    let query = "import sqlite3, sys, json; print(json.dumps(sqlite3.connect(sys.argv[1]).execute(\
+                 'select idx, type from events where session_id = ? order by idx', (sys.argv[2],)).fetchall()))";
+    let output =
+        Command::new("python3").args(["-c", query]).arg(dir.join(".agent-sdk/state.db")).arg(session).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Every recorded turn of `events` ends with exactly one terminal event, and the indexes
+/// have no gap.
+fn assert_whole_turns(events: &[(u64, String)]) {
+    for (i, (index, _)) in events.iter().enumerate() {
+        assert_eq!(*index, i as u64, "indexes are contiguous: {events:?}");
+    }
+    let starts = events.iter().filter(|(_, kind)| kind == "message.received").count();
+    let ends = events.iter().filter(|(_, kind)| kind.starts_with("turn.")).count();
+    assert_eq!(starts, ends, "every turn ended with one terminal event: {events:?}");
+    assert!(events.last().is_some_and(|(_, kind)| kind.starts_with("turn.")), "{events:?}");
+}
+
+#[test]
+fn a_session_in_use_is_refused_naming_its_holder_and_nothing_is_written() {
+    let dir = copy_fixture("run", "order");
+    let record = dir.path().join("record.txt");
+    let holder = spawn_run(
+        dir.path(),
+        &["--message", "one", "--script", "scripts/held.json", "--session", "ses_busy"],
+        Stdio::null(),
+    );
+    wait_until_recorded(&record, "message.appended");
+    let before = recorded_events(dir.path(), "ses_busy");
+
+    let refused = run_recorded(dir.path(), &["run", "--message", "two", "--session", "ses_busy"], &[]);
+    assert_eq!(exit_code(&refused.output), 2, "{}", refused.both());
+    assert!(
+        refused.log().contains(&format!("session ses_busy is in use by another agent-sdk (pid {})", holder.id())),
+        "{}",
+        refused.log()
+    );
+    assert_eq!(recorded_events(dir.path(), "ses_busy"), before, "the refused run wrote nothing");
+
+    // The holder ends (Ctrl-C: its turn is recorded as cancelled); the session is free again.
+    assert!(Command::new("kill").args(["-INT", &holder.id().to_string()]).status().unwrap().success());
+    let output = holder.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130), "{}", String::from_utf8_lossy(&output.stderr));
+    let third = run(dir.path(), &["--message", "three", "--session", "ses_busy"], &[]);
+    assert_eq!(exit_code(&third.output), 0, "{}", third.log());
+    assert_whole_turns(&recorded_events(dir.path(), "ses_busy"));
+}
+
+#[test]
+fn a_session_held_by_a_killed_run_is_free_for_the_next() {
+    let dir = copy_fixture("run", "order");
+    let record = dir.path().join("record.txt");
+    let mut holder = spawn_run(
+        dir.path(),
+        &["--message", "one", "--script", "scripts/held.json", "--session", "ses_killed"],
+        Stdio::null(),
+    );
+    wait_until_recorded(&record, "message.appended");
+    holder.kill().unwrap(); // SIGKILL: no chance to give the session back
+    holder.wait().unwrap();
+    let next = run(dir.path(), &["--message", "two", "--session", "ses_killed"], &[]);
+    assert_eq!(exit_code(&next.output), 0, "{}", next.both());
+    assert!(!next.log().contains("in use"), "{}", next.log());
+    let events = recorded_events(dir.path(), "ses_killed");
+    assert_eq!(events.last().map(|(_, kind)| kind.as_str()), Some("turn.completed"), "{events:?}");
+}
+
+#[test]
+fn a_closed_stdout_still_records_and_dispatches_the_whole_turn() {
+    for json in [false, true] {
+        let dir = copy_fixture("run", "order");
+        let record = dir.path().join("record.txt");
+        let mut args = vec!["--message", "a question long enough for a reply of many pieces", "--session", "ses_head"];
+        if json {
+            args.push("--json");
+        }
+        let mut child = spawn_run(dir.path(), &args, Stdio::piped());
+        drop(child.stdout.take()); // `| head -n 0`: the reader is gone before the first byte
+        let output = child.wait_with_output().unwrap();
+        let log = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "json: {json}\n{log}");
+        assert!(log.contains("summary: "), "json: {json}\n{log}");
+        let events = recorded_events(dir.path(), "ses_head");
+        assert_whole_turns(&events);
+        let (last, _) = events.last().unwrap();
+        let seen = std::fs::read_to_string(&record).unwrap();
+        assert!(seen.contains(&format!("a * {last} turn.completed\n")), "the hooks saw the end: {seen}");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failing_stdout_still_records_and_dispatches_the_whole_turn_then_exits_2() {
+    let dir = copy_fixture("run", "order");
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let child = spawn_run(dir.path(), &["--message", "hi", "--session", "ses_full"], Stdio::from(full));
+    let output = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{log}");
+    assert!(log.contains("summary: "), "{log}");
+    assert!(log.contains("error: could not write the output to stdout; the rest was discarded: "), "{log}");
+    assert_whole_turns(&recorded_events(dir.path(), "ses_full"));
+}
+
+/// What a run that died before dispatching leaves behind: a whole turn of `session`
+/// recorded in the store after the recorded ones, that no hook saw.
+fn record_without_dispatching(dir: &Path, session: &str) -> Vec<u64> {
+    let first = recorded_events(dir, session).len() as u64;
+    let turn = [
+        ("message.received", r#"{"text":"lost"}"#),
+        ("message.appended", r#"{"delta":"never "}"#),
+        ("message.appended", r#"{"delta":"seen"}"#),
+        ("message.completed", r#"{"text":"never seen"}"#),
+        (
+            "turn.completed",
+            r#"{"result":"never seen","usage":{"inputTokens":1,"outputTokens":2},"cost":{"totalUsd":0,"model":"local"}}"#,
+        ),
+    ];
+    let rows: Vec<serde_json::Value> =
+        turn.iter().enumerate().map(|(i, (kind, data))| serde_json::json!([first + i as u64, kind, data])).collect();
+    let insert = "import sqlite3, sys, json; db = sqlite3.connect(sys.argv[1]); \
+                  db.executemany(\"insert into events (session_id, idx, turn_id, type, at, data) \
+                  values (?, ?, 'turn_lost', ?, '2026-11-30T00:00:00.000Z', ?)\", \
+                  [(sys.argv[2], *row) for row in json.loads(sys.argv[3])]); db.commit()";
+    let output = Command::new("python3")
+        .args(["-c", insert])
+        .arg(dir.join(".agent-sdk/state.db"))
+        .arg(session)
+        .arg(serde_json::Value::from(rows).to_string())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    (first..first + turn.len() as u64).collect()
+}
+
+#[test]
+fn events_a_crash_left_undispatched_are_mentioned_until_redeliver_dispatches_exactly_them() {
+    let dir = copy_fixture("run", "order");
+    let session = ["--session", "ses_crash"];
+    let first = run(dir.path(), &[&["--message", "one"][..], &session].concat(), &[]);
+    assert_eq!(exit_code(&first.output), 0, "{}", first.log());
+    let lost = record_without_dispatching(dir.path(), "ses_crash");
+    let warning = "session ses_crash has 5 recorded events its hooks never saw (the process that recorded them \
+                   ended before dispatching them); run --session ses_crash --redeliver to dispatch them";
+
+    // At most once by default: said, not dispatched, and said again by the next run.
+    for message in ["two", "three"] {
+        let next = run(dir.path(), &[&["--message", message][..], &session].concat(), &[]);
+        assert_eq!(exit_code(&next.output), 0, "{}", next.log());
+        assert!(next.log().contains(warning), "{}", next.log());
+        let seen: Vec<u64> = next.record.iter().filter_map(|line| line.split(' ').nth(2)?.parse().ok()).collect();
+        assert!(!seen.is_empty() && seen.iter().all(|index| *index > lost[4]), "only the new turn: {:?}", next.record);
+    }
+
+    let redelivered = run(dir.path(), &[&["--redeliver"][..], &session].concat(), &[]);
+    assert_eq!(exit_code(&redelivered.output), 0, "{}", redelivered.log());
+    let expected: Vec<String> = [
+        format!("a * {} message.received", lost[0]),
+        format!("a * {} message.appended", lost[1]),
+        format!("a * {} message.appended", lost[2]),
+        format!("a message.completed {}", lost[3]),
+        format!("a * {} message.completed", lost[3]),
+        format!("a * {} turn.completed", lost[4]),
+        format!("b/nested turn.completed {} live chat run-order null", lost[4]),
+    ]
+    .into();
+    assert_eq!(redelivered.record, expected, "exactly the lost events, in order");
+    assert!(redelivered.log().contains("redelivering 5 recorded events"), "{}", redelivered.log());
+    assert!(redelivered.stdout().is_empty(), "{}", redelivered.stdout());
+
+    let after = run(dir.path(), &[&["--message", "four"][..], &session].concat(), &[]);
+    assert_eq!(exit_code(&after.output), 0, "{}", after.log());
+    assert!(!after.log().contains("never saw"), "nothing left to mention: {}", after.log());
+    let nothing = run(dir.path(), &[&["--redeliver"][..], &session].concat(), &[]);
+    assert_eq!(exit_code(&nothing.output), 0, "{}", nothing.log());
+    assert!(nothing.record.is_empty(), "{:?}", nothing.record);
+    assert!(nothing.log().contains("nothing to redeliver"), "{}", nothing.log());
+}
+
+#[test]
+fn redeliver_goes_before_the_new_turn_and_needs_a_session() {
+    let dir = copy_fixture("run", "order");
+    let first = run(dir.path(), &["--event", "turn.completed", "--session", "ses_both"], &[]);
+    assert_eq!(exit_code(&first.output), 0, "{}", first.log());
+    let lost = record_without_dispatching(dir.path(), "ses_both");
+    let both = run(dir.path(), &["--message", "hi", "--redeliver", "--session", "ses_both", "--json"], &[]);
+    assert_eq!(exit_code(&both.output), 0, "{}", both.log());
+    let indexes: Vec<u64> = both
+        .record
+        .iter()
+        .filter(|line| line.starts_with("a * "))
+        .map(|line| line.split(' ').nth(2).unwrap().parse().unwrap())
+        .collect();
+    let last_lost = lost[4];
+    assert_eq!(indexes[..5], lost[..], "the lost events first: {:?}", both.record);
+    assert!(indexes[5..].iter().zip(last_lost + 1..).all(|(seen, expected)| *seen == expected), "{indexes:?}");
+    let printed = envelopes(&both.stdout());
+    assert_eq!(printed[0]["index"], last_lost + 1, "only the new turn is printed");
+
+    let alone = run(dir.path(), &["--redeliver"], &[]);
+    assert_eq!(exit_code(&alone.output), 2, "{}", alone.log());
+    assert!(alone.log().contains("--session"), "{}", alone.log());
+}
+
+/// How far the store says the session's events reached the hooks (`None`: not at all).
+fn dispatched_through(dir: &Path, session: &str) -> Option<u64> {
+    let query = "import sqlite3, sys, json; row = sqlite3.connect(sys.argv[1]).execute(\
+                 'select through from dispatched where session_id = ?', (sys.argv[2],)).fetchone(); \
+                 print(json.dumps(row[0] if row else None))";
+    let output =
+        Command::new("python3").args(["-c", query]).arg(dir.join(".agent-sdk/state.db")).arg(session).output().unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn a_long_run_remembers_how_far_its_hooks_got_so_a_kill_loses_track_of_little() {
+    let dir = copy_fixture("run", "order");
+    let record = dir.path().join("record.txt");
+    let mut holder = spawn_run(
+        dir.path(),
+        &["--message", "one", "--script", "scripts/held.json", "--session", "ses_progress"],
+        Stdio::null(),
+    );
+    wait_until_recorded(&record, "message.appended");
+    // While the model pauses, the cursor catches up with what the hooks saw.
+    let started = std::time::Instant::now();
+    let caught_up = || {
+        let recorded = recorded_events(dir.path(), "ses_progress").len() as u64;
+        dispatched_through(dir.path(), "ses_progress") == recorded.checked_sub(1)
+    };
+    while !caught_up() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the dispatched cursor was never saved");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let next = run(dir.path(), &["--message", "two", "--session", "ses_progress"], &[]);
+    assert_eq!(exit_code(&next.output), 0, "{}", next.log());
+    assert!(!next.log().contains("never saw"), "the hooks saw every recorded event: {}", next.log());
+}
+
+#[test]
+fn a_run_killed_mid_dispatch_leaves_a_count_the_next_run_states_and_redeliver_hands_exactly_those() {
+    let dir = copy_fixture("run", "slow");
+    let lines: Vec<String> = (0..300)
+        .map(|index| {
+            serde_json::json!({ "type": "message.appended", "index": index, "sessionId": "ses_old",
+                "turnId": "turn_old", "at": "2026-11-30T00:00:00.000Z", "data": { "delta": "x" } })
+            .to_string()
+        })
+        .collect();
+    std::fs::write(dir.path().join("events.jsonl"), lines.join("\n")).unwrap();
+    let record = dir.path().join("record.txt");
+    let mut child = spawn_run(dir.path(), &["--replay", "events.jsonl", "--session", "ses_kill"], Stdio::null());
+    wait_until_recorded(&record, "slow 20\n");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let recorded = recorded_events(dir.path(), "ses_kill").len() as u64;
+    let from = dispatched_through(dir.path(), "ses_kill").map_or(0, |through| through + 1);
+    assert!(from < recorded, "the run was killed before its hooks saw everything");
+    let count = recorded - from;
+
+    let next = run(dir.path(), &["--event", "turn.completed", "--session", "ses_kill"], &[]);
+    assert_eq!(exit_code(&next.output), 0, "{}", next.log());
+    assert!(
+        next.log().contains(&format!("session ses_kill has {count} recorded events its hooks never saw")),
+        "{}",
+        next.log()
+    );
+    assert_eq!(next.record, [format!("slow {recorded}")], "only the new event was dispatched");
+
+    let redelivered = run(dir.path(), &["--redeliver", "--session", "ses_kill"], &[]);
+    assert_eq!(exit_code(&redelivered.output), 0, "{}", redelivered.log());
+    let expected: Vec<String> = (from..recorded).map(|index| format!("slow {index}")).collect();
+    assert_eq!(redelivered.record, expected);
+    let after = run(dir.path(), &["--event", "turn.completed", "--session", "ses_kill"], &[]);
+    assert!(!after.log().contains("never saw"), "{}", after.log());
+}

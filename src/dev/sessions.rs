@@ -14,7 +14,9 @@ use crate::engine::envelope::Envelope;
 use crate::engine::feed::Feed;
 use crate::engine::model;
 use crate::engine::session;
+use crate::engine::undelivered::Undelivered;
 use crate::serve_log::ServeLog;
+use crate::session_lease::SessionLease;
 use crate::state::StateStore;
 
 /// One message to answer, and where the turn's events are streamed to.
@@ -121,6 +123,21 @@ fn answer_turns(agent: &Agent, session_id: &str, turns: &Receiver<Turn>, log: &S
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
         };
+        // Held for the turn and its dispatch, as `run` holds it: one writer per session.
+        let _lease = match SessionLease::take(&agent.setup.state_root, session_id) {
+            Ok(lease) => lease,
+            Err(error) => {
+                log.error(format!("{error:#}: the message was not answered"));
+                continue;
+            }
+        };
+        // What a writer that crashed left undispatched: said when the session opens, and when new.
+        let undelivered = Undelivered::take_stock(&store, session_id)?;
+        if let Some(warning) =
+            undelivered.warning(session_id).filter(|_| current.is_none() || undelivered.found_now > 0)
+        {
+            log.warn(warning);
+        }
         let hook_set = agent.hook_set();
         // Hooks changed on disk since this runtime loaded them: reload between turns.
         if current.as_ref().is_none_or(|(generation, _)| *generation != hook_set.generation) {

@@ -62,6 +62,10 @@ const KILL_GRACE: Duration = Duration::from_millis(500);
 /// Events sent ahead of the one running, at most: enough to keep Node busy, bounded memory.
 const SEND_AHEAD: usize = 2048;
 
+/// How often how far the hooks got is saved while events flow: what a crash leaves behind
+/// as "never seen" is then at most this much of what they saw, not the whole run.
+const SAVE_PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
 /// What happened to the handlers, for the summary line.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DispatchStats {
@@ -106,6 +110,7 @@ pub struct Dispatcher<'s> {
     dispatched_through: Option<u64>,
     /// What the runtime said about its own `process.exit`, until it ends.
     exit_call: Option<Value>,
+    progress_saved: Instant,
     pub otel: OtelSummary,
     pub stats: DispatchStats,
     /// How many hooks the runtime loaded.
@@ -138,6 +143,7 @@ impl<'s> Dispatcher<'s> {
             running: None,
             dispatched_through: None,
             exit_call: None,
+            progress_saved: Instant::now(),
             otel: OtelSummary::default(),
             stats: DispatchStats::default(),
             loaded: 0,
@@ -288,7 +294,20 @@ impl<'s> Dispatcher<'s> {
         while self.pending.len() > SEND_AHEAD {
             self.pump(Duration::from_secs(1))?;
         }
-        self.pump(Duration::ZERO)
+        self.pump(Duration::ZERO)?;
+        self.save_progress()
+    }
+
+    /// Saves how far the hooks got, unless it was saved a moment ago.
+    fn save_progress(&mut self) -> anyhow::Result<()> {
+        if self.progress_saved.elapsed() < SAVE_PROGRESS_EVERY {
+            return Ok(());
+        }
+        self.progress_saved = Instant::now();
+        if let Some(through) = self.dispatched_through.take() {
+            self.store.mark_dispatched(&self.config.session_id, through)?;
+        }
+        Ok(())
     }
 
     fn send_event(&mut self, event: &Envelope, from: usize) -> std::io::Result<()> {
@@ -299,6 +318,7 @@ impl<'s> Dispatcher<'s> {
     pub fn finish(&mut self) -> anyhow::Result<()> {
         while !self.pending.is_empty() {
             self.pump(Duration::from_secs(1))?;
+            self.save_progress()?;
         }
         if let Some(through) = self.dispatched_through.take() {
             self.store.mark_dispatched(&self.config.session_id, through)?;
@@ -312,7 +332,7 @@ impl<'s> Dispatcher<'s> {
         while let Some(left) = until.checked_duration_since(Instant::now()).filter(|left| !left.is_zero()) {
             self.pump(left)?;
         }
-        Ok(())
+        self.save_progress()
     }
 
     /// Handles every message the runtime has sent, first waiting up to `max_wait` (or the

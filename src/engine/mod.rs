@@ -17,3 +17,4 @@ pub mod feed;
 pub mod model;
 pub mod session;
 pub mod turn;
+pub mod undelivered;

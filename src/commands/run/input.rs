@@ -20,14 +20,15 @@ pub enum Input {
 }
 
 impl Input {
-    pub fn from_args(args: &RunArgs) -> anyhow::Result<Self> {
+    /// The input the flags name; `None` for `--redeliver` alone.
+    pub fn from_args(args: &RunArgs) -> anyhow::Result<Option<Self>> {
         if let Some(message) = &args.message {
-            return Ok(Input::Message(message.clone()));
+            return Ok(Some(Input::Message(message.clone())));
         }
         if let Some(path) = &args.replay {
-            return Ok(Input::Replay(ReplayFile::open(path)?));
+            return Ok(Some(Input::Replay(ReplayFile::open(path)?)));
         }
-        let event_type = args.event.as_deref().unwrap_or_default();
+        let Some(event_type) = args.event.as_deref() else { return Ok(None) };
         let Some(known) = vocabulary::event_type(event_type) else {
             let hint =
                 vocabulary::suggest(event_type).map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default();
@@ -37,7 +38,7 @@ impl Input {
             Some(data) => serde_json::from_str(data).with_context(|| format!("--data is not valid JSON: {data}"))?,
             None => serde_json::from_str(known.example).context("the built-in example payload")?,
         };
-        Ok(Input::Synthetic(TurnEvent { event_type: known.name, data }))
+        Ok(Some(Input::Synthetic(TurnEvent { event_type: known.name, data })))
     }
 }
 

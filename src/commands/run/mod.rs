@@ -2,6 +2,7 @@
 //! real in Node.js; the reply streams to stdout and the serve log to stderr.
 
 mod input;
+mod output;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -10,9 +11,11 @@ use crate::check::check_located;
 use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
 use crate::clock::new_id;
 use crate::diagnostics::Severity;
-use crate::engine::feed::Feed;
+use crate::engine::dispatcher::Dispatcher;
+use crate::engine::feed::{Feed, Outcome};
 use crate::engine::model::{self, LOCAL_MODEL};
 use crate::engine::session::{self, LoadPlan, SessionFacts, SessionSetup};
+use crate::engine::undelivered::{self, Undelivered};
 use crate::env_file;
 use crate::exit_status::ExitStatus;
 use crate::loader::cache::Cache;
@@ -21,8 +24,10 @@ use crate::project::{self, Project};
 use crate::report::{self, plural};
 use crate::runtime::host::Runtime;
 use crate::serve_log::ServeLog;
+use crate::session_lease::SessionLease;
 use crate::state::StateStore;
 use input::{Input, read_script};
+use output::TurnOutput;
 
 /// The exit code of a run the user interrupted (128 + SIGINT).
 const INTERRUPTED: u8 = 130;
@@ -47,9 +52,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Some(project) => Some(start_early(project, args, &session_id)?),
         None => None,
     };
-    let cache = early.as_ref().map(|(setup, _, _)| Cache::new(&setup.state_root));
+    let cache = early.as_ref().map(|(setup, _, _, _)| Cache::new(&setup.state_root));
     let checked = check_located(located, cache.as_ref());
-    let Some((setup, runtime, env)) =
+    let Some((setup, runtime, env, _lease)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
         printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
@@ -93,22 +98,26 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
     });
 
+    redeliver_or_mention(args.redeliver, &store, &session_id, &mut dispatcher, &log)?;
+
     let recorder = session::recorder(&store, &session_id)?;
     let json = args.json;
+    let mut output = TurnOutput::new(printer);
     // `--json`: every envelope as a line; otherwise the reply as it streams.
     let mut show = |envelope: &crate::engine::envelope::Envelope| -> anyhow::Result<()> {
         if json {
             let mut line = serde_json::to_string(envelope)?;
             line.push('\n');
-            printer.stdout(&line)?;
+            output.print(&line);
         } else if envelope.event_type == "message.appended" {
-            printer.stdout(envelope.data["delta"].as_str().unwrap_or_default())?;
+            output.print(envelope.data["delta"].as_str().unwrap_or_default());
         }
         Ok(())
     };
     let mut feed = Feed { sink: &mut show, recorder, dispatcher: &mut dispatcher, interrupted: &interrupted };
     let outcome = match input {
-        Input::Message(message) => {
+        None => Outcome::default(),
+        Some(Input::Message(message)) => {
             let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
             let outputs = match &args.script {
                 Some(path) => model::play(instructions.as_deref(), &message, &read_script(path)?),
@@ -116,15 +125,15 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             };
             let outcome = feed.turn(&message, outputs)?;
             if !json {
-                printer.stdout("\n")?;
+                output.print("\n");
             }
             if outcome.cancelled {
                 log.warn("cancelled: the turn was recorded as failed (cancelled); dispatching what was recorded");
             }
             outcome
         }
-        Input::Replay(replay) => feed.replay(replay)?,
-        Input::Synthetic(event) => feed.synthetic(event)?,
+        Some(Input::Replay(replay)) => feed.replay(replay)?,
+        Some(Input::Synthetic(event)) => feed.synthetic(event)?,
     };
     dispatcher.finish()?;
     let stats = dispatcher.stats;
@@ -148,6 +157,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(error) = outcome.bad_input {
         return Err(error);
     }
+    output.finish()?;
     let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts + stats.unconfirmed > 0;
     Ok(if outcome.cancelled {
         ExitStatus::Code(INTERRUPTED)
@@ -160,13 +170,41 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// Prepares what the session needs and starts Node for it.
+/// What an earlier process recorded in the session and never dispatched: dispatched now
+/// with `--redeliver`, else only counted in the log (delivery is at most once).
+fn redeliver_or_mention(
+    redeliver: bool,
+    store: &StateStore,
+    session_id: &str,
+    dispatcher: &mut Dispatcher,
+    log: &ServeLog,
+) -> anyhow::Result<()> {
+    let undelivered = Undelivered::take_stock(store, session_id)?;
+    if !redeliver {
+        if let Some(warning) = undelivered.warning(session_id) {
+            log.warn(warning);
+        }
+        return Ok(());
+    }
+    if undelivered.count == 0 {
+        log.info(format!("nothing to redeliver: the hooks saw every recorded event of session {session_id}"));
+        return Ok(());
+    }
+    log.info(format!("redelivering {} its hooks never saw", plural(undelivered.count as usize, "recorded event")));
+    let redelivered = undelivered::redeliver(store, session_id, dispatcher)?;
+    log.info(format!("redelivered {}", plural(redelivered as usize, "event")));
+    Ok(())
+}
+
+/// Prepares what the session needs, takes its lease (a session in use by another process
+/// stops the run before anything is written), and starts Node for it.
 fn start_early(
     project: Project,
     args: &RunArgs,
     session_id: &str,
-) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv)> {
+) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv, SessionLease)> {
     let (setup, env) = SessionSetup::prepare(project, &args.env, args.hook_timeout)?;
+    let lease = SessionLease::take(&setup.state_root, session_id)?;
     let runtime = setup.start_runtime(session_id)?;
-    Ok((setup, runtime, env))
+    Ok((setup, runtime, env, lease))
 }
