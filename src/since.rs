@@ -20,7 +20,8 @@ fn is_age(value: &str) -> bool {
     age_millis(value).is_some()
 }
 
-/// `10m` (whole digits followed by one unit) in milliseconds.
+/// `10m` (whole digits followed by one unit) in milliseconds; an age longer than an i64 of
+/// milliseconds (about 292 million years) is that long, which reaches back before any line.
 pub fn age_millis(value: &str) -> Option<i64> {
     let unit = value.chars().last()?;
     let digits = &value[..value.len() - unit.len_utf8()];
@@ -37,7 +38,7 @@ pub fn age_millis(value: &str) -> Option<i64> {
         'h' => 3_600_000,
         _ => 86_400_000,
     };
-    digits.parse::<i64>().ok().map(|count| count * unit_millis)
+    digits.parse::<i64>().ok().map(|count| count.saturating_mul(unit_millis))
 }
 
 /// An RFC 3339 date-time (`2026-11-30T05:52:01.123Z`, `…+01:00`) as milliseconds since the
@@ -131,7 +132,7 @@ mod tests {
 
     #[test]
     fn ages_are_accepted() {
-        for value in ["30s", "10m", "2h", "0s", "1440m"] {
+        for value in ["30s", "10m", "2h", "0s", "1440m", "999999999999d"] {
             assert_eq!(validate_since(value), Ok(()), "{value}");
         }
     }

@@ -182,6 +182,13 @@ impl StateStore {
         Ok(self.connection.last_insert_rowid() as u64)
     }
 
+    /// The cursor of the newest serve-log line, 0 when there is none.
+    pub fn newest_log_cursor(&self) -> anyhow::Result<u64> {
+        let newest: i64 =
+            self.connection.query_row("SELECT COALESCE(MAX(cursor), 0) FROM serve_log", [], |row| row.get(0))?;
+        Ok(newest.unsigned_abs())
+    }
+
     /// Serve-log lines for `sql` (see `dev::logs`), bound to a cursor, optional `since`
     /// and session filters, and a limit.
     pub fn query_log(

@@ -231,6 +231,78 @@ fn the_serve_log_has_history_filters_tail_and_resume() {
     assert_eq!(bad.status(), 400);
 }
 
+/// A `GET /v1/logs` with a `Last-Event-ID`: the status and the body.
+fn logs_after(server: &DevServer, last_event_id: &str) -> (u16, String) {
+    let response = reqwest::blocking::Client::new()
+        .get(format!("{}/v1/logs", server.url))
+        .bearer_auth(&server.token)
+        .header("Last-Event-ID", last_event_id)
+        .send()
+        .unwrap();
+    (response.status().as_u16(), response.text().unwrap())
+}
+
+#[test]
+fn the_serve_log_edge_values_give_exact_answers_or_a_json_400() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "hello");
+    let all = server.logs("");
+    assert!(all.len() >= 2, "{all:?}");
+    assert!(server.logs("?tail=0").is_empty(), "tail=0 is zero lines, like `tail -n 0`");
+    assert_eq!(server.logs(&format!("?tail={}", u64::MAX)), all, "a tail longer than the log is all of it");
+    assert_eq!(server.logs("?since=999999999999d"), all, "an age older than the clock is all of it");
+    assert_eq!(server.logs("?since=99999999999d"), all);
+    let newest = all.last().unwrap()["cursor"].as_u64().unwrap();
+    assert_eq!(logs_after(&server, &newest.to_string()), (200, String::new()), "nothing after the newest");
+    assert_eq!(sse_data(&logs_after(&server, "0").1), all);
+    for bad in ["9223372036854775808", "18446744073709551615", "99999999999999999999999", "-1", "abc"] {
+        let (status, body) = logs_after(&server, bad);
+        assert_eq!(status, 400, "Last-Event-ID {bad}: {body}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert!(error["error"].as_str().unwrap().contains("Last-Event-ID"), "{body}");
+    }
+    for bad in ["tail=-1", "tail=99999999999999999999999", "follow=maybe", "since=soon"] {
+        let response = server.get(&format!("/v1/logs?{bad}")).unwrap();
+        assert_eq!(response.status(), 400, "{bad}");
+        let error: Value = response.json().unwrap();
+        assert!(error["error"].is_string(), "{bad}: {error}");
+    }
+}
+
+#[test]
+fn logs_with_tail_0_follows_only_new_lines() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "before");
+    let newest = server.logs("").last().unwrap()["cursor"].as_u64().unwrap();
+    let mut follower = logs_command(dir.path(), &["-f", "--json", "--tail", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = follower.stdout.take().unwrap();
+    let first_line = std::thread::spawn(move || {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).unwrap();
+        line
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let other = server.create_session();
+    server.send(&other, "after");
+    let started = Instant::now();
+    while !first_line.is_finished() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no new line was printed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = follower.kill();
+    let _ = follower.wait();
+    let record: Value = serde_json::from_str(&first_line.join().unwrap()).unwrap();
+    assert!(record["id"].as_u64().unwrap() > newest, "the first line printed is new: {record}");
+}
+
 #[test]
 fn a_slow_session_does_not_delay_another() {
     let dir = copy_fixture("dev", "basic");

@@ -17,6 +17,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Json;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
@@ -112,19 +113,23 @@ async fn session_events(State(server): State<Server>, Path(id): Path<String>) ->
     }
 }
 
-async fn serve_logs(State(server): State<Server>, headers: HeaderMap, Query(query): Query<logs::LogQuery>) -> Response {
-    let filter = match logs::Filter::parse(&query) {
-        Ok(filter) => filter,
+async fn serve_logs(
+    State(server): State<Server>,
+    headers: HeaderMap,
+    query: Result<Query<logs::LogQuery>, QueryRejection>,
+) -> Response {
+    let query = match query {
+        Ok(Query(query)) => query,
+        Err(rejection) => return error(StatusCode::BAD_REQUEST, rejection.body_text()),
+    };
+    let last_event_id = headers.get("last-event-id").map(|value| value.as_bytes());
+    let request = match logs::LogRequest::parse(&query, last_event_id) {
+        Ok(request) => request,
         Err(problem) => return error(StatusCode::BAD_REQUEST, problem),
     };
-    let after =
-        headers.get("last-event-id").and_then(|value| value.to_str().ok()).and_then(|id| id.trim().parse().ok());
     logs::stream(
         server.agent.project().dir.clone(),
-        filter,
-        after,
-        query.tail,
-        query.follow,
+        request,
         server.agent.log_cursor.subscribe(),
         server.stopping.clone(),
     )
