@@ -303,6 +303,68 @@ fn logs_with_tail_0_follows_only_new_lines() {
     assert!(record["id"].as_u64().unwrap() > newest, "the first line printed is new: {record}");
 }
 
+/// How many files the process `pid` has open.
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
+}
+
+/// `count` raw `GET /v1/logs?follow=true` connections, each read until its history arrived
+/// (the follower is then waiting for new lines).
+fn followers(server: &DevServer, count: usize) -> Vec<std::net::TcpStream> {
+    use std::io::{Read, Write};
+    let address = server.url.trim_start_matches("http://");
+    (0..count)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(address).unwrap();
+            let request = format!(
+                "GET /v1/logs?follow=true HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\r\n",
+                server.token
+            );
+            stream.write_all(request.as_bytes()).unwrap();
+            stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut seen = Vec::new();
+            let mut buffer = [0; 4096];
+            while !String::from_utf8_lossy(&seen).contains("data: ") {
+                let read = stream.read(&mut buffer).unwrap();
+                assert!(read > 0, "the stream ended: {}", String::from_utf8_lossy(&seen));
+                seen.extend_from_slice(&buffer[..read]);
+            }
+            stream
+        })
+        .collect()
+}
+
+/// Waits until `pid` has at most `limit` open files.
+fn wait_for_fds_at_most(pid: u32, limit: usize) {
+    let started = Instant::now();
+    while open_fds(pid) > limit {
+        assert!(started.elapsed() < Duration::from_secs(10), "{} files open, expected {limit} at most", open_fds(pid));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn followers_that_leave_give_back_their_connection_and_store() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let pid = server.child.id();
+    // SQLite keeps the database file handle of a closed connection for the next one to
+    // reuse while another connection of the process holds a lock, so a first round of
+    // followers leaves its peak of those behind; a second round must add nothing to it.
+    let before = open_fds(pid);
+    let first = followers(&server, 20);
+    assert!(open_fds(pid) >= before + 40, "each follower holds its connection and a store");
+    drop(first);
+    wait_for_fds_at_most(pid, before + 22);
+    let settled = open_fds(pid);
+    let second = followers(&server, 20);
+    assert!(open_fds(pid) >= settled + 20);
+    drop(second);
+    wait_for_fds_at_most(pid, settled + 2);
+    assert_eq!(server.logs("?tail=1").len(), 1, "the server still answers");
+}
+
 #[test]
 fn a_slow_session_does_not_delay_another() {
     let dir = copy_fixture("dev", "basic");

@@ -155,10 +155,13 @@ pub fn stream(
             if !follow {
                 return;
             }
-            // Wait for a newer line, the server stopping, or a periodic re-check.
+            // Wait for a newer line, the server stopping, or a periodic re-check; a client
+            // that leaves (the server drops its response) ends the follower and its store
+            // connection at once, not at the next line that will never come.
             tokio::select! {
                 _ = newest.changed() => {}
                 _ = stopping.changed() => return,
+                () = sender.closed() => return,
                 () = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
             if *stopping.borrow() {
