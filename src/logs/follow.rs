@@ -4,11 +4,8 @@
 //! again or `--retry-for` (60 s by default) passes.
 
 use std::error::Error;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{FutureExt, StreamExt};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use reqwest::{Response, StatusCode};
@@ -19,6 +16,7 @@ use super::connect::Endpoint;
 use super::print::{LogRecord, Output};
 use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
+use super::sse::{SseEvent, SseParser};
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).
 /// A connection that brings no byte for this long is dead: three missed 15 s heartbeats.
@@ -209,28 +207,38 @@ impl Follower<'_> {
 
     /// Prints the stream's records until it ends, breaks or falls silent.
     async fn read(&mut self, response: Response) -> anyhow::Result<StreamEnd> {
-        let heard = Liveness::default();
-        let touch = heard.clone();
-        // Every chunk counts as a sign of life, heartbeat comments included (the SSE
-        // parser swallows those).
-        let mut events = response.bytes_stream().inspect(move |_| touch.touch()).eventsource();
+        let mut body = response.bytes_stream();
+        let mut parser = SseParser::default();
+        // Every chunk counts as a sign of life, heartbeat comments included.
+        let mut heard = Instant::now();
         loop {
+            match parser.next_event() {
+                Ok(Some(event)) => {
+                    self.show(&event)?;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(problem) => {
+                    self.output.flush()?;
+                    return Ok(StreamEnd::Broken(problem.to_string()));
+                }
+            }
             // What has already arrived is taken without a timer; only before waiting on
             // the network are the gathered lines written out.
-            let next = match events.next().now_or_never() {
+            let next = match body.next().now_or_never() {
                 Some(next) => Ok(next),
                 None => {
                     self.output.flush()?;
-                    tokio::time::timeout_at(heard.last() + SILENCE_LIMIT, events.next()).await
+                    tokio::time::timeout_at(heard + SILENCE_LIMIT, body.next()).await
                 }
             };
             let end = match next {
-                Err(_) if heard.last() + SILENCE_LIMIT <= Instant::now() => StreamEnd::Silent,
-                Err(_) => continue,
+                Err(_) => StreamEnd::Silent,
                 Ok(None) => StreamEnd::Finished,
-                Ok(Some(Err(error))) => StreamEnd::Broken(describe_stream_error(&error)),
-                Ok(Some(Ok(event))) => {
-                    self.show(&event)?;
+                Ok(Some(Err(error))) => StreamEnd::Broken(root_cause(&error)),
+                Ok(Some(Ok(bytes))) => {
+                    heard = Instant::now();
+                    parser.push(&bytes);
                     continue;
                 }
             };
@@ -240,7 +248,7 @@ impl Follower<'_> {
     }
 
     /// Prints a record unless it was printed before this reconnection.
-    fn show(&mut self, event: &Event) -> anyhow::Result<()> {
+    fn show(&mut self, event: &SseEvent) -> anyhow::Result<()> {
         if event.data.is_empty() {
             return Ok(());
         }
@@ -253,30 +261,6 @@ impl Follower<'_> {
             Err(why) => self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", event.id)),
         }
         Ok(())
-    }
-}
-
-/// When a byte last arrived, shared with the stream that sees the bytes.
-#[derive(Clone)]
-struct Liveness {
-    start: Instant,
-    millis_since_start: Arc<AtomicU64>,
-}
-
-impl Default for Liveness {
-    fn default() -> Self {
-        Self { start: Instant::now(), millis_since_start: Arc::new(AtomicU64::new(0)) }
-    }
-}
-
-impl Liveness {
-    fn touch(&self) {
-        let millis = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.millis_since_start.store(millis, Ordering::Relaxed);
-    }
-
-    fn last(&self) -> Instant {
-        self.start + Duration::from_millis(self.millis_since_start.load(Ordering::Relaxed))
     }
 }
 
@@ -347,14 +331,6 @@ fn root_cause(error: &(dyn Error + 'static)) -> String {
     innermost.to_string()
 }
 
-fn describe_stream_error(error: &EventStreamError<reqwest::Error>) -> String {
-    match error {
-        EventStreamError::Transport(error) => root_cause(error),
-        EventStreamError::Utf8(_) => "the stream is not UTF-8".to_owned(),
-        EventStreamError::Parser(_) => "the stream is not a valid event stream".to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,14 +361,5 @@ mod tests {
     #[test]
     fn a_silent_stream_is_reported_with_the_limit() {
         assert_eq!(StreamEnd::Silent.reason(), "nothing heard for 45 s");
-    }
-
-    #[test]
-    fn liveness_moves_forward_when_touched() {
-        let heard = Liveness::default();
-        let before = heard.last();
-        std::thread::sleep(Duration::from_millis(5));
-        heard.clone().touch();
-        assert!(heard.last() > before);
     }
 }
