@@ -127,3 +127,16 @@ fn a_line_of_16_mb_in_small_pieces_is_read_in_linear_time() {
     let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(record["message"].as_str().map(str::len), Some(16 * 1024 * 1024));
 }
+
+#[test]
+fn an_endless_error_body_is_read_only_as_far_as_the_message_needs() {
+    let url = serve(vec![Box::new(|_, stream| {
+        let head = "HTTP/1.1 418 I'm a teapot\r\ncontent-type: text/plain\r\ncontent-length: 100000000000\r\n\r\n";
+        let _ = stream.write_all(head.as_bytes());
+        while stream.write_all("the teapot says no. ".repeat(1000).as_bytes()).is_ok() {}
+    })]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url]), Duration::from_secs(30));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("418 I'm a teapot: the teapot says no. the teapot"), "{}", stderr(&output));
+}

@@ -25,6 +25,8 @@ pub const SILENCE_LIMIT: Duration = Duration::from_secs(45);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long to wait for the response's status line once connected.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How much of an error response's body is read.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
 /// How much of an error response's body a message quotes.
 const BODY_EXCERPT_CHARS: usize = 200;
 
@@ -290,17 +292,25 @@ fn refusal(status: StatusCode, sent_token: bool, body: &str) -> Stop {
     }
 }
 
-/// The start of an error response's body, on one line, for a message.
+/// The start of an error response's body, on one line, for a message. At most
+/// [`ERROR_BODY_BYTES`] are read, within [`ANSWER_TIMEOUT`]: a server that sends an
+/// endless body gets its first words quoted, not our memory or our time.
 async fn body_excerpt(response: Response) -> String {
-    let text = match tokio::time::timeout(ANSWER_TIMEOUT, response.text()).await {
-        Ok(Ok(text)) => text,
-        _ => String::new(),
-    };
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    let deadline = Instant::now() + ANSWER_TIMEOUT;
+    while body.len() < ERROR_BODY_BYTES {
+        match tokio::time::timeout_at(deadline, chunks.next()).await {
+            Ok(Some(Ok(chunk))) => body.extend_from_slice(&chunk[..chunk.len().min(ERROR_BODY_BYTES - body.len())]),
+            _ => break,
+        }
+    }
+    let text = String::from_utf8_lossy(&body);
     // An agent-sdk server explains itself as `{"error": "…"}`; anything else is quoted.
     let explained = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|value| value.get("error").and_then(serde_json::Value::as_str).map(str::to_owned));
-    let text = explained.unwrap_or(text);
+    let text = explained.unwrap_or_else(|| text.into_owned());
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let excerpt: String = one_line.chars().filter(|c| !c.is_control()).take(BODY_EXCERPT_CHARS).collect();
     if excerpt.is_empty() { "(no details)".to_owned() } else { excerpt }
