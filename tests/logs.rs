@@ -140,3 +140,48 @@ fn an_endless_error_body_is_read_only_as_far_as_the_message_needs() {
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(stderr(&output).contains("418 I'm a teapot: the teapot says no. the teapot"), "{}", stderr(&output));
 }
+
+/// Answers with a `200` event stream carrying `body`, then closes.
+fn stream_of(body: &'static [u8]) -> Answer {
+    Box::new(move |_, stream| {
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        let _ = stream.write_all(body);
+    })
+}
+
+#[test]
+fn a_server_that_keeps_sending_a_broken_stream_is_given_up_on_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    for (body, why) in [
+        (&b"\xff\xfe\x00garbage\n\n"[..], "not UTF-8"),
+        (b"data: hello\n\n", "not a JSON object"),
+        (b"<html>not an event stream</html>", "the server ended the stream"),
+    ] {
+        let url = serve(vec![stream_of(body)]);
+        let output =
+            output_within(logs(dir.path(), &["--host", &url, "-f", "--retry-for", "2s"]), Duration::from_secs(30));
+        let stderr = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("giving up") && stderr.contains(why), "{why}: {stderr}");
+        assert!(!stderr.contains("connected"), "a broken stream is not a connection: {stderr}");
+    }
+}
+
+#[test]
+fn a_stream_that_worked_then_breaks_on_every_reconnect_is_given_up_on_in_time() {
+    let first = log_event(1, "the one good line");
+    let url = serve(vec![
+        Box::new(move |_, stream| {
+            let _ = stream.write_all(EVENT_STREAM.as_bytes());
+            let _ = stream.write_all(first.as_bytes());
+        }),
+        stream_of(b"id: 2\ndata: {\"cursor\": 2,\n\n"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url, "-f", "--retry-for", "2s"]), Duration::from_secs(30));
+    let stderr = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("the one good line"));
+    assert!(stderr.contains("connection lost (the server ended the stream); reconnecting…"), "{stderr}");
+    assert!(stderr.contains("no working log stream") && stderr.contains("not a JSON object"), "{stderr}");
+}

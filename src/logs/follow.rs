@@ -17,10 +17,14 @@ use super::print::{LogRecord, Output};
 use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
 use super::sse::{SseEvent, SseParser};
+use crate::untrusted::escape;
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).
 /// A connection that brings no byte for this long is dead: three missed 15 s heartbeats.
 pub const SILENCE_LIMIT: Duration = Duration::from_secs(45);
+/// A stream works once it brings a record or stays open this long without breaking (an
+/// idle server sends nothing but a heartbeat every 15 s).
+const STEADY: Duration = Duration::from_secs(2);
 /// How long to wait for a TCP (and TLS) connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long to wait for the response's status line once connected.
@@ -41,8 +45,17 @@ pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retr
         // Every try gets a fresh connection: a pooled one may belong to a server that is gone.
         .pool_max_idle_per_host(0)
         .build()?;
-    let mut follower =
-        Follower { client, endpoint, query, authorization, output, resume: Resume::default(), retry_for };
+    let mut follower = Follower {
+        client,
+        endpoint,
+        query,
+        authorization,
+        output,
+        resume: Resume::default(),
+        retry_for,
+        outage: None,
+        worked_once: false,
+    };
     follower.run().await
 }
 
@@ -80,17 +93,27 @@ impl StreamEnd {
     }
 }
 
-/// A time without a working connection, reported once on stderr.
+/// A time without a working stream, reported once on stderr.
 struct Outage {
     started: Instant,
     backoff: Backoff,
+    /// What was wrong with the last stream that answered but never worked.
+    bad_stream: Option<String>,
 }
 
 impl Outage {
     fn begin(output: &Output<'_>, message: &str) -> Self {
         output.printer.stderr(&format!("{message}\n"));
-        Self { started: Instant::now(), backoff: Backoff::default() }
+        Self { started: Instant::now(), backoff: Backoff::default(), bad_stream: None }
     }
+}
+
+/// What became of one SSE event.
+enum Shown {
+    /// A record (printed, or dropped as printed before).
+    Record,
+    /// Something the server sent that is not a record, and why.
+    Rejected(String),
 }
 
 struct Follower<'a> {
@@ -102,14 +125,19 @@ struct Follower<'a> {
     resume: Resume,
     /// How long an outage may last before giving up.
     retry_for: Duration,
+    /// Since when no stream has worked, if that is now.
+    outage: Option<Outage>,
+    /// Whether a stream has worked before (what to say when one works again).
+    worked_once: bool,
 }
 
 impl Follower<'_> {
+    /// An outage ends only when a stream works (see [`STEADY`]), not when a server merely
+    /// answers: one that keeps answering with a broken stream is given up on in time.
     async fn run(&mut self) -> anyhow::Result<()> {
-        let mut outage: Option<Outage> = None;
         let mut connected_once = false;
         loop {
-            if let Some(outage) = &mut outage {
+            if let Some(outage) = &mut self.outage {
                 if outage.started.elapsed() >= self.retry_for {
                     return Err(self.give_up().into());
                 }
@@ -117,29 +145,38 @@ impl Follower<'_> {
             }
             match self.connect().await {
                 Ok(response) => {
-                    if outage.take().is_some() {
-                        self.output.printer.stderr(if connected_once { "reconnected\n" } else { "connected\n" });
-                    }
                     connected_once = true;
-                    let end = self.read(response).await?;
+                    let (end, worked) = self.read(response).await?;
                     if matches!(end, StreamEnd::Finished) && !self.query.follow {
                         return Ok(());
                     }
-                    let message = format!("connection lost ({}); reconnecting…", end.reason());
-                    outage = Some(Outage::begin(&self.output, &message));
-                }
-                Err(Failed::Stop(stop)) => return Err(stop.into()),
-                Err(Failed::Retry(unavailable)) if !connected_once && outage.is_none() => {
-                    let message = self.first_try_failed(unavailable)?;
-                    outage = Some(Outage::begin(&self.output, &message));
-                }
-                Err(Failed::Retry(_)) => {
-                    if outage.is_none() {
-                        outage = Some(Outage::begin(&self.output, "connection lost; reconnecting…"));
+                    if self.outage.is_none() {
+                        let message = format!("connection lost ({}); reconnecting…", end.reason());
+                        self.outage = Some(Outage::begin(&self.output, &message));
+                    }
+                    if let (Some(outage), false) = (&mut self.outage, worked) {
+                        outage.bad_stream = Some(end.reason());
                     }
                 }
+                Err(Failed::Stop(stop)) => return Err(stop.into()),
+                Err(Failed::Retry(unavailable)) if !connected_once && self.outage.is_none() => {
+                    let message = self.first_try_failed(unavailable)?;
+                    self.outage = Some(Outage::begin(&self.output, &message));
+                }
+                Err(Failed::Retry(_)) => match &mut self.outage {
+                    Some(outage) => outage.bad_stream = None,
+                    None => self.outage = Some(Outage::begin(&self.output, "connection lost; reconnecting…")),
+                },
             }
         }
+    }
+
+    /// The stream works: an outage, if any, is over.
+    fn working(&mut self) {
+        if self.outage.take().is_some() {
+            self.output.printer.stderr(if self.worked_once { "reconnected\n" } else { "connected\n" });
+        }
+        self.worked_once = true;
     }
 
     /// On the very first try only a server error is worth waiting for (it may be starting);
@@ -156,11 +193,16 @@ impl Follower<'_> {
     }
 
     fn give_up(&self) -> Stop {
-        Stop::failure(format!(
-            "no connection to {} for {}; giving up (is the server still running?)",
-            self.endpoint.display_host(),
-            crate::clock::format_duration(self.retry_for)
-        ))
+        let host = self.endpoint.display_host();
+        let waited = crate::clock::format_duration(self.retry_for);
+        match self.outage.as_ref().and_then(|outage| outage.bad_stream.as_deref()) {
+            Some(why) => Stop::failure(format!(
+                "{host} answered, but with no working log stream for {waited} (the last one: {why}); giving up"
+            )),
+            None => {
+                Stop::failure(format!("no connection to {host} for {waited}; giving up (is the server still running?)"))
+            }
+        }
     }
 
     /// One `GET /v1/logs`, resumed after the last record printed if there is one.
@@ -207,23 +249,32 @@ impl Follower<'_> {
         Err(Failed::Stop(refusal(status, self.endpoint.token.is_some(), &body)))
     }
 
-    /// Prints the stream's records until it ends, breaks or falls silent.
-    async fn read(&mut self, response: Response) -> anyhow::Result<StreamEnd> {
+    /// Prints the stream's records until it ends, breaks or falls silent; and whether it
+    /// worked (brought a record, or stayed open for [`STEADY`]), else the last thing it
+    /// sent that was not a record.
+    async fn read(&mut self, response: Response) -> anyhow::Result<(StreamEnd, bool)> {
         let mut body = response.bytes_stream();
         let mut parser = SseParser::default();
+        let opened = Instant::now();
         // Every chunk counts as a sign of life, heartbeat comments included.
-        let mut heard = Instant::now();
-        loop {
+        let mut heard = opened;
+        let mut worked = false;
+        let mut rejected = None;
+        let end = loop {
             match parser.next_event() {
                 Ok(Some(event)) => {
-                    self.show(&event)?;
+                    match self.show(&event)? {
+                        Shown::Record if !worked => {
+                            worked = true;
+                            self.working();
+                        }
+                        Shown::Record => {}
+                        Shown::Rejected(why) => rejected = Some(why),
+                    }
                     continue;
                 }
                 Ok(None) => {}
-                Err(problem) => {
-                    self.output.flush()?;
-                    return Ok(StreamEnd::Broken(problem.to_string()));
-                }
+                Err(problem) => break StreamEnd::Broken(problem.to_string()),
             }
             // What has already arrived is taken without a timer; only before waiting on
             // the network are the gathered lines written out.
@@ -231,38 +282,51 @@ impl Follower<'_> {
                 Some(next) => Ok(next),
                 None => {
                     self.output.flush()?;
-                    tokio::time::timeout_at(heard + SILENCE_LIMIT, body.next()).await
+                    let silent_at = heard + SILENCE_LIMIT;
+                    let deadline = if worked { silent_at } else { silent_at.min(opened + STEADY) };
+                    tokio::time::timeout_at(deadline, body.next()).await
                 }
             };
-            let end = match next {
-                Err(_) => StreamEnd::Silent,
-                Ok(None) => StreamEnd::Finished,
-                Ok(Some(Err(error))) => StreamEnd::Broken(root_cause(&error)),
+            match next {
+                Err(_) if !worked && Instant::now() < heard + SILENCE_LIMIT => {
+                    worked = true;
+                    self.working();
+                }
+                Err(_) => break StreamEnd::Silent,
+                Ok(None) => break StreamEnd::Finished,
+                Ok(Some(Err(error))) => break StreamEnd::Broken(root_cause(&error)),
                 Ok(Some(Ok(bytes))) => {
                     heard = Instant::now();
                     parser.push(&bytes);
-                    continue;
                 }
-            };
-            self.output.flush()?;
-            return Ok(end);
-        }
+            }
+        };
+        self.output.flush()?;
+        let end = match (worked, rejected) {
+            (false, Some(why)) => StreamEnd::Broken(why),
+            _ => end,
+        };
+        Ok((end, worked))
     }
 
     /// Prints a record unless it was printed before this reconnection.
-    fn show(&mut self, event: &SseEvent) -> anyhow::Result<()> {
+    fn show(&mut self, event: &SseEvent) -> anyhow::Result<Shown> {
         if event.data.is_empty() {
-            return Ok(());
+            return Ok(Shown::Rejected("the server sent an event with no record".to_owned()));
         }
         match LogRecord::from_event(&event.id, &event.data) {
-            Ok(record) if self.resume.admits(record.cursor) => {
-                self.output.print(&record)?;
-                self.resume.printed(record.cursor);
+            Ok(record) => {
+                if self.resume.admits(record.cursor) {
+                    self.output.print(&record)?;
+                    self.resume.printed(record.cursor);
+                }
+                Ok(Shown::Record)
             }
-            Ok(_) => {}
-            Err(why) => self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", event.id)),
+            Err(why) => {
+                self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", escape(&event.id)));
+                Ok(Shown::Rejected(why))
+            }
         }
-        Ok(())
     }
 }
 
