@@ -70,6 +70,9 @@ CREATE TABLE IF NOT EXISTS serve_log (
     hook       TEXT,
     event      TEXT
 );
+CREATE TABLE IF NOT EXISTS serve_log_identity (
+    id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS kv (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -180,6 +183,16 @@ impl StateStore {
             record.event
         ])?;
         Ok(self.connection.last_insert_rowid() as u64)
+    }
+
+    /// The serve log's identity, made the first time it is asked for: a log made again
+    /// (a fresh state root) has another, so a client can tell that cursors started over.
+    pub fn log_id(&self) -> anyhow::Result<String> {
+        self.connection.execute(
+            "INSERT INTO serve_log_identity (id) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM serve_log_identity)",
+            [crate::clock::new_id("log")],
+        )?;
+        Ok(self.connection.query_row("SELECT id FROM serve_log_identity LIMIT 1", [], |row| row.get(0))?)
     }
 
     /// The cursor of the newest serve-log line, 0 when there is none.

@@ -579,6 +579,57 @@ fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat()
 }
 
 #[test]
+fn logs_follows_a_server_whose_log_was_reset_from_the_new_start_and_says_so() {
+    let dir = copy_fixture("dev", "basic");
+    let port = free_port();
+    let server = DevServer::start(dir.path(), port);
+    let session = server.create_session();
+    server.send(&session, "before");
+    let old: Vec<u64> = server.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
+    let mut follower =
+        logs_command(dir.path(), &["-f", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u64>::new()));
+    let reader = {
+        let printed = std::sync::Arc::clone(&printed);
+        let stdout = follower.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let record: Value = serde_json::from_str(&line.unwrap()).unwrap();
+                printed.lock().unwrap().push(record["id"].as_u64().unwrap());
+            }
+        })
+    };
+    let wait_for = |expected: &[u64]| {
+        let started = Instant::now();
+        while printed.lock().unwrap().as_slice() != expected {
+            assert!(started.elapsed() < Duration::from_secs(30), "printed {:?}", printed.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for(&old);
+    server.signal("-KILL");
+    let _ = server.wait();
+    // A fresh store (the token in dev.json is kept): the new log's cursors start at 1 again.
+    for file in ["state.db", "state.db-wal", "state.db-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(".agent-sdk").join(file));
+    }
+    let restarted = DevServer::start(dir.path(), port);
+    let other = restarted.create_session();
+    restarted.send(&other, "after");
+    let new: Vec<u64> = restarted.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
+    assert_eq!(new[0], 1, "the new log starts again: {new:?}");
+    wait_for(&[old.clone(), new].concat());
+    Command::new("kill").args(["-INT", &follower.id().to_string()]).status().unwrap();
+    let status = follower.wait().unwrap();
+    reader.join().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut follower.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("the server's log was reset").count(), 1, "{stderr}");
+}
+
+#[test]
 fn logs_explains_a_wrong_token_a_missing_server_and_gives_up_in_time() {
     let dir = copy_fixture("dev", "basic");
     let server = DevServer::start(dir.path(), 0);

@@ -9,11 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::clock::format_millis;
+use crate::serve_log::LOG_ID_HEADER;
 
 /// A heartbeat comment this often while idle.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -121,17 +123,29 @@ fn since_bound(text: &str) -> Result<String, String> {
 }
 
 /// The SSE response: history, then (with `follow`) new lines until the client leaves or
-/// the server stops.
-pub fn stream(
+/// the server stops; its `Log-Id` header names the log the cursors belong to.
+pub async fn respond(
     project_dir: PathBuf,
     request: LogRequest,
+    newest: tokio::sync::watch::Receiver<u64>,
+    stopping: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<Response> {
+    let LogRequest { filter, start, follow } = request;
+    let mut reader = LogReader { project_dir, filter: Arc::new(filter), store: None };
+    let log_id = reader.with_store(crate::state::StateStore::log_id).await?;
+    let events = stream(reader, start, follow, newest, stopping);
+    Ok(([(LOG_ID_HEADER, log_id)], events).into_response())
+}
+
+fn stream(
+    mut reader: LogReader,
+    start: Start,
+    follow: bool,
     mut newest: tokio::sync::watch::Receiver<u64>,
     mut stopping: tokio::sync::watch::Receiver<bool>,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(256);
     tokio::spawn(async move {
-        let LogRequest { filter, start, follow } = request;
-        let mut reader = LogReader { project_dir, filter: Arc::new(filter), store: None };
         let mut cursor = match reader.start_cursor(start).await {
             Ok(cursor) => cursor,
             Err(_) => return,

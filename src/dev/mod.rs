@@ -127,13 +127,11 @@ async fn serve_logs(
         Ok(request) => request,
         Err(problem) => return error(StatusCode::BAD_REQUEST, problem),
     };
-    logs::stream(
-        server.agent.project().dir.clone(),
-        request,
-        server.agent.log_cursor.subscribe(),
-        server.stopping.clone(),
-    )
-    .into_response()
+    let dir = server.agent.project().dir.clone();
+    match logs::respond(dir, request, server.agent.log_cursor.subscribe(), server.stopping.clone()).await {
+        Ok(response) => response,
+        Err(problem) => error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
+    }
 }
 
 /// Whether binding `address` keeps the server on this machine.

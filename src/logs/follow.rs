@@ -17,6 +17,7 @@ use super::print::{LogRecord, Output};
 use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
 use super::sse::{SseEvent, SseParser};
+use crate::serve_log::LOG_ID_HEADER;
 use crate::untrusted::escape;
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).
@@ -55,6 +56,8 @@ pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retr
         retry_for,
         outage: None,
         worked_once: false,
+        log_id: None,
+        from_start: false,
     };
     follower.run().await
 }
@@ -129,6 +132,10 @@ struct Follower<'a> {
     outage: Option<Outage>,
     /// Whether a stream has worked before (what to say when one works again).
     worked_once: bool,
+    /// The server's name for its log, if it gives one.
+    log_id: Option<String>,
+    /// Ask for the whole log, without `since` or `tail` (it was reset).
+    from_start: bool,
 }
 
 impl Follower<'_> {
@@ -146,6 +153,9 @@ impl Follower<'_> {
             match self.connect().await {
                 Ok(response) => {
                     connected_once = true;
+                    if self.log_was_reset(&response) {
+                        continue;
+                    }
                     let (end, worked) = self.read(response).await?;
                     if matches!(end, StreamEnd::Finished) && !self.query.follow {
                         return Ok(());
@@ -169,6 +179,26 @@ impl Follower<'_> {
                 },
             }
         }
+    }
+
+    /// Whether this answer comes from a log made again since the last one (its `Log-Id`
+    /// changed: the server's state was reset, and its cursors started over). If so, says
+    /// so and starts again from the new log's beginning, instead of waiting for its cursors
+    /// to pass the last one printed.
+    fn log_was_reset(&mut self, response: &Response) -> bool {
+        let log_id = response.headers().get(LOG_ID_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
+        let reset = matches!((&self.log_id, &log_id), (Some(known), Some(now)) if known != now);
+        if reset {
+            self.output
+                .printer
+                .stderr("the server's log was reset (its cursors started over); printing it from its start\n");
+            self.resume = Resume::default();
+            self.from_start = true;
+        }
+        if log_id.is_some() {
+            self.log_id = log_id;
+        }
+        reset
     }
 
     /// The stream works: an outage, if any, is over.
@@ -210,7 +240,7 @@ impl Follower<'_> {
         let last_event_id = self.resume.last_event_id();
         let mut request = self
             .client
-            .get(self.query.url(&self.endpoint.host, last_event_id.is_some()))
+            .get(self.query.url(&self.endpoint.host, last_event_id.is_some() || self.from_start))
             .header(ACCEPT, "text/event-stream");
         if let Some(authorization) = &self.authorization {
             request = request.header(AUTHORIZATION, authorization.clone());
