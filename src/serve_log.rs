@@ -11,6 +11,10 @@ use serde::Serialize;
 use crate::clock::now_rfc3339;
 use crate::state::StateStore;
 
+/// The `/v1/logs` response header that names the log its cursors belong to (see
+/// [`StateStore::log_id`]): the server sends it, the `logs` client compares it.
+pub const LOG_ID_HEADER: &str = "log-id";
+
 /// How serious a record is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]

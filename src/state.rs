@@ -106,6 +106,9 @@ CREATE TABLE IF NOT EXISTS serve_log (
     hook       TEXT,
     event      TEXT
 );
+CREATE TABLE IF NOT EXISTS serve_log_identity (
+    id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS kv (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -275,6 +278,23 @@ impl StateStore {
             record.event
         ])?;
         Ok(self.connection.last_insert_rowid() as u64)
+    }
+
+    /// The serve log's identity, made the first time it is asked for: a log made again
+    /// (a fresh state root) has another, so a client can tell that cursors started over.
+    pub fn log_id(&self) -> anyhow::Result<String> {
+        self.connection.execute(
+            "INSERT INTO serve_log_identity (id) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM serve_log_identity)",
+            [crate::clock::new_id("log")],
+        )?;
+        Ok(self.connection.query_row("SELECT id FROM serve_log_identity LIMIT 1", [], |row| row.get(0))?)
+    }
+
+    /// The cursor of the newest serve-log line, 0 when there is none.
+    pub fn newest_log_cursor(&self) -> anyhow::Result<u64> {
+        let newest: i64 =
+            self.connection.query_row("SELECT COALESCE(MAX(cursor), 0) FROM serve_log", [], |row| row.get(0))?;
+        Ok(newest.unsigned_abs())
     }
 
     /// Serve-log lines for `sql` (see `dev::logs`), bound to a cursor, optional `since`

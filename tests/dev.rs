@@ -254,6 +254,140 @@ fn the_serve_log_has_history_filters_tail_and_resume() {
     assert_eq!(bad.status(), 400);
 }
 
+/// A `GET /v1/logs` with a `Last-Event-ID`: the status and the body.
+fn logs_after(server: &DevServer, last_event_id: &str) -> (u16, String) {
+    let response = reqwest::blocking::Client::new()
+        .get(format!("{}/v1/logs", server.url))
+        .bearer_auth(&server.token)
+        .header("Last-Event-ID", last_event_id)
+        .send()
+        .unwrap();
+    (response.status().as_u16(), response.text().unwrap())
+}
+
+#[test]
+fn the_serve_log_edge_values_give_exact_answers_or_a_json_400() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "hello");
+    let all = server.logs("");
+    assert!(all.len() >= 2, "{all:?}");
+    assert!(server.logs("?tail=0").is_empty(), "tail=0 is zero lines, like `tail -n 0`");
+    assert_eq!(server.logs(&format!("?tail={}", u64::MAX)), all, "a tail longer than the log is all of it");
+    assert_eq!(server.logs("?since=999999999999d"), all, "an age older than the clock is all of it");
+    assert_eq!(server.logs("?since=99999999999d"), all);
+    let newest = all.last().unwrap()["cursor"].as_u64().unwrap();
+    assert_eq!(logs_after(&server, &newest.to_string()), (200, String::new()), "nothing after the newest");
+    assert_eq!(sse_data(&logs_after(&server, "0").1), all);
+    for bad in ["9223372036854775808", "18446744073709551615", "99999999999999999999999", "-1", "abc"] {
+        let (status, body) = logs_after(&server, bad);
+        assert_eq!(status, 400, "Last-Event-ID {bad}: {body}");
+        let error: Value = serde_json::from_str(&body).unwrap();
+        assert!(error["error"].as_str().unwrap().contains("Last-Event-ID"), "{body}");
+    }
+    for bad in ["tail=-1", "tail=99999999999999999999999", "follow=maybe", "since=soon"] {
+        let response = server.get(&format!("/v1/logs?{bad}")).unwrap();
+        assert_eq!(response.status(), 400, "{bad}");
+        let error: Value = response.json().unwrap();
+        assert!(error["error"].is_string(), "{bad}: {error}");
+    }
+}
+
+#[test]
+fn logs_with_tail_0_follows_only_new_lines() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "before");
+    let newest = server.logs("").last().unwrap()["cursor"].as_u64().unwrap();
+    let mut follower = logs_command(dir.path(), &["-f", "--json", "--tail", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = follower.stdout.take().unwrap();
+    let first_line = std::thread::spawn(move || {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).unwrap();
+        line
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let other = server.create_session();
+    server.send(&other, "after");
+    let started = Instant::now();
+    while !first_line.is_finished() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no new line was printed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = follower.kill();
+    let _ = follower.wait();
+    let record: Value = serde_json::from_str(&first_line.join().unwrap()).unwrap();
+    assert!(record["id"].as_u64().unwrap() > newest, "the first line printed is new: {record}");
+}
+
+/// How many files the process `pid` has open.
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
+}
+
+/// `count` raw `GET /v1/logs?follow=true` connections, each read until its history arrived
+/// (the follower is then waiting for new lines).
+fn followers(server: &DevServer, count: usize) -> Vec<std::net::TcpStream> {
+    use std::io::{Read, Write};
+    let address = server.url.trim_start_matches("http://");
+    (0..count)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(address).unwrap();
+            let request = format!(
+                "GET /v1/logs?follow=true HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\r\n",
+                server.token
+            );
+            stream.write_all(request.as_bytes()).unwrap();
+            stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            let mut seen = Vec::new();
+            let mut buffer = [0; 4096];
+            while !String::from_utf8_lossy(&seen).contains("data: ") {
+                let read = stream.read(&mut buffer).unwrap();
+                assert!(read > 0, "the stream ended: {}", String::from_utf8_lossy(&seen));
+                seen.extend_from_slice(&buffer[..read]);
+            }
+            stream
+        })
+        .collect()
+}
+
+/// Waits until `pid` has at most `limit` open files.
+fn wait_for_fds_at_most(pid: u32, limit: usize) {
+    let started = Instant::now();
+    while open_fds(pid) > limit {
+        assert!(started.elapsed() < Duration::from_secs(10), "{} files open, expected {limit} at most", open_fds(pid));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn followers_that_leave_give_back_their_connection_and_store() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let pid = server.child.id();
+    // SQLite keeps the database file handle of a closed connection for the next one to
+    // reuse while another connection of the process holds a lock, so a first round of
+    // followers leaves its peak of those behind; a second round must add nothing to it.
+    let before = open_fds(pid);
+    let first = followers(&server, 20);
+    assert!(open_fds(pid) >= before + 40, "each follower holds its connection and a store");
+    drop(first);
+    wait_for_fds_at_most(pid, before + 22);
+    let settled = open_fds(pid);
+    let second = followers(&server, 20);
+    assert!(open_fds(pid) >= settled + 20);
+    drop(second);
+    wait_for_fds_at_most(pid, settled + 2);
+    assert_eq!(server.logs("?tail=1").len(), 1, "the server still answers");
+}
+
 #[test]
 fn a_slow_session_does_not_delay_another() {
     let dir = copy_fixture("dev", "basic");
@@ -465,6 +599,57 @@ fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat()
     std::io::Read::read_to_string(&mut follower.stderr.take().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(0), "Ctrl-C ends logs with 0: {stderr}");
     assert!(stderr.contains("reconnecting") && stderr.contains("reconnected"), "{stderr}");
+}
+
+#[test]
+fn logs_follows_a_server_whose_log_was_reset_from_the_new_start_and_says_so() {
+    let dir = copy_fixture("dev", "basic");
+    let port = free_port();
+    let server = DevServer::start(dir.path(), port);
+    let session = server.create_session();
+    server.send(&session, "before");
+    let old: Vec<u64> = server.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
+    let mut follower =
+        logs_command(dir.path(), &["-f", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u64>::new()));
+    let reader = {
+        let printed = std::sync::Arc::clone(&printed);
+        let stdout = follower.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let record: Value = serde_json::from_str(&line.unwrap()).unwrap();
+                printed.lock().unwrap().push(record["id"].as_u64().unwrap());
+            }
+        })
+    };
+    let wait_for = |expected: &[u64]| {
+        let started = Instant::now();
+        while printed.lock().unwrap().as_slice() != expected {
+            assert!(started.elapsed() < Duration::from_secs(30), "printed {:?}", printed.lock().unwrap());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for(&old);
+    server.signal("-KILL");
+    let _ = server.wait();
+    // A fresh store (the token in dev.json is kept): the new log's cursors start at 1 again.
+    for file in ["state.db", "state.db-wal", "state.db-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(".agent-sdk").join(file));
+    }
+    let restarted = DevServer::start(dir.path(), port);
+    let other = restarted.create_session();
+    restarted.send(&other, "after");
+    let new: Vec<u64> = restarted.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
+    assert_eq!(new[0], 1, "the new log starts again: {new:?}");
+    wait_for(&[old.clone(), new].concat());
+    Command::new("kill").args(["-INT", &follower.id().to_string()]).status().unwrap();
+    let status = follower.wait().unwrap();
+    reader.join().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut follower.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("the server's log was reset").count(), 1, "{stderr}");
 }
 
 #[test]

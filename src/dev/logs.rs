@@ -9,11 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::clock::format_millis;
+use crate::serve_log::LOG_ID_HEADER;
 
 /// A heartbeat comment this often while idle.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -29,6 +31,54 @@ pub struct LogQuery {
     pub session: Option<String>,
     pub level: Option<String>,
     pub tail: Option<u64>,
+}
+
+/// A checked request: what to send, from where, and whether to keep following.
+#[derive(Debug, Clone)]
+pub struct LogRequest {
+    filter: Filter,
+    start: Start,
+    follow: bool,
+}
+
+/// Where the history starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Start {
+    /// Every line that matches.
+    Beginning,
+    /// Right after this cursor (`Last-Event-ID`).
+    After(u64),
+    /// The last `n` matching lines; `0` is none (only what comes next, like `tail -n 0`).
+    Tail(u64),
+}
+
+impl LogRequest {
+    /// Checks the query and the `Last-Event-ID` header; a bad one is a 400 with this message.
+    pub fn parse(query: &LogQuery, last_event_id: Option<&[u8]>) -> Result<Self, String> {
+        let filter = Filter::parse(query)?;
+        let start = match (last_event_id.map(parse_last_event_id).transpose()?.flatten(), query.tail) {
+            (Some(after), _) => Start::After(after),
+            (None, Some(tail)) => Start::Tail(tail),
+            (None, None) => Start::Beginning,
+        };
+        Ok(Self { filter, start, follow: query.follow })
+    }
+}
+
+/// A cursor is a whole number up to `i64::MAX` (SQLite's integers); an empty header is none.
+fn parse_last_event_id(value: &[u8]) -> Result<Option<u64>, String> {
+    let text = std::str::from_utf8(value).unwrap_or("\u{fffd}").trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    match text.parse::<i64>() {
+        Ok(cursor) if cursor >= 0 => Ok(Some(cursor.unsigned_abs())),
+        _ => Err(format!(
+            "`Last-Event-ID: {}` is not a cursor of this log (a whole number from 0 to {})",
+            crate::untrusted::escape(text),
+            i64::MAX
+        )),
+    }
 }
 
 /// The filters, checked.
@@ -58,13 +108,16 @@ impl Filter {
     }
 }
 
-/// `10m`, `2h`, `30s` ago, or an RFC 3339 time, as the `at` it compares with.
+/// `10m`, `2h`, `30s` ago, or an RFC 3339 time, as the `at` it compares with. An age
+/// older than the clock reaches back before any line (every line matches).
 fn since_bound(text: &str) -> Result<String, String> {
     let text = text.trim();
     if let Some(ago) = crate::since::age_millis(text) {
-        let now =
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis() as i64;
-        return Ok(format_millis(now - ago));
+        let now = i64::try_from(
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis(),
+        )
+        .unwrap_or(i64::MAX);
+        return Ok(format_millis(now.saturating_sub(ago)));
     }
     // Any RFC 3339 time, made UTC with milliseconds like every recorded `at`.
     crate::since::rfc3339_millis(text)
@@ -73,28 +126,32 @@ fn since_bound(text: &str) -> Result<String, String> {
 }
 
 /// The SSE response: history, then (with `follow`) new lines until the client leaves or
-/// the server stops.
-pub fn stream(
+/// the server stops; its `Log-Id` header names the log the cursors belong to.
+pub async fn respond(
     project_dir: PathBuf,
-    filter: Filter,
-    after: Option<u64>,
-    tail: Option<u64>,
+    request: LogRequest,
+    newest: tokio::sync::watch::Receiver<u64>,
+    stopping: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<Response> {
+    let LogRequest { filter, start, follow } = request;
+    let mut reader = LogReader { project_dir, filter: Arc::new(filter), store: None };
+    let log_id = reader.with_store(crate::state::StateStore::log_id).await?;
+    let events = stream(reader, start, follow, newest, stopping);
+    Ok(([(LOG_ID_HEADER, log_id)], events).into_response())
+}
+
+fn stream(
+    mut reader: LogReader,
+    start: Start,
     follow: bool,
     mut newest: tokio::sync::watch::Receiver<u64>,
     mut stopping: tokio::sync::watch::Receiver<bool>,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(256);
     tokio::spawn(async move {
-        let mut reader = LogReader { project_dir, filter: Arc::new(filter), store: None };
-        // `tail`: start just before the first of the last `n` matching lines (if there are
-        // none, no older line matches at all, so starting at 0 shows nothing old).
-        let mut cursor = match (after, tail) {
-            (Some(after), _) => after,
-            (None, Some(tail)) => match reader.read(QueryFrom::Tail(tail)).await {
-                Ok(rows) => rows.first().map_or(0, |(cursor, _)| cursor - 1),
-                Err(_) => return,
-            },
-            (None, None) => 0,
+        let mut cursor = match reader.start_cursor(start).await {
+            Ok(cursor) => cursor,
+            Err(_) => return,
         };
         loop {
             let rows = match reader.read(QueryFrom::After(cursor)).await {
@@ -115,10 +172,13 @@ pub fn stream(
             if !follow {
                 return;
             }
-            // Wait for a newer line, the server stopping, or a periodic re-check.
+            // Wait for a newer line, the server stopping, or a periodic re-check; a client
+            // that leaves (the server drops its response) ends the follower and its store
+            // connection at once, not at the next line that will never come.
             tokio::select! {
                 _ = newest.changed() => {}
                 _ = stopping.changed() => return,
+                () = sender.closed() => return,
                 () = tokio::time::sleep(Duration::from_secs(1)) => {}
             }
             if *stopping.borrow() {
@@ -143,30 +203,56 @@ struct LogReader {
 }
 
 impl LogReader {
+    /// The cursor the history starts after.
+    async fn start_cursor(&mut self, start: Start) -> anyhow::Result<u64> {
+        Ok(match start {
+            Start::Beginning => 0,
+            Start::After(cursor) => cursor,
+            Start::Tail(0) => self.newest_cursor().await?,
+            // Just before the first of the last `n` matching lines (if there are none, no
+            // older line matches at all, so starting at 0 shows nothing old).
+            Start::Tail(n) => self.read(QueryFrom::Tail(n)).await?.first().map_or(0, |(cursor, _)| cursor - 1),
+        })
+    }
+
     async fn read(&mut self, from: QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
-        let project_dir = self.project_dir.clone();
         let filter = Arc::clone(&self.filter);
+        self.with_store(move |store| query(store, &filter, &from)).await
+    }
+
+    /// The newest cursor of the whole log (0 when it is empty), whatever the filter.
+    async fn newest_cursor(&mut self) -> anyhow::Result<u64> {
+        self.with_store(crate::state::StateStore::newest_log_cursor).await
+    }
+
+    /// Runs `work` on a blocking thread with this reader's store connection.
+    async fn with_store<T: Send + 'static>(
+        &mut self,
+        work: impl FnOnce(&crate::state::StateStore) -> anyhow::Result<T> + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let project_dir = self.project_dir.clone();
         let store = self.store.take();
-        let (store, rows) = tokio::task::spawn_blocking(move || {
+        let (store, result) = tokio::task::spawn_blocking(move || {
             let store = match store {
                 Some(store) => store,
                 None => crate::state::StateStore::open(&project_dir)?,
             };
-            let rows = query(&store, &filter, &from);
-            anyhow::Ok((store, rows))
+            let result = work(&store);
+            anyhow::Ok((store, result))
         })
         .await??;
         self.store = Some(store);
-        rows
+        result
     }
 }
 
 /// Lines matching `filter`: the next page after a cursor, or the last `n`.
 fn query(store: &crate::state::StateStore, filter: &Filter, from: &QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
     let levels = filter.levels.iter().map(|level| format!("'{level}'")).collect::<Vec<_>>().join(",");
+    // SQLite's integers are i64: a longer tail is all of the log anyway.
     let (after, order, limit) = match from {
         QueryFrom::After(cursor) => (*cursor, "ASC", PAGE),
-        QueryFrom::Tail(n) => (0, "DESC", *n),
+        QueryFrom::Tail(n) => (0, "DESC", (*n).min(i64::MAX.unsigned_abs())),
     };
     let sql = format!(
         "SELECT cursor, at, level, message, session_id, turn_id, hook, event FROM serve_log
@@ -204,6 +290,17 @@ mod tests {
         assert_eq!(since_bound("2026-11-30T06:00:00+01:00").unwrap(), "2026-11-30T05:00:00.000Z");
         assert!(since_bound("10m").unwrap().ends_with('Z'));
         assert!(since_bound("yesterday").is_err());
+    }
+
+    #[test]
+    fn a_last_event_id_is_a_cursor_or_refused() {
+        assert_eq!(parse_last_event_id(b" 42 "), Ok(Some(42)));
+        assert_eq!(parse_last_event_id(b""), Ok(None));
+        assert_eq!(parse_last_event_id(b"9223372036854775807"), Ok(Some(9_223_372_036_854_775_807)));
+        for bad in [&b"9223372036854775808"[..], b"-1", b"1e3", b"\xff"] {
+            assert!(parse_last_event_id(bad).is_err(), "{bad:?}");
+        }
+        assert!(since_bound("999999999999d").unwrap().starts_with('-'), "before any line");
     }
 
     #[test]

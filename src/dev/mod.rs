@@ -17,6 +17,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Json;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::middleware::Next;
@@ -118,23 +119,25 @@ async fn session_events(State(server): State<Server>, Path(id): Path<String>) ->
     }
 }
 
-async fn serve_logs(State(server): State<Server>, headers: HeaderMap, Query(query): Query<logs::LogQuery>) -> Response {
-    let filter = match logs::Filter::parse(&query) {
-        Ok(filter) => filter,
+async fn serve_logs(
+    State(server): State<Server>,
+    headers: HeaderMap,
+    query: Result<Query<logs::LogQuery>, QueryRejection>,
+) -> Response {
+    let query = match query {
+        Ok(Query(query)) => query,
+        Err(rejection) => return error(StatusCode::BAD_REQUEST, rejection.body_text()),
+    };
+    let last_event_id = headers.get("last-event-id").map(|value| value.as_bytes());
+    let request = match logs::LogRequest::parse(&query, last_event_id) {
+        Ok(request) => request,
         Err(problem) => return error(StatusCode::BAD_REQUEST, problem),
     };
-    let after =
-        headers.get("last-event-id").and_then(|value| value.to_str().ok()).and_then(|id| id.trim().parse().ok());
-    logs::stream(
-        server.agent.project().dir.clone(),
-        filter,
-        after,
-        query.tail,
-        query.follow,
-        server.agent.log_cursor.subscribe(),
-        server.stopping.clone(),
-    )
-    .into_response()
+    let dir = server.agent.project().dir.clone();
+    match logs::respond(dir, request, server.agent.log_cursor.subscribe(), server.stopping.clone()).await {
+        Ok(response) => response,
+        Err(problem) => error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
+    }
 }
 
 /// Whether binding `address` keeps the server on this machine.

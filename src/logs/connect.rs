@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::Stop;
 use crate::state::STATE_DIR;
+use crate::untrusted::escape;
 
 /// The bearer token. Its `Debug` never shows it, so it cannot leak into a message.
 #[derive(Clone, PartialEq, Eq)]
@@ -120,10 +121,13 @@ fn non_empty(value: &Option<String>) -> Option<String> {
 }
 
 /// `http://127.0.0.1:7311`, or `127.0.0.1:7311` (taken as `http://`), as a base URL.
+/// A user name or password in it is refused: it would go out as a second `Authorization`
+/// header, in clear text over `http://`; the token has its own flag.
 fn parse_host(text: &str) -> Result<Url, Stop> {
     let text = text.trim();
     let with_scheme = if text.contains("://") { text.to_owned() } else { format!("http://{text}") };
-    let bad = |why: &str| Stop::usage(format!("`{text}` is not a server URL such as http://127.0.0.1:7311 ({why})"));
+    let shown = escape(&without_credentials(text)).into_owned();
+    let bad = |why: &str| Stop::usage(format!("`{shown}` is not a server URL such as http://127.0.0.1:7311 ({why})"));
     let mut url = Url::parse(&with_scheme).map_err(|error| bad(&error.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(bad("only http:// and https:// are supported"));
@@ -131,9 +135,25 @@ fn parse_host(text: &str) -> Result<Url, Stop> {
     if url.host().is_none() {
         return Err(bad("it names no host"));
     }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Stop::usage(format!(
+            "the server URL `{shown}` carries a user name or password, which would be sent as well as the token; remove it and pass the token with --token (or AGENT_SDK_TOKEN)"
+        )));
+    }
     url.set_query(None);
     url.set_fragment(None);
     Ok(url)
+}
+
+/// The URL as it may be quoted: anything before an `@` in its authority (a user name and
+/// password) shown as `…`.
+fn without_credentials(text: &str) -> String {
+    let (scheme, rest) = text.split_once("://").map_or(("", text), |(scheme, rest)| (scheme, rest));
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let authority = authority.rsplit_once('@').map_or(authority.to_owned(), |(_, host)| format!("…@{host}"));
+    let scheme = if scheme.is_empty() { String::new() } else { format!("{scheme}://") };
+    format!("{scheme}{authority}{path}")
 }
 
 /// Refuses to send the token in clear text across a network: plain `http://` is fine
@@ -236,6 +256,19 @@ mod tests {
             let stop = discover(&given(Some(bad), None), &Given::default(), no_dev_json).unwrap_err();
             assert_eq!(stop.status, crate::exit_status::ExitStatus::Error, "{bad}");
         }
+    }
+
+    #[test]
+    fn credentials_in_the_url_are_refused_without_being_quoted() {
+        for host in ["http://user:pw@example.com", "https://user@example.com/x", "user:pw@127.0.0.1:7311"] {
+            let stop = discover(&given(Some(host), Some("t")), &Given::default(), no_dev_json).unwrap_err();
+            assert_eq!(stop.status, crate::exit_status::ExitStatus::Error, "{host}");
+            assert!(stop.message.contains("--token") && !stop.message.contains("pw"), "{}", stop.message);
+        }
+        let stop =
+            discover(&given(Some("http://u:pw@exa mple.com"), None), &Given::default(), no_dev_json).unwrap_err();
+        assert!(stop.message.contains("`http://…@exa mple.com`"), "{}", stop.message);
+        assert_eq!(without_credentials("127.0.0.1:7311/a@b"), "127.0.0.1:7311/a@b");
     }
 
     #[test]

@@ -4,11 +4,8 @@
 //! again or `--retry-for` (60 s by default) passes.
 
 use std::error::Error;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{FutureExt, StreamExt};
 use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderValue};
 use reqwest::{Response, StatusCode};
@@ -19,14 +16,22 @@ use super::connect::Endpoint;
 use super::print::{LogRecord, Output};
 use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
+use super::sse::{SseEvent, SseParser};
+use crate::serve_log::LOG_ID_HEADER;
+use crate::untrusted::escape;
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).
 /// A connection that brings no byte for this long is dead: three missed 15 s heartbeats.
 pub const SILENCE_LIMIT: Duration = Duration::from_secs(45);
+/// A stream works once it brings a record or stays open this long without breaking (an
+/// idle server sends nothing but a heartbeat every 15 s).
+const STEADY: Duration = Duration::from_secs(2);
 /// How long to wait for a TCP (and TLS) connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long to wait for the response's status line once connected.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How much of an error response's body is read.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
 /// How much of an error response's body a message quotes.
 const BODY_EXCERPT_CHARS: usize = 200;
 
@@ -41,8 +46,19 @@ pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retr
         // Every try gets a fresh connection: a pooled one may belong to a server that is gone.
         .pool_max_idle_per_host(0)
         .build()?;
-    let mut follower =
-        Follower { client, endpoint, query, authorization, output, resume: Resume::default(), retry_for };
+    let mut follower = Follower {
+        client,
+        endpoint,
+        query,
+        authorization,
+        output,
+        resume: Resume::default(),
+        retry_for,
+        outage: None,
+        worked_once: false,
+        log_id: None,
+        from_start: false,
+    };
     follower.run().await
 }
 
@@ -80,17 +96,27 @@ impl StreamEnd {
     }
 }
 
-/// A time without a working connection, reported once on stderr.
+/// A time without a working stream, reported once on stderr.
 struct Outage {
     started: Instant,
     backoff: Backoff,
+    /// What was wrong with the last stream that answered but never worked.
+    bad_stream: Option<String>,
 }
 
 impl Outage {
     fn begin(output: &Output<'_>, message: &str) -> Self {
         output.printer.stderr(&format!("{message}\n"));
-        Self { started: Instant::now(), backoff: Backoff::default() }
+        Self { started: Instant::now(), backoff: Backoff::default(), bad_stream: None }
     }
+}
+
+/// What became of one SSE event.
+enum Shown {
+    /// A record (printed, or dropped as printed before).
+    Record,
+    /// Something the server sent that is not a record, and why.
+    Rejected(String),
 }
 
 struct Follower<'a> {
@@ -102,14 +128,23 @@ struct Follower<'a> {
     resume: Resume,
     /// How long an outage may last before giving up.
     retry_for: Duration,
+    /// Since when no stream has worked, if that is now.
+    outage: Option<Outage>,
+    /// Whether a stream has worked before (what to say when one works again).
+    worked_once: bool,
+    /// The server's name for its log, if it gives one.
+    log_id: Option<String>,
+    /// Ask for the whole log, without `since` or `tail` (it was reset).
+    from_start: bool,
 }
 
 impl Follower<'_> {
+    /// An outage ends only when a stream works (see [`STEADY`]), not when a server merely
+    /// answers: one that keeps answering with a broken stream is given up on in time.
     async fn run(&mut self) -> anyhow::Result<()> {
-        let mut outage: Option<Outage> = None;
         let mut connected_once = false;
         loop {
-            if let Some(outage) = &mut outage {
+            if let Some(outage) = &mut self.outage {
                 if outage.started.elapsed() >= self.retry_for {
                     return Err(self.give_up().into());
                 }
@@ -117,29 +152,61 @@ impl Follower<'_> {
             }
             match self.connect().await {
                 Ok(response) => {
-                    if outage.take().is_some() {
-                        self.output.printer.stderr(if connected_once { "reconnected\n" } else { "connected\n" });
-                    }
                     connected_once = true;
-                    let end = self.read(response).await?;
+                    if self.log_was_reset(&response) {
+                        continue;
+                    }
+                    let (end, worked) = self.read(response).await?;
                     if matches!(end, StreamEnd::Finished) && !self.query.follow {
                         return Ok(());
                     }
-                    let message = format!("connection lost ({}); reconnecting…", end.reason());
-                    outage = Some(Outage::begin(&self.output, &message));
-                }
-                Err(Failed::Stop(stop)) => return Err(stop.into()),
-                Err(Failed::Retry(unavailable)) if !connected_once && outage.is_none() => {
-                    let message = self.first_try_failed(unavailable)?;
-                    outage = Some(Outage::begin(&self.output, &message));
-                }
-                Err(Failed::Retry(_)) => {
-                    if outage.is_none() {
-                        outage = Some(Outage::begin(&self.output, "connection lost; reconnecting…"));
+                    if self.outage.is_none() {
+                        let message = format!("connection lost ({}); reconnecting…", end.reason());
+                        self.outage = Some(Outage::begin(&self.output, &message));
+                    }
+                    if let (Some(outage), false) = (&mut self.outage, worked) {
+                        outage.bad_stream = Some(end.reason());
                     }
                 }
+                Err(Failed::Stop(stop)) => return Err(stop.into()),
+                Err(Failed::Retry(unavailable)) if !connected_once && self.outage.is_none() => {
+                    let message = self.first_try_failed(unavailable)?;
+                    self.outage = Some(Outage::begin(&self.output, &message));
+                }
+                Err(Failed::Retry(_)) => match &mut self.outage {
+                    Some(outage) => outage.bad_stream = None,
+                    None => self.outage = Some(Outage::begin(&self.output, "connection lost; reconnecting…")),
+                },
             }
         }
+    }
+
+    /// Whether this answer comes from a log made again since the last one (its `Log-Id`
+    /// changed: the server's state was reset, and its cursors started over). If so, says
+    /// so and starts again from the new log's beginning, instead of waiting for its cursors
+    /// to pass the last one printed.
+    fn log_was_reset(&mut self, response: &Response) -> bool {
+        let log_id = response.headers().get(LOG_ID_HEADER).and_then(|value| value.to_str().ok()).map(str::to_owned);
+        let reset = matches!((&self.log_id, &log_id), (Some(known), Some(now)) if known != now);
+        if reset {
+            self.output
+                .printer
+                .stderr("the server's log was reset (its cursors started over); printing it from its start\n");
+            self.resume = Resume::default();
+            self.from_start = true;
+        }
+        if log_id.is_some() {
+            self.log_id = log_id;
+        }
+        reset
+    }
+
+    /// The stream works: an outage, if any, is over.
+    fn working(&mut self) {
+        if self.outage.take().is_some() {
+            self.output.printer.stderr(if self.worked_once { "reconnected\n" } else { "connected\n" });
+        }
+        self.worked_once = true;
     }
 
     /// On the very first try only a server error is worth waiting for (it may be starting);
@@ -156,11 +223,16 @@ impl Follower<'_> {
     }
 
     fn give_up(&self) -> Stop {
-        Stop::failure(format!(
-            "no connection to {} for {}; giving up (is the server still running?)",
-            self.endpoint.display_host(),
-            crate::clock::format_duration(self.retry_for)
-        ))
+        let host = self.endpoint.display_host();
+        let waited = crate::clock::format_duration(self.retry_for);
+        match self.outage.as_ref().and_then(|outage| outage.bad_stream.as_deref()) {
+            Some(why) => Stop::failure(format!(
+                "{host} answered, but with no working log stream for {waited} (the last one: {why}); giving up"
+            )),
+            None => {
+                Stop::failure(format!("no connection to {host} for {waited}; giving up (is the server still running?)"))
+            }
+        }
     }
 
     /// One `GET /v1/logs`, resumed after the last record printed if there is one.
@@ -168,7 +240,7 @@ impl Follower<'_> {
         let last_event_id = self.resume.last_event_id();
         let mut request = self
             .client
-            .get(self.query.url(&self.endpoint.host, last_event_id.is_some()))
+            .get(self.query.url(&self.endpoint.host, last_event_id.is_some() || self.from_start))
             .header(ACCEPT, "text/event-stream");
         if let Some(authorization) = &self.authorization {
             request = request.header(AUTHORIZATION, authorization.clone());
@@ -207,76 +279,84 @@ impl Follower<'_> {
         Err(Failed::Stop(refusal(status, self.endpoint.token.is_some(), &body)))
     }
 
-    /// Prints the stream's records until it ends, breaks or falls silent.
-    async fn read(&mut self, response: Response) -> anyhow::Result<StreamEnd> {
-        let heard = Liveness::default();
-        let touch = heard.clone();
-        // Every chunk counts as a sign of life, heartbeat comments included (the SSE
-        // parser swallows those).
-        let mut events = response.bytes_stream().inspect(move |_| touch.touch()).eventsource();
-        loop {
+    /// Prints the stream's records until it ends, breaks or falls silent; and whether it
+    /// worked (brought a record, or stayed open for [`STEADY`]), else the last thing it
+    /// sent that was not a record.
+    async fn read(&mut self, response: Response) -> anyhow::Result<(StreamEnd, bool)> {
+        let mut body = response.bytes_stream();
+        let mut parser = SseParser::default();
+        let opened = Instant::now();
+        // Every chunk counts as a sign of life, heartbeat comments included.
+        let mut heard = opened;
+        let mut worked = false;
+        let mut rejected = None;
+        let end = loop {
+            match parser.next_event() {
+                Ok(Some(event)) => {
+                    match self.show(&event)? {
+                        Shown::Record if !worked => {
+                            worked = true;
+                            self.working();
+                        }
+                        Shown::Record => {}
+                        Shown::Rejected(why) => rejected = Some(why),
+                    }
+                    continue;
+                }
+                Ok(None) => {}
+                Err(problem) => break StreamEnd::Broken(problem.to_string()),
+            }
             // What has already arrived is taken without a timer; only before waiting on
             // the network are the gathered lines written out.
-            let next = match events.next().now_or_never() {
+            let next = match body.next().now_or_never() {
                 Some(next) => Ok(next),
                 None => {
                     self.output.flush()?;
-                    tokio::time::timeout_at(heard.last() + SILENCE_LIMIT, events.next()).await
+                    let silent_at = heard + SILENCE_LIMIT;
+                    let deadline = if worked { silent_at } else { silent_at.min(opened + STEADY) };
+                    tokio::time::timeout_at(deadline, body.next()).await
                 }
             };
-            let end = match next {
-                Err(_) if heard.last() + SILENCE_LIMIT <= Instant::now() => StreamEnd::Silent,
-                Err(_) => continue,
-                Ok(None) => StreamEnd::Finished,
-                Ok(Some(Err(error))) => StreamEnd::Broken(describe_stream_error(&error)),
-                Ok(Some(Ok(event))) => {
-                    self.show(&event)?;
-                    continue;
+            match next {
+                Err(_) if !worked && Instant::now() < heard + SILENCE_LIMIT => {
+                    worked = true;
+                    self.working();
                 }
-            };
-            self.output.flush()?;
-            return Ok(end);
-        }
+                Err(_) => break StreamEnd::Silent,
+                Ok(None) => break StreamEnd::Finished,
+                Ok(Some(Err(error))) => break StreamEnd::Broken(root_cause(&error)),
+                Ok(Some(Ok(bytes))) => {
+                    heard = Instant::now();
+                    parser.push(&bytes);
+                }
+            }
+        };
+        self.output.flush()?;
+        let end = match (worked, rejected) {
+            (false, Some(why)) => StreamEnd::Broken(why),
+            _ => end,
+        };
+        Ok((end, worked))
     }
 
     /// Prints a record unless it was printed before this reconnection.
-    fn show(&mut self, event: &Event) -> anyhow::Result<()> {
+    fn show(&mut self, event: &SseEvent) -> anyhow::Result<Shown> {
         if event.data.is_empty() {
-            return Ok(());
+            return Ok(Shown::Rejected("the server sent an event with no record".to_owned()));
         }
         match LogRecord::from_event(&event.id, &event.data) {
-            Ok(record) if self.resume.admits(record.cursor) => {
-                self.output.print(&record)?;
-                self.resume.printed(record.cursor);
+            Ok(record) => {
+                if self.resume.admits(record.cursor) {
+                    self.output.print(&record)?;
+                    self.resume.printed(record.cursor);
+                }
+                Ok(Shown::Record)
             }
-            Ok(_) => {}
-            Err(why) => self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", event.id)),
+            Err(why) => {
+                self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", escape(&event.id)));
+                Ok(Shown::Rejected(why))
+            }
         }
-        Ok(())
-    }
-}
-
-/// When a byte last arrived, shared with the stream that sees the bytes.
-#[derive(Clone)]
-struct Liveness {
-    start: Instant,
-    millis_since_start: Arc<AtomicU64>,
-}
-
-impl Default for Liveness {
-    fn default() -> Self {
-        Self { start: Instant::now(), millis_since_start: Arc::new(AtomicU64::new(0)) }
-    }
-}
-
-impl Liveness {
-    fn touch(&self) {
-        let millis = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.millis_since_start.store(millis, Ordering::Relaxed);
-    }
-
-    fn last(&self) -> Instant {
-        self.start + Duration::from_millis(self.millis_since_start.load(Ordering::Relaxed))
     }
 }
 
@@ -306,17 +386,25 @@ fn refusal(status: StatusCode, sent_token: bool, body: &str) -> Stop {
     }
 }
 
-/// The start of an error response's body, on one line, for a message.
+/// The start of an error response's body, on one line, for a message. At most
+/// [`ERROR_BODY_BYTES`] are read, within [`ANSWER_TIMEOUT`]: a server that sends an
+/// endless body gets its first words quoted, not our memory or our time.
 async fn body_excerpt(response: Response) -> String {
-    let text = match tokio::time::timeout(ANSWER_TIMEOUT, response.text()).await {
-        Ok(Ok(text)) => text,
-        _ => String::new(),
-    };
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    let deadline = Instant::now() + ANSWER_TIMEOUT;
+    while body.len() < ERROR_BODY_BYTES {
+        match tokio::time::timeout_at(deadline, chunks.next()).await {
+            Ok(Some(Ok(chunk))) => body.extend_from_slice(&chunk[..chunk.len().min(ERROR_BODY_BYTES - body.len())]),
+            _ => break,
+        }
+    }
+    let text = String::from_utf8_lossy(&body);
     // An agent-sdk server explains itself as `{"error": "…"}`; anything else is quoted.
     let explained = serde_json::from_str::<serde_json::Value>(&text)
         .ok()
         .and_then(|value| value.get("error").and_then(serde_json::Value::as_str).map(str::to_owned));
-    let text = explained.unwrap_or(text);
+    let text = explained.unwrap_or_else(|| text.into_owned());
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let excerpt: String = one_line.chars().filter(|c| !c.is_control()).take(BODY_EXCERPT_CHARS).collect();
     if excerpt.is_empty() { "(no details)".to_owned() } else { excerpt }
@@ -345,14 +433,6 @@ fn root_cause(error: &(dyn Error + 'static)) -> String {
         innermost = source;
     }
     innermost.to_string()
-}
-
-fn describe_stream_error(error: &EventStreamError<reqwest::Error>) -> String {
-    match error {
-        EventStreamError::Transport(error) => root_cause(error),
-        EventStreamError::Utf8(_) => "the stream is not UTF-8".to_owned(),
-        EventStreamError::Parser(_) => "the stream is not a valid event stream".to_owned(),
-    }
 }
 
 #[cfg(test)]
@@ -385,14 +465,5 @@ mod tests {
     #[test]
     fn a_silent_stream_is_reported_with_the_limit() {
         assert_eq!(StreamEnd::Silent.reason(), "nothing heard for 45 s");
-    }
-
-    #[test]
-    fn liveness_moves_forward_when_touched() {
-        let heard = Liveness::default();
-        let before = heard.last();
-        std::thread::sleep(Duration::from_millis(5));
-        heard.clone().touch();
-        assert!(heard.last() > before);
     }
 }

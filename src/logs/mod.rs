@@ -6,7 +6,7 @@
 //!  --since / --level ───────▶ query (GET /v1/logs?…)
 //!                                   │
 //!                                   ▼
-//!          follow: request ─▶ SSE events ─▶ resume (drop cursor ≤ last printed) ─▶ print
+//!          follow: request ─▶ sse (events) ─▶ resume (drop cursor ≤ last printed) ─▶ print
 //!             ▲                    │
 //!             └── backoff ◀── lost (end, read error, 5xx, 45 s of silence)
 //! ```
@@ -16,6 +16,7 @@ pub mod follow;
 pub mod print;
 pub mod query;
 pub mod resume;
+pub mod sse;
 
 use crate::exit_status::ExitStatus;
 

@@ -1,0 +1,187 @@
+//! `agent-sdk logs` against servers the real `dev` cannot imitate: small HTTP servers on
+//! loopback written in each test, answering with exactly the bytes a case needs.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+/// `agent-sdk logs <args>` in an empty folder, with no host or token from the environment.
+fn logs(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
+    command
+        .arg("logs")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("AGENT_SDK_HOST")
+        .env_remove("AGENT_SDK_TOKEN");
+    command
+}
+
+/// Runs `command`, failing the test if it has not exited within `limit`.
+fn output_within(mut command: Command, limit: Duration) -> Output {
+    let child = command.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let pid = child.id();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || sender.send(child.wait_with_output().unwrap()));
+    match receiver.recv_timeout(limit) {
+        Ok(output) => output,
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            let output = receiver.recv().unwrap();
+            panic!("logs did not exit within {limit:?}: {}", String::from_utf8_lossy(&output.stderr));
+        }
+    }
+}
+
+/// How the test server answers one connection, given the request's head.
+type Answer = Box<dyn Fn(&str, &mut TcpStream) + Send>;
+
+/// A server on loopback that answers its `n`th connection with `answers[n]`, then closes it; connections past the last answer get the last one.
+/// Returns its URL.
+fn serve(answers: Vec<Answer>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let request = read_request(&mut stream);
+            let answer = &answers[n.min(answers.len() - 1)];
+            answer(&request, &mut stream);
+        }
+    });
+    url
+}
+
+/// Reads one request's head (up to the blank line).
+fn read_request(stream: &mut TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// The head of a `200` event stream, closed at its end.
+const EVENT_STREAM: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+
+/// One log line as an SSE event.
+fn log_event(cursor: u64, message: &str) -> String {
+    let record =
+        serde_json::json!({ "cursor": cursor, "at": "2026-11-30T05:52:01.123Z", "level": "info", "message": message });
+    format!("id: {cursor}\ndata: {record}\n\n")
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn credentials_in_the_host_url_are_refused_before_anything_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    for args in [
+        vec!["--host".to_owned(), format!("http://user:pw@127.0.0.1:{port}"), "--token".to_owned(), "t".to_owned()],
+        vec!["--host".to_owned(), format!("http://user:pw@127.0.0.1:{port}")],
+    ] {
+        let output = output_within(
+            logs(dir.path(), &args.iter().map(String::as_str).collect::<Vec<_>>()),
+            Duration::from_secs(10),
+        );
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(stderr(&output).contains("--token"), "{}", stderr(&output));
+        assert!(!stderr(&output).contains("pw"), "the password is never printed: {}", stderr(&output));
+    }
+    let output = output_within(
+        logs(dir.path(), &["--host", "http://user:pw@logs.example.com", "--token", "t", "--insecure"]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(listener.accept().is_err(), "no request was sent");
+}
+
+#[test]
+fn a_line_of_16_mb_in_small_pieces_is_read_in_linear_time() {
+    let message = "x".repeat(16 * 1024 * 1024);
+    let url = serve(vec![Box::new(move |_, stream| {
+        let _ = stream.set_nodelay(true);
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        for piece in log_event(1, &message).as_bytes().chunks(1024) {
+            if stream.write_all(piece).is_err() {
+                return;
+            }
+        }
+    })]);
+    let dir = tempfile::tempdir().unwrap();
+    // The quadratic parser took 30 s for 8 MB (over a minute for this); a linear one, a second or two.
+    let output = output_within(logs(dir.path(), &["--host", &url, "--json"]), Duration::from_secs(60));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let record: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(record["message"].as_str().map(str::len), Some(16 * 1024 * 1024));
+}
+
+#[test]
+fn an_endless_error_body_is_read_only_as_far_as_the_message_needs() {
+    let url = serve(vec![Box::new(|_, stream| {
+        let head = "HTTP/1.1 418 I'm a teapot\r\ncontent-type: text/plain\r\ncontent-length: 100000000000\r\n\r\n";
+        let _ = stream.write_all(head.as_bytes());
+        while stream.write_all("the teapot says no. ".repeat(1000).as_bytes()).is_ok() {}
+    })]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url]), Duration::from_secs(30));
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("418 I'm a teapot: the teapot says no. the teapot"), "{}", stderr(&output));
+}
+
+/// Answers with a `200` event stream carrying `body`, then closes.
+fn stream_of(body: &'static [u8]) -> Answer {
+    Box::new(move |_, stream| {
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        let _ = stream.write_all(body);
+    })
+}
+
+#[test]
+fn a_server_that_keeps_sending_a_broken_stream_is_given_up_on_in_time() {
+    let dir = tempfile::tempdir().unwrap();
+    for (body, why) in [
+        (&b"\xff\xfe\x00garbage\n\n"[..], "not UTF-8"),
+        (b"data: hello\n\n", "not a JSON object"),
+        (b"<html>not an event stream</html>", "the server ended the stream"),
+    ] {
+        let url = serve(vec![stream_of(body)]);
+        let output =
+            output_within(logs(dir.path(), &["--host", &url, "-f", "--retry-for", "2s"]), Duration::from_secs(30));
+        let stderr = stderr(&output);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("giving up") && stderr.contains(why), "{why}: {stderr}");
+        assert!(!stderr.contains("connected"), "a broken stream is not a connection: {stderr}");
+    }
+}
+
+#[test]
+fn a_stream_that_worked_then_breaks_on_every_reconnect_is_given_up_on_in_time() {
+    let first = log_event(1, "the one good line");
+    let url = serve(vec![
+        Box::new(move |_, stream| {
+            let _ = stream.write_all(EVENT_STREAM.as_bytes());
+            let _ = stream.write_all(first.as_bytes());
+        }),
+        stream_of(b"id: 2\ndata: {\"cursor\": 2,\n\n"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url, "-f", "--retry-for", "2s"]), Duration::from_secs(30));
+    let stderr = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("the one good line"));
+    assert!(stderr.contains("connection lost (the server ended the stream); reconnecting…"), "{stderr}");
+    assert!(stderr.contains("no working log stream") && stderr.contains("not a JSON object"), "{stderr}");
+}
