@@ -97,10 +97,14 @@ pub fn human_line(record: &LogRecord, color: bool, zone: Option<&jiff::tz::TimeZ
     if let Some(hook) = record.text("hook") {
         line.push_str(&format!(" [hook \"{}\"]", escape_controls(hook)));
     }
-    line.push(' ');
-    line.push_str(&escape_controls(record.text("message").unwrap_or_default().trim_end_matches('\n')));
-    line.push('\n');
-    line
+    // Each line of the message gets the prefix (lines after the first marked `| `), as in
+    // the serve log itself: a message cannot forge a line of its own.
+    let mut text = String::new();
+    for (index, part) in record.text("message").unwrap_or_default().trim_end_matches('\n').split('\n').enumerate() {
+        let mark = if index == 0 { "" } else { "| " };
+        text.push_str(&format!("{line} {mark}{}\n", escape_controls(part)));
+    }
+    text
 }
 
 /// The record with its cursor added as `id`, on one line.
@@ -146,12 +150,10 @@ fn short_session(id: &str) -> String {
     escape_controls(&chars[chars.len().saturating_sub(SESSION_SHORT_LEN)..].iter().collect::<String>())
 }
 
-/// Control characters other than newline and tab, escaped: a log line must not be able
-/// to move the cursor or recolour the terminal.
+/// Control characters escaped: a log line must not be able to move the cursor or recolour
+/// the terminal.
 fn escape_controls(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() && c != '\n' && c != '\t' { c.escape_default().to_string() } else { c.to_string() })
-        .collect()
+    crate::untrusted::escape(text).into_owned()
 }
 
 #[cfg(test)]
@@ -194,7 +196,10 @@ mod tests {
     fn control_characters_cannot_reach_the_terminal() {
         let evil =
             record("{\"at\":\"2026-11-30T05:52:01Z\",\"level\":\"info\",\"message\":\"a\\u001b[31mb\\r\\nc\\n\"}");
-        assert_eq!(human_line(&evil, false, None), "2026-11-30T05:52:01.000Z INFO  a\\u{1b}[31mb\\r\nc\n");
+        assert_eq!(
+            human_line(&evil, false, None),
+            "2026-11-30T05:52:01.000Z INFO  a\\u{1b}[31mb\\r\n2026-11-30T05:52:01.000Z INFO  | c\n"
+        );
     }
 
     #[test]
