@@ -536,3 +536,46 @@ fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
         lines.iter().any(|line| line == &format!("{session} {last} turn.completed v1"))
     });
 }
+
+impl DevServer {
+    fn address(&self) -> String {
+        self.url.trim_start_matches("http://").to_owned()
+    }
+
+    /// Its exit code; panics (and kills it) if it is still running after `limit`.
+    fn exits_within(mut self, limit: Duration) -> Option<i32> {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::mem::forget(self);
+                return status.code();
+            }
+            assert!(started.elapsed() < limit, "still running {limit:?} after it was told to stop");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+#[test]
+fn a_client_that_sends_half_a_header_is_dropped_and_does_not_hold_up_the_shutdown() {
+    use std::io::{Read, Write};
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let half_a_header = format!("GET /v1/logs HTTP/1.1\r\nHost: {}\r\n", server.address());
+    let mut slow = std::net::TcpStream::connect(server.address()).unwrap();
+    slow.write_all(half_a_header.as_bytes()).unwrap();
+    // The header timeout closes it (well before this read gives up).
+    slow.set_read_timeout(Some(Duration::from_secs(40))).unwrap();
+    let mut answer = Vec::new();
+    let read = slow.read_to_end(&mut answer);
+    assert!(
+        !read.as_ref().is_err_and(|problem| problem.kind() == std::io::ErrorKind::WouldBlock),
+        "the server never closed a connection that sent half a header"
+    );
+    // Another one, still waiting on its header timeout, does not hold up SIGTERM.
+    let mut held = std::net::TcpStream::connect(server.address()).unwrap();
+    held.write_all(half_a_header.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    server.signal("-TERM");
+    assert_eq!(server.exits_within(Duration::from_secs(20)), Some(0));
+}

@@ -2,12 +2,14 @@
 //! sessions run turns and fire hooks as `run` does, and whose serve log `logs` follows.
 //!
 //! ```text
+//!   connections (accept, header timeout, bounded shutdown) ─▶ router (bearer token)
 //!   POST /v1/sessions/{id}/messages ─▶ sessions (a worker and a runtime per session) ─▶ SSE of the turn's events
 //!   GET  /v1/logs ◀─ serve_log table (cursor) ◀─ every session's serve log
 //!   watch (source folder) ─▶ re-validate ─▶ recompile ─▶ hooks reloaded between turns
 //! ```
 
 pub mod agent;
+pub mod connections;
 pub mod logs;
 pub mod sessions;
 pub mod token;
