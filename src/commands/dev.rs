@@ -66,7 +66,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let sessions = Arc::new(Sessions::new(Arc::clone(&agent)));
+    let sessions = Arc::new(Sessions::new(Arc::clone(&agent), args.max_sessions as usize));
     let (stop_sender, stopping) = tokio::sync::watch::channel(false);
     let server =
         Server { agent: Arc::clone(&agent), sessions: Arc::clone(&sessions), token: Arc::new(token.clone()), stopping };
