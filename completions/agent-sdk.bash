@@ -101,7 +101,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__dev)
-            opts="-h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --log-format --env-file --no-env-file --color --help --version"
+            opts="-h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -124,6 +124,10 @@ _agent__sdk() {
                     return 0
                     ;;
                 --session-idle)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-sessions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -82,7 +82,8 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The 
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on (0 picks a free one; `dev.json` says which)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before its Node.js runtime is stopped (it starts again with the next turn)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before it is put to rest: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l max-sessions -d 'How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F

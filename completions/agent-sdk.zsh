@@ -88,7 +88,8 @@ _arguments "${_arguments_options[@]}" : \
 '--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
 '--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
 '--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)]:DURATION:_default' \
-'--session-idle=[How long a session may sit idle before its Node.js runtime is stopped (it starts again with the next turn)]:DURATION:_default' \
+'--session-idle=[How long a session may sit idle before it is put to rest\: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history]:DURATION:_default' \
+'--max-sessions=[How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429]:COUNT:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
 json\:"One JSON record a line"))' \
 '*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \

@@ -214,10 +214,16 @@ pub struct DevArgs {
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
-    /// How long a session may sit idle before its Node.js runtime is stopped (it starts
-    /// again with the next turn).
+    /// How long a session may sit idle before it is put to rest: its Node.js runtime and
+    /// its thread are given back, and it no longer counts against --max-sessions. Its
+    /// next message brings it back, with its history.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::clock::parse_duration)]
     pub session_idle: std::time::Duration,
+
+    /// How many sessions may be live at once (each has a thread and, once it has had a
+    /// turn, a Node.js runtime); beyond it, new and resting sessions are answered 429.
+    #[arg(long, value_name = "COUNT", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sessions: u32,
 
     /// The serve log's format on stderr.
     #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]

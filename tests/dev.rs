@@ -729,6 +729,26 @@ fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
         .spawn()
         .unwrap();
     let server = DevServer::adopt(child, dir.path(), "");
+    let proc = format!("/proc/{}", server.child.id());
+    // SQLite keeps a closed connection's descriptor of the database file while another
+    // connection holds a lock on it, and reuses it for the next one: those are not counted.
+    let descriptors = || {
+        std::fs::read_dir(format!("{proc}/fd"))
+            .unwrap()
+            .flatten()
+            .filter(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| !target.ends_with(".agent-sdk/state.db")))
+            .count()
+    };
+    let session_threads = || {
+        std::fs::read_dir(format!("{proc}/task"))
+            .unwrap()
+            .flatten()
+            .filter(|task| {
+                std::fs::read_to_string(task.path().join("comm")).is_ok_and(|name| name.starts_with("session "))
+            })
+            .count()
+    };
+    let before = descriptors();
     let session = server.create_session();
     server.send(&session, "one");
     let runtimes = || {
@@ -736,8 +756,20 @@ fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
         String::from_utf8_lossy(&output.stdout).lines().count()
     };
     assert_eq!(runtimes(), 1, "a session with a turn has a runtime");
+    // Its worker, and the threads it started (they inherit its name).
+    assert!(session_threads() >= 1, "and a thread");
     wait_for_log(&server, "session idle");
     assert_eq!(runtimes(), 0, "an idle session has none");
+    let started = Instant::now();
+    while session_threads() > 0 || descriptors() > before {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "an idle session kept its thread ({}) or descriptors ({} > {before})",
+            session_threads(),
+            descriptors()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     let events = server.send(&session, "two");
     let last = events.last().unwrap()["index"].as_u64().unwrap();
     wait_for_record(dir.path(), |lines| {
@@ -746,7 +778,7 @@ fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
 }
 
 #[test]
-fn a_session_a_run_holds_is_not_answered_by_dev_until_the_run_ends() {
+fn a_session_a_run_holds_is_refused_by_dev_with_409_until_the_run_ends() {
     let dir = copy_fixture("dev", "basic");
     let script = r#"{ "steps": [ { "text": "Holding the session" }, { "pauseMs": 60000 } ] }"#;
     std::fs::write(dir.path().join("held.json"), script).unwrap();
@@ -761,8 +793,16 @@ fn a_session_a_run_holds_is_not_answered_by_dev_until_the_run_ends() {
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line.contains("message.appended")));
     let server = DevServer::start(dir.path(), 0);
     let before: Vec<Value> = server.get("/v1/sessions/ses_shared/events").unwrap().json().unwrap();
-    let refused = server.send("ses_shared", "two");
-    assert!(refused.is_empty(), "{refused:?}");
+    let refused = reqwest::blocking::Client::new()
+        .post(format!("{}/v1/sessions/ses_shared/messages", server.url))
+        .bearer_auth(&server.token)
+        .json(&serde_json::json!({ "text": "two" }))
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), 409);
+    let body: Value = refused.json().unwrap();
+    let expected = format!("session ses_shared is in use by another agent-sdk (pid {})", run.id());
+    assert!(body["error"].as_str().unwrap().contains(&expected), "{body}");
     wait_for_log(&server, &format!("session ses_shared is in use by another agent-sdk (pid {})", run.id()));
     let after: Vec<Value> = server.get("/v1/sessions/ses_shared/events").unwrap().json().unwrap();
     assert_eq!(after, before, "nothing was recorded beside the run's turn");
@@ -803,4 +843,228 @@ fn a_session_opened_with_events_its_hooks_never_saw_says_how_many_once() {
     assert_eq!(said, 1, "said when found, not at every turn");
     let seen = record(dir.path());
     assert!(!seen.iter().any(|line| line.contains(&format!(" {} ", first.len()))), "never dispatched: {seen:?}");
+}
+
+/// `agent-sdk dev --port 0 <args>` in `dir`, its serve log in `dir/dev.log`.
+fn dev_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
+    command.args(["dev", "--port", "0"]).args(args);
+    in_project(command, dir)
+}
+
+fn in_project(mut command: Command, dir: &Path) -> Command {
+    command
+        .current_dir(dir)
+        .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(std::fs::File::create(dir.join("dev.log")).unwrap()));
+    command
+}
+
+impl DevServer {
+    fn post(&self, path: &str, body: &Value) -> reqwest::Result<reqwest::blocking::Response> {
+        reqwest::blocking::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap()
+            .post(format!("{}{path}", self.url))
+            .bearer_auth(&self.token)
+            .json(body)
+            .send()
+    }
+
+    fn address(&self) -> String {
+        self.url.trim_start_matches("http://").to_owned()
+    }
+
+    /// Its exit code; panics (and kills it) if it is still running after `limit`.
+    fn exits_within(mut self, limit: Duration) -> Option<i32> {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::mem::forget(self);
+                return status.code();
+            }
+            assert!(started.elapsed() < limit, "still running {limit:?} after it was told to stop");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The JSON error body of a refused request, checked to be one.
+fn error_body(response: reqwest::blocking::Response) -> String {
+    let body: Value = response.json().expect("an error answered with a JSON body");
+    body["error"].as_str().expect("an `error` message").to_owned()
+}
+
+#[test]
+fn max_sessions_answers_429_until_an_idle_session_rests_and_a_resting_session_comes_back() {
+    let dir = copy_fixture("dev", "basic");
+    let child = dev_command(dir.path(), &["--max-sessions", "2", "--session-idle", "2s"]).spawn().unwrap();
+    let server = DevServer::adopt(child, dir.path(), "");
+    let first = server.create_session();
+    let events = server.send(&first, "one");
+    let second = server.create_session();
+    let refused = server.post("/v1/sessions", &Value::Null).unwrap();
+    assert_eq!(refused.status(), 429);
+    assert!(error_body(refused).contains("--max-sessions"));
+
+    // Both go idle and rest: there is room again.
+    let started = Instant::now();
+    let third = loop {
+        let response = server.post("/v1/sessions", &Value::Null).unwrap();
+        if response.status() == 201 {
+            break response.json::<Value>().unwrap()["id"].as_str().unwrap().to_owned();
+        }
+        assert_eq!(response.status(), 429);
+        assert!(started.elapsed() < Duration::from_secs(30), "no session was ever put to rest");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_ne!(third, first);
+
+    // The resting session comes back with its history.
+    let more = server.send(&first, "two");
+    assert_eq!(more[0]["index"], events.len() as u64);
+    let recorded: Vec<Value> = server.get(&format!("/v1/sessions/{first}/events")).unwrap().json().unwrap();
+    assert_eq!(recorded.len(), events.len() + more.len());
+    assert_eq!(recorded[..events.len()], events[..]);
+
+    // A resting session that never had a turn is still known: a 429 while the others are
+    // live, never a 404; once they rest, it comes back.
+    let started = Instant::now();
+    loop {
+        let response = server.post(&format!("/v1/sessions/{second}/messages"), &serde_json::json!({ "text": "hi" }));
+        let response = response.unwrap();
+        if response.status() == 200 {
+            assert_eq!(sse_data(&response.text().unwrap())[0]["index"], 0);
+            break;
+        }
+        assert_eq!(response.status(), 429, "{}", error_body(response));
+        assert!(started.elapsed() < Duration::from_secs(30), "the resting session never came back");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// One turn in a new session: `Ok(events)` when answered, `Err(message)` for a refusal,
+/// which must be a 503 with a JSON error body.
+fn try_a_turn(server: &DevServer, text: &str) -> Result<Vec<Value>, String> {
+    let created = server.post("/v1/sessions", &Value::Null).expect("an answer, even when out of descriptors");
+    if created.status() != 201 {
+        assert_eq!(created.status(), 503);
+        return Err(error_body(created));
+    }
+    let session = created.json::<Value>().unwrap()["id"].as_str().unwrap().to_owned();
+    let answered = server
+        .post(&format!("/v1/sessions/{session}/messages"), &serde_json::json!({ "text": text }))
+        .expect("an answer, even when out of descriptors");
+    if answered.status() != 200 {
+        assert_eq!(answered.status(), 503);
+        return Err(error_body(answered));
+    }
+    let events = sse_data(&answered.text().expect("a turn that started streams to its end"));
+    assert_eq!(events.last().unwrap()["type"], "turn.completed");
+    Ok(events)
+}
+
+#[test]
+fn running_out_of_file_descriptors_fails_requests_never_the_server() {
+    let dir = copy_fixture("dev", "basic");
+    let mut command = Command::new("sh");
+    command.args(["-c", "ulimit -n 64 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_agent-sdk")]);
+    command.args(["dev", "--port", "0", "--session-idle", "2s"]);
+    let mut server = DevServer::adopt(in_project(command, dir.path()).spawn().unwrap(), dir.path(), "");
+    let mut refusals = Vec::new();
+    for turn in 0..30 {
+        if let Err(refusal) = try_a_turn(&server, &format!("turn {turn}")) {
+            refusals.push(refusal);
+        }
+    }
+    assert!(!refusals.is_empty(), "64 descriptors were enough for 30 live sessions?");
+    assert!(server.child.try_wait().unwrap().is_none(), "the server died");
+    // Once the sessions rest, their descriptors are back and turns are answered again.
+    let started = Instant::now();
+    while try_a_turn(&server, "again").is_err() {
+        assert!(started.elapsed() < Duration::from_secs(60), "the server never recovered: {refusals:?}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// A raw HTTP/1.1 request whose answer is never read.
+fn send_and_never_read(server: &DevServer, path: &str, body: &str) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(server.address()).unwrap();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        server.address(),
+        server.token,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    stream
+}
+
+#[test]
+fn a_client_that_never_reads_its_stream_holds_up_neither_the_turn_nor_the_shutdown() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    // About 50,000 events: far more than the sockets between us hold.
+    let text = "a ".repeat(200_000);
+    let body = serde_json::json!({ "text": text }).to_string();
+    let _never_read = send_and_never_read(&server, &format!("/v1/sessions/{session}/messages"), &body);
+    let started = Instant::now();
+    while server.get(&format!("/v1/sessions/{session}/events")).unwrap().status() != 200 {
+        assert!(started.elapsed() < Duration::from_secs(30), "the long turn never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The session goes on: its next turn comes after the whole first one, recorded.
+    let next = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(300))
+        .build()
+        .unwrap()
+        .post(format!("{}/v1/sessions/{session}/messages", server.url))
+        .bearer_auth(&server.token)
+        .json(&serde_json::json!({ "text": "after" }))
+        .send()
+        .unwrap();
+    let next = sse_data(&next.text().unwrap());
+    let first_turn = next[0]["index"].as_u64().unwrap();
+    assert!(first_turn > 40_000, "the long turn has {first_turn} events");
+    let recorded: Vec<Value> = server.get(&format!("/v1/sessions/{session}/events")).unwrap().json().unwrap();
+    assert_eq!(recorded[first_turn as usize - 1]["type"], "turn.completed");
+    // And dispatched: the hooks saw the end of both turns.
+    let last = next.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == &format!("{session} {} turn.completed v1", first_turn - 1))
+            && lines.iter().any(|line| line == &format!("{session} {last} turn.completed v1"))
+    });
+    wait_for_log(&server, "a client fell behind the turn's events and was cut off");
+    // The client still holds its connection, unread: SIGTERM ends the server all the same.
+    server.signal("-TERM");
+    assert_eq!(server.exits_within(Duration::from_secs(20)), Some(0));
+}
+
+#[test]
+fn a_client_that_sends_half_a_header_is_dropped_and_does_not_hold_up_the_shutdown() {
+    use std::io::{Read, Write};
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let half_a_header = format!("GET /v1/logs HTTP/1.1\r\nHost: {}\r\n", server.address());
+    let mut slow = std::net::TcpStream::connect(server.address()).unwrap();
+    slow.write_all(half_a_header.as_bytes()).unwrap();
+    // The header timeout closes it (well before this read gives up).
+    slow.set_read_timeout(Some(Duration::from_secs(40))).unwrap();
+    let mut answer = Vec::new();
+    let read = slow.read_to_end(&mut answer);
+    assert!(
+        !read.as_ref().is_err_and(|problem| problem.kind() == std::io::ErrorKind::WouldBlock),
+        "the server never closed a connection that sent half a header"
+    );
+    // Another one, still waiting on its header timeout, does not hold up SIGTERM.
+    let mut held = std::net::TcpStream::connect(server.address()).unwrap();
+    held.write_all(half_a_header.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    server.signal("-TERM");
+    assert_eq!(server.exits_within(Duration::from_secs(20)), Some(0));
 }

@@ -11,7 +11,7 @@ use crate::cli::{ColorChoice, DevArgs, OutputFormat};
 use crate::dev::agent::{Agent, HookSet};
 use crate::dev::sessions::Sessions;
 use crate::dev::token::{DevFile, load_or_create_token, write_dev_file};
-use crate::dev::{Server, is_loopback, router, watch};
+use crate::dev::{Server, connections, is_loopback, router, watch};
 use crate::diagnostics::Severity;
 use crate::engine::session::{LoadPlan, SessionSetup};
 use crate::exit_status::ExitStatus;
@@ -66,7 +66,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
 
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let sessions = Arc::new(Sessions::new(Arc::clone(&agent)));
+    let sessions = Arc::new(Sessions::new(Arc::clone(&agent), args.max_sessions as usize));
     let (stop_sender, stopping) = tokio::sync::watch::channel(false);
     let server =
         Server { agent: Arc::clone(&agent), sessions: Arc::clone(&sessions), token: Arc::new(token.clone()), stopping };
@@ -80,13 +80,12 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         let url = format!("http://{bound}");
         write_dev_file(&state_root, &DevFile { url: url.clone(), token })?;
         log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project().name));
-        axum::serve(listener, router(server))
-            .with_graceful_shutdown(async move {
-                stop_signal().await;
-                let _ = stop_sender.send(true);
-            })
-            .await
-            .context("the server failed")
+        connections::serve(listener, router(server), async move {
+            stop_signal().await;
+            let _ = stop_sender.send(true);
+        })
+        .await;
+        anyhow::Ok(())
     })?;
     log.info("stopping: finishing what was recorded");
     stop_watching.store(true, Ordering::SeqCst);

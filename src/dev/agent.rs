@@ -21,7 +21,8 @@ pub struct HookSet {
 /// The agent being served.
 pub struct Agent {
     pub setup: SessionSetup,
-    /// How long a session may wait for its next turn before its runtime is stopped.
+    /// How long a session may wait for its next turn before it is put to rest (its thread,
+    /// runtime and store connections given back).
     pub session_idle: Duration,
     pub log_format: LogFormat,
     pub hooks: RwLock<HookSet>,

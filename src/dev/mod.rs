@@ -2,15 +2,19 @@
 //! sessions run turns and fire hooks as `run` does, and whose serve log `logs` follows.
 //!
 //! ```text
-//!   POST /v1/sessions/{id}/messages ─▶ sessions (a worker and a runtime per session) ─▶ SSE of the turn's events
+//!   connections (accept, header timeout, bounded shutdown) ─▶ router (bearer token)
+//!   POST /v1/sessions/{id}/messages ─▶ sessions (a worker and a runtime per live session)
+//!                                     ─▶ turn stream (bounded, never waited on) ─▶ SSE of the turn's events
 //!   GET  /v1/logs ◀─ serve_log table (cursor) ◀─ every session's serve log
 //!   watch (source folder) ─▶ re-validate ─▶ recompile ─▶ hooks reloaded between turns
 //! ```
 
 pub mod agent;
+pub mod connections;
 pub mod logs;
 pub mod sessions;
 pub mod token;
+pub mod turn_stream;
 pub mod watch;
 
 use std::net::SocketAddr;
@@ -27,10 +31,10 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use serde_json::json;
 use tokio_stream::StreamExt;
-use tokio_stream::wrappers::ReceiverStream;
 
 use agent::Agent;
-use sessions::{Sessions, Turn};
+use sessions::{Refusal, Sessions, Turn};
+use turn_stream::Cut;
 
 /// What every request handler shares.
 #[derive(Clone)]
@@ -71,8 +75,18 @@ async fn require_token(State(server): State<Server>, request: Request, next: Nex
 }
 
 async fn create_session(State(server): State<Server>) -> Response {
-    let id = server.sessions.create();
-    (StatusCode::CREATED, Json(json!({ "id": id }))).into_response()
+    match server.sessions.create() {
+        Ok(id) => (StatusCode::CREATED, Json(json!({ "id": id }))).into_response(),
+        Err(refusal) => refused(&refusal),
+    }
+}
+
+fn refused(refusal: &Refusal) -> Response {
+    let status = match refusal {
+        Refusal::Full { .. } => StatusCode::TOO_MANY_REQUESTS,
+        Refusal::NoThread(_) => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    error(status, refusal.to_string())
 }
 
 #[derive(Deserialize)]
@@ -87,20 +101,33 @@ async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json
     let sessions = Arc::clone(&server.sessions);
     let known = {
         let id = id.clone();
-        tokio::task::spawn_blocking(move || sessions.exists(&id)).await.unwrap_or(false)
+        tokio::task::spawn_blocking(move || sessions.exists(&id)).await
     };
-    if !known {
-        return error(StatusCode::NOT_FOUND, format!("no session `{id}`; create one with POST /v1/sessions"));
+    match known {
+        Ok(Ok(true)) => {}
+        Ok(Ok(false)) => {
+            return error(StatusCode::NOT_FOUND, format!("no session `{id}`; create one with POST /v1/sessions"));
+        }
+        Ok(Err(problem)) => {
+            return error(StatusCode::SERVICE_UNAVAILABLE, format!("could not look the session up: {problem:#}"));
+        }
+        Err(problem) => return error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
     }
-    let (events, receiver) = tokio::sync::mpsc::channel(256);
-    if let Err(problem) = server.sessions.send(&id, Turn { text: message.text, events }) {
-        return error(StatusCode::SERVICE_UNAVAILABLE, problem.to_string());
+    let (stream, events) = turn_stream::channel();
+    if let Err(refusal) = server.sessions.send(&id, Turn { text: message.text, stream }) {
+        return refused(&refusal);
     }
-    let stream = ReceiverStream::new(receiver).map(|envelope| {
-        let data = serde_json::to_string(&envelope).unwrap_or_default();
-        Ok::<_, std::convert::Infallible>(
-            Event::default().id(envelope.index.to_string()).event(envelope.event_type.clone()).data(data),
-        )
+    // Waiting for the first event lets a turn that could not start be answered with a status.
+    let envelopes = match events.started().await {
+        Ok(envelopes) => envelopes,
+        Err(Cut::SessionInUse(problem)) => return error(StatusCode::CONFLICT, problem),
+        Err(Cut::Failed(problem)) => return error(StatusCode::SERVICE_UNAVAILABLE, problem),
+    };
+    let stream = envelopes.map(|envelope| {
+        envelope.map(|envelope| {
+            let data = serde_json::to_string(&envelope).unwrap_or_default();
+            Event::default().id(envelope.index.to_string()).event(envelope.event_type.clone()).data(data)
+        })
     });
     Sse::new(stream).into_response()
 }

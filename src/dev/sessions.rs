@@ -1,14 +1,17 @@
-//! The dev server's sessions: each has its own worker thread and its own hook runtime, so
-//! one session's slow hook never delays another's; within a session, turns and their
-//! events go one at a time, in order.
+//! The dev server's sessions: each live one has its own worker thread and, once it has had
+//! a turn, its own hook runtime, so one session's slow hook never delays another's; within
+//! a session, turns and their events go one at a time, in order. At most `max_live`
+//! sessions are live; one idle for `--session-idle` is put to rest (its thread, runtime
+//! and store connections are given back) and its next message brings it back.
 
-use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use crate::clock::new_id;
 use crate::dev::agent::Agent;
+use crate::dev::turn_stream::{BUFFERED_EVENTS, TurnStream};
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::envelope::Envelope;
 use crate::engine::feed::Feed;
@@ -16,158 +19,331 @@ use crate::engine::model;
 use crate::engine::session;
 use crate::engine::undelivered::Undelivered;
 use crate::serve_log::ServeLog;
-use crate::session_lease::SessionLease;
+use crate::session_lease::{SessionInUse, SessionLease};
 use crate::state::StateStore;
 
 /// One message to answer, and where the turn's events are streamed to.
 pub struct Turn {
     pub text: String,
-    pub events: tokio::sync::mpsc::Sender<Envelope>,
+    pub stream: TurnStream,
+}
+
+/// Why a session cannot take a turn now.
+#[derive(Debug)]
+pub enum Refusal {
+    /// `max` sessions are live already.
+    Full { max: usize },
+    /// No worker thread could be started (the process is out of threads or memory).
+    NoThread(std::io::Error),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Full { max } => write!(
+                f,
+                "{max} sessions are live, the most this server takes (--max-sessions); \
+                 try again when one has been idle for --session-idle"
+            ),
+            Refusal::NoThread(problem) => write!(f, "could not start a thread for the session: {problem}"),
+        }
+    }
 }
 
 struct Worker {
     turns: Sender<Turn>,
-    thread: JoinHandle<()>,
+    /// Tells this worker from a later one of the same session.
+    serial: u64,
+    thread: std::thread::JoinHandle<()>,
+}
+
+#[derive(Default)]
+struct Live {
+    workers: HashMap<String, Worker>,
+    /// Sessions created here: one at rest with nothing recorded is still known.
+    created: HashSet<String>,
+    next_serial: u64,
 }
 
 /// Every session the server knows, by id.
 pub struct Sessions {
     agent: Arc<Agent>,
-    workers: Mutex<HashMap<String, Worker>>,
+    max_live: usize,
+    live: Arc<Mutex<Live>>,
 }
 
 impl Sessions {
-    pub fn new(agent: Arc<Agent>) -> Self {
-        Self { agent, workers: Mutex::new(HashMap::new()) }
+    pub fn new(agent: Arc<Agent>, max_live: usize) -> Self {
+        Self { agent, max_live, live: Arc::default() }
     }
 
     /// A new, empty session.
-    pub fn create(&self) -> String {
+    pub fn create(&self) -> Result<String, Refusal> {
         let id = new_id("ses");
-        self.worker_for(&id);
-        id
+        let mut live = lock(&self.live);
+        self.start_worker(&mut live, &id)?;
+        live.created.insert(id.clone());
+        Ok(id)
     }
 
-    /// Whether `id` is a session: started here, or recorded before a restart.
-    pub fn exists(&self, id: &str) -> bool {
-        self.lock().contains_key(id)
-            || StateStore::open(&self.agent.project().dir)
-                .and_then(|store| store.next_index(id))
-                .is_ok_and(|next| next > 0)
+    /// Whether `id` is a session: live, created here, or recorded before. Err when the
+    /// store could not be asked.
+    pub fn exists(&self, id: &str) -> anyhow::Result<bool> {
+        {
+            let live = lock(&self.live);
+            if live.workers.contains_key(id) || live.created.contains(id) {
+                return Ok(true);
+            }
+        }
+        Ok(StateStore::open(&self.agent.project().dir)?.next_index(id)? > 0)
     }
 
-    /// Queues a turn on the session's worker.
-    pub fn send(&self, id: &str, turn: Turn) -> anyhow::Result<()> {
-        let turns = self.worker_for(id);
-        turns.send(turn).map_err(|_| anyhow::anyhow!("session {id} is shutting down"))
+    /// Queues a turn on the session's worker, bringing a session at rest back first.
+    pub fn send(&self, id: &str, turn: Turn) -> Result<(), Refusal> {
+        let mut live = lock(&self.live);
+        // Sent under the lock: a worker puts itself to rest under it too, so a turn is
+        // never queued on a worker that is leaving.
+        let turn = match live.workers.get(id) {
+            Some(worker) => match worker.turns.send(turn) {
+                Ok(()) => return Ok(()),
+                // Its worker ended without putting itself to rest (it cannot, but a new
+                // one is the answer if it ever does).
+                Err(unsent) => {
+                    live.workers.remove(id);
+                    unsent.0
+                }
+            },
+            None => turn,
+        };
+        let turns = self.start_worker(&mut live, id)?;
+        // The new worker cannot leave before this send (it would need the lock); if it
+        // ever did, the dropped turn tells its client the session stopped.
+        let _ = turns.send(turn);
+        Ok(())
     }
 
-    fn worker_for(&self, id: &str) -> Sender<Turn> {
-        let mut workers = self.lock();
-        let worker = workers.entry(id.to_owned()).or_insert_with(|| {
-            let (turns, queue) = channel();
-            let agent = Arc::clone(&self.agent);
-            let session_id = id.to_owned();
-            let thread = std::thread::spawn(move || serve_session(&agent, &session_id, &queue));
-            Worker { turns, thread }
-        });
-        worker.turns.clone()
+    fn start_worker(&self, live: &mut Live, id: &str) -> Result<Sender<Turn>, Refusal> {
+        if live.workers.len() >= self.max_live {
+            return Err(Refusal::Full { max: self.max_live });
+        }
+        let (turns, queue) = channel();
+        let serial = live.next_serial;
+        live.next_serial += 1;
+        let agent = Arc::clone(&self.agent);
+        let all = Arc::clone(&self.live);
+        let session_id = id.to_owned();
+        let thread = std::thread::Builder::new()
+            .name(format!("session {id}"))
+            .spawn(move || serve_session(&agent, &session_id, &queue, &all, serial))
+            .map_err(Refusal::NoThread)?;
+        live.workers.insert(id.to_owned(), Worker { turns: turns.clone(), serial, thread });
+        Ok(turns)
     }
 
     /// Stops taking turns and waits until every session dispatched what it recorded.
     pub fn shut_down(&self) {
-        let workers: Vec<Worker> = self.lock().drain().map(|(_, worker)| worker).collect();
-        let threads: Vec<JoinHandle<()>> = workers.into_iter().map(|worker| worker.thread).collect();
+        let workers: Vec<Worker> = lock(&self.live).workers.drain().map(|(_, worker)| worker).collect();
+        let threads: Vec<_> = workers.into_iter().map(|worker| worker.thread).collect();
         for thread in threads {
             let _ = thread.join();
         }
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Worker>> {
-        self.workers.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+fn lock(live: &Mutex<Live>) -> MutexGuard<'_, Live> {
+    live.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What a session's worker does next.
+enum Next {
+    Answer(Turn),
+    /// No turn came for `--session-idle`.
+    Idle,
+    /// The server is shutting down.
+    Stop,
+}
+
+fn wait_for_turn(turns: &Receiver<Turn>, idle: Duration) -> Next {
+    match turns.recv_timeout(idle) {
+        Ok(turn) => Next::Answer(turn),
+        Err(RecvTimeoutError::Timeout) => Next::Idle,
+        Err(RecvTimeoutError::Disconnected) => Next::Stop,
     }
 }
 
-/// A session's worker: answers its turns in order until the server shuts down.
-fn serve_session(agent: &Agent, session_id: &str, turns: &Receiver<Turn>) {
-    let log = match agent.serve_log(Some(session_id)) {
-        Ok(log) => log,
-        Err(error) => return log_start_failure(session_id, &error),
-    };
-    if let Err(error) = answer_turns(agent, session_id, turns, &log) {
-        log.error(format!("session {session_id} stopped: {error:#}"));
+/// A session's worker: answers its turns in order until it is idle or the server stops.
+fn serve_session(agent: &Agent, session_id: &str, turns: &Receiver<Turn>, live: &Mutex<Live>, serial: u64) {
+    let mut next = wait_for_turn(turns, agent.session_idle);
+    loop {
+        next = match next {
+            Next::Answer(turn) => match OpenSession::open(agent, session_id) {
+                Ok(open) => open.answer_until_idle(turn, turns),
+                Err(problem) => {
+                    log_start_failure(session_id, &problem);
+                    turn.stream.fail(&problem.context(format!("session {session_id} could not start its turn")));
+                    wait_for_turn(turns, agent.session_idle)
+                }
+            },
+            Next::Idle => match rest_unless_busy(live, session_id, serial, turns) {
+                Some(turn) => Next::Answer(turn),
+                None => return,
+            },
+            Next::Stop => return,
+        };
     }
+}
+
+/// Leaves the live sessions, unless a turn came in the meantime.
+fn rest_unless_busy(live: &Mutex<Live>, session_id: &str, serial: u64, turns: &Receiver<Turn>) -> Option<Turn> {
+    let mut live = lock(live);
+    if let Ok(turn) = turns.try_recv() {
+        return Some(turn);
+    }
+    if live.workers.get(session_id).is_some_and(|worker| worker.serial == serial) {
+        live.workers.remove(session_id);
+    }
+    None
 }
 
 /// Without a recorded log (the store would not open), stderr is the only place to say it.
 fn log_start_failure(session_id: &str, error: &anyhow::Error) {
     let log = ServeLog::new(crate::serve_log::LogFormat::Text);
-    log.error(format!("session {session_id} could not start: {error:#}"));
+    log.error(format!("session {session_id} could not start a turn: {error:#}"));
 }
 
-fn answer_turns(agent: &Agent, session_id: &str, turns: &Receiver<Turn>, log: &ServeLog) -> anyhow::Result<()> {
-    let store = StateStore::open(&agent.project().dir)?;
-    let never_interrupted = std::sync::atomic::AtomicBool::new(false);
-    let mut current: Option<(u64, Dispatcher)> = None;
-    loop {
-        let turn = match turns.recv_timeout(agent.session_idle) {
-            Ok(turn) => turn,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                // An idle session gives its runtime back; the next turn starts a new one.
-                if let Some((_, mut idle)) = current.take() {
-                    idle.finish()?;
-                    idle.shutdown();
-                    log.info("session idle: its hook runtime was stopped until the next turn");
+/// What a session holds while it answers turns: its serve log and its store connection.
+struct OpenSession<'a> {
+    agent: &'a Agent,
+    id: &'a str,
+    log: ServeLog,
+    store: StateStore,
+}
+
+/// The session's runtime, with its hooks loaded, and which hooks those are.
+type Loaded<'s> = Option<(u64, Dispatcher<'s>)>;
+
+impl<'a> OpenSession<'a> {
+    fn open(agent: &'a Agent, id: &'a str) -> anyhow::Result<Self> {
+        let log = agent.serve_log(Some(id))?;
+        let store = StateStore::open(&agent.project().dir)?;
+        Ok(Self { agent, id, log, store })
+    }
+
+    /// Answers `first` and every turn after it until none comes for `--session-idle`.
+    fn answer_until_idle(self, first: Turn, turns: &Receiver<Turn>) -> Next {
+        let mut loaded: Loaded<'_> = None;
+        let mut turn = first;
+        loop {
+            self.answer(turn, &mut loaded);
+            match wait_for_turn(turns, self.agent.session_idle) {
+                Next::Answer(next) => turn = next,
+                other => {
+                    let idle = matches!(other, Next::Idle);
+                    if let Some((_, dispatcher)) = loaded.take() {
+                        self.stop(dispatcher);
+                        if idle {
+                            self.log.info("session idle: its hook runtime was stopped until its next message");
+                        }
+                    }
+                    return other;
                 }
-                continue;
             }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-        };
+        }
+    }
+
+    /// One turn: recorded, streamed to its client (who never holds it up) and dispatched.
+    fn answer<'s>(&'s self, turn: Turn, loaded: &mut Loaded<'s>) {
+        let Turn { text, mut stream } = turn;
         // Held for the turn and its dispatch, as `run` holds it: one writer per session.
-        let _lease = match SessionLease::take(&agent.setup.state_root, session_id) {
+        let _lease = match SessionLease::take(&self.agent.setup.state_root, self.id) {
             Ok(lease) => lease,
-            Err(error) => {
-                log.error(format!("{error:#}: the message was not answered"));
-                continue;
+            Err(problem) if problem.is::<SessionInUse>() => {
+                self.log.error(format!("{problem:#}: the message was not answered"));
+                return stream.refuse_in_use(&problem);
+            }
+            Err(problem) => {
+                self.log.error(format!("could not take the session's lease: {problem:#}"));
+                return stream.fail(&problem.context("could not take the session's lease"));
             }
         };
         // What a writer that crashed left undispatched: said when the session opens, and when new.
-        let undelivered = Undelivered::take_stock(&store, session_id)?;
-        if let Some(warning) =
-            undelivered.warning(session_id).filter(|_| current.is_none() || undelivered.found_now > 0)
-        {
-            log.warn(warning);
-        }
-        let hook_set = agent.hook_set();
-        // Hooks changed on disk since this runtime loaded them: reload between turns.
-        if current.as_ref().is_none_or(|(generation, _)| *generation != hook_set.generation) {
-            if let Some((_, mut old)) = current.take() {
-                old.finish()?;
-                old.shutdown();
+        match Undelivered::take_stock(&self.store, self.id) {
+            Ok(undelivered) => {
+                if let Some(warning) =
+                    undelivered.warning(self.id).filter(|_| loaded.is_none() || undelivered.found_now > 0)
+                {
+                    self.log.warn(warning);
+                }
             }
-            let dispatcher = agent.start_dispatcher(session_id, &hook_set.plan, log, &store)?;
-            current = Some((hook_set.generation, dispatcher));
+            Err(problem) => self.log.error(format!("could not look for events the hooks never saw: {problem:#}")),
         }
-        let Some((_, dispatcher)) = current.as_mut() else { continue };
-        let instructions = std::fs::read_to_string(agent.project().source_dir().join("instructions.md")).ok();
-        let outputs = model::local_reply(instructions.as_deref(), &turn.text);
-        {
-            let recorder = session::recorder(&store, session_id)?;
-            let events = turn.events;
-            // A client that went away still gets its turn recorded and dispatched.
-            let mut stream = move |envelope: &Envelope| -> anyhow::Result<()> {
-                let _ = events.blocking_send(envelope.clone());
+        let dispatcher = match self.runtime_for_turn(loaded) {
+            Ok(dispatcher) => dispatcher,
+            Err(problem) => {
+                self.log.error(format!("could not start the session's hook runtime: {problem:#}"));
+                return stream.fail(&problem.context("could not start the session's hook runtime"));
+            }
+        };
+        let instructions = std::fs::read_to_string(self.agent.project().source_dir().join("instructions.md")).ok();
+        let outputs = model::local_reply(instructions.as_deref(), &text);
+        let fed = session::recorder(&self.store, self.id).and_then(|recorder| {
+            let never_interrupted = std::sync::atomic::AtomicBool::new(false);
+            let mut sink = |envelope: &Envelope| -> anyhow::Result<()> {
+                stream.send(envelope);
                 Ok(())
             };
-            let mut feed = Feed { sink: &mut stream, recorder, dispatcher, interrupted: &never_interrupted };
-            feed.turn(&turn.text, outputs)?;
+            let mut feed = Feed { sink: &mut sink, recorder, dispatcher, interrupted: &never_interrupted };
+            feed.turn(&text, outputs)
+        });
+        if stream.fell_behind() {
+            self.log.warn(format!(
+                "a client fell behind the turn's events and was cut off (more than {BUFFERED_EVENTS} waiting); \
+                 the turn went on and was recorded"
+            ));
+        }
+        match fed {
+            Ok(_) => stream.finish(),
+            Err(problem) => {
+                self.log.error(format!("the turn broke off: {problem:#}"));
+                stream.fail(&problem.context("the turn broke off"));
+                return self.drop_runtime(loaded);
+            }
         }
         // The turn's stream has ended for the client; its hooks may still be running.
-        dispatcher.finish()?;
+        if let Err(problem) = dispatcher.finish() {
+            self.log.error(format!("the session's hook runtime failed: {problem:#}"));
+            self.drop_runtime(loaded);
+        }
     }
-    if let Some((_, mut dispatcher)) = current {
-        dispatcher.finish()?;
+
+    /// The runtime for this turn: the one already running, unless the hooks changed on
+    /// disk since it loaded them (then they are reloaded between turns).
+    fn runtime_for_turn<'l, 's>(&'s self, loaded: &'l mut Loaded<'s>) -> anyhow::Result<&'l mut Dispatcher<'s>> {
+        let hook_set = self.agent.hook_set();
+        if loaded.as_ref().is_some_and(|(generation, _)| *generation != hook_set.generation)
+            && let Some((_, old)) = loaded.take()
+        {
+            self.stop(old);
+        }
+        if loaded.is_none() {
+            let dispatcher = self.agent.start_dispatcher(self.id, &hook_set.plan, &self.log, &self.store)?;
+            *loaded = Some((hook_set.generation, dispatcher));
+        }
+        loaded.as_mut().map(|(_, dispatcher)| dispatcher).ok_or_else(|| anyhow::anyhow!("no hook runtime"))
+    }
+
+    /// A runtime that failed is stopped; the next turn starts a new one.
+    fn drop_runtime(&self, loaded: &mut Loaded<'_>) {
+        if let Some((_, dispatcher)) = loaded.take() {
+            dispatcher.shutdown();
+        }
+    }
+
+    /// Waits for the hooks to finish what was dispatched, then stops the runtime.
+    fn stop(&self, mut dispatcher: Dispatcher<'_>) {
+        if let Err(problem) = dispatcher.finish() {
+            self.log.error(format!("the session's hook runtime failed: {problem:#}"));
+        }
         dispatcher.shutdown();
     }
-    Ok(())
 }
