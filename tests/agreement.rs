@@ -13,12 +13,13 @@ use common::{copy_project, exit_code, link_workspace_packages, root};
 
 /// Hooks that throw, exit or never finish while they are imported, on purpose: no static
 /// check can see that, and `run` reports each of them as failed to load (exit 3).
-const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 5] = [
+const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 6] = [
     ("failures", "5-broken-import"),
     ("failures", "7-exit-at-import"),
     ("throws-at-import", "webhook"),
     ("imports", "1-never-settles"),
     ("imports", "2-spins"),
+    ("hanging", "hangs"),
 ];
 
 /// Every project in the repository: a folder holding `bot/` or `agent/`, with the folder

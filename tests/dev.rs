@@ -1068,3 +1068,26 @@ fn a_client_that_sends_half_a_header_is_dropped_and_does_not_hold_up_the_shutdow
     server.signal("-TERM");
     assert_eq!(server.exits_within(Duration::from_secs(20)), Some(0));
 }
+
+#[test]
+fn a_hook_whose_import_never_finishes_is_skipped_and_the_session_recovers_once_it_is_fixed() {
+    let dir = copy_fixture("dev", "hanging");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    // The import is given up after the hook timeout (5 s here); the turn is answered and
+    // dispatched to the other hook.
+    let events = server.send(&session, "one");
+    assert_eq!(events.last().unwrap()["type"], "turn.completed", "{events:?}");
+    let last = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == &format!("{session} {last} turn.completed v1"))
+    });
+    wait_for_log(&server, "hook \"hangs\" failed to load: its import did not finish within 5s");
+    let fixed = "import { defineHook } from \"@cursor/bdk/hooks\";\nimport { record } from \"../lib/record.js\";\n\
+                 export default defineHook({ events: { \"turn.completed\"(event) { record(`fixed ${event.index}`); } } });\n";
+    std::fs::write(dir.path().join("bot/hooks/hangs.ts"), fixed).unwrap();
+    wait_for_log(&server, "hooks changed");
+    let events = server.send(&session, "two");
+    let last = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("fixed {last}")));
+}
