@@ -50,7 +50,7 @@ impl SessionLease {
     /// another process holds it.
     pub fn take(state_root: &Path, session_id: &str) -> anyhow::Result<Self> {
         let dir = state_root.join(LOCKS_DIR);
-        std::fs::create_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;
+        crate::state::create_private_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;
         let path = dir.join(lock_file_name(session_id));
         loop {
             let mut file = OpenOptions::new()
