@@ -68,10 +68,10 @@ fn passing_tests_exit_0_and_patterns_pick_the_files() {
         let output = run_in(dir.path(), &["test", pattern]);
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert_eq!(exit_code(&output), 0, "{pattern}: {stdout}");
-        assert!(stdout.contains("ℹ tests 2\n"), "{pattern}: {stdout}");
+        assert!(stdout.contains("ℹ tests 3\n"), "{pattern}: {stdout}");
     }
     let both = run_in(dir.path(), &["test", "usage.test.ts", "paging.spec.ts"]);
-    assert!(String::from_utf8_lossy(&both.stdout).contains("ℹ tests 4\n"));
+    assert!(String::from_utf8_lossy(&both.stdout).contains("ℹ tests 5\n"));
     assert_eq!(exit_code(&both), 1);
 }
 
@@ -112,7 +112,7 @@ fn a_test_file_with_errors_is_reported_like_validate_and_the_others_run() {
     .unwrap();
     let text = test_transcript(dir.path(), &["usage*", "broken*", "missing*"]);
     insta::assert_snapshot!(text);
-    assert!(text.contains("exit: 1\n") && text.contains("ℹ pass 2\n"), "{text}");
+    assert!(text.contains("exit: 1\n") && text.contains("ℹ pass 3\n"), "{text}");
 }
 
 #[test]
@@ -217,4 +217,38 @@ fn watch_reruns_the_tests_when_a_file_changes_until_ctrl_c() {
     let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(status.success());
     assert_eq!(child.wait().unwrap().code(), Some(130));
+}
+
+#[test]
+fn without_node_it_is_an_environment_error() {
+    let dir = copy_fixture("test", "results");
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["test"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_NODE", "/nonexistent/node")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 2, "{stderr}");
+    assert!(stderr.contains("Node.js was not found (`/nonexistent/node`)"), "{stderr}");
+}
+
+#[test]
+fn decorators_and_their_metadata_work_in_tests_as_in_run() {
+    let dir = copy_fixture("runtime", "decorators-legacy");
+    let test_file = "import { test } from \"node:test\";\n\
+        import { dispatch, events } from \"@cursor/bdk/testing\";\n\
+        import metadata from \"./metadata\";\n\
+        import pricing from \"./pricing\";\n\
+        test(\"both hooks\", async () => {\n\
+          await dispatch(metadata, events[\"turn.completed\"]());\n\
+          await dispatch(pricing, events[\"turn.completed\"]());\n\
+        });\n";
+    std::fs::write(dir.path().join("bot/hooks/decorated.test.ts"), test_file).unwrap();
+    let tested = common::run_recorded(dir.path(), &["test"], &[]);
+    assert_eq!(exit_code(&tested.output), 0, "{}", tested.both());
+    let ran = common::run_recorded(dir.path(), &["run", "--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(tested.record.len(), 2, "{}", tested.both());
+    assert_eq!(tested.record, ran.record);
 }
