@@ -252,3 +252,20 @@ fn decorators_and_their_metadata_work_in_tests_as_in_run() {
     assert_eq!(tested.record.len(), 2, "{}", tested.both());
     assert_eq!(tested.record, ran.record);
 }
+
+#[test]
+fn env_files_reach_the_tests_as_they_reach_the_hooks() {
+    let dir = copy_fixture("run", "env");
+    std::fs::write(dir.path().join(".env"), "ACME_REGION=eu-west\nACME_TIER=free\n").unwrap();
+    let test_file = "import assert from \"node:assert/strict\";\n\
+        import { test } from \"node:test\";\n\
+        test(\"env\", () => {\n\
+          assert.equal(process.env.ACME_REGION, \"eu-west\");\n\
+          assert.equal(process.env.ACME_TIER, \"free\");\n\
+        });\n";
+    std::fs::write(dir.path().join("bot/hooks/env.test.ts"), test_file).unwrap();
+    let output = run_in(dir.path(), &["test"]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stdout));
+    let skipped = run_in(dir.path(), &["test", "--no-env-file"]);
+    assert_eq!(exit_code(&skipped), 1, "{}", String::from_utf8_lossy(&skipped.stdout));
+}
