@@ -33,6 +33,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "validate" -d 'F
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "test" -d 'Run the hooks\' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node\'s test runner, loading the project\'s code exactly as `run` does'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -95,6 +96,15 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l rotate-token
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s V -l version -d 'Print version'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l watch -d 'Run the tests again whenever the agent\'s code changes, until Ctrl-C'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l host -d 'The server\'s URL (else AGENT_SDK_HOST, else the local dev.json)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l token -d 'The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed' -r
@@ -117,10 +127,11 @@ always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev logs completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "test" -d 'Run the hooks\' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node\'s test runner, loading the project\'s code exactly as `run` does'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -103,6 +103,20 @@ json\:"One JSON record a line"))' \
 '--version[Print version]' \
 && ret=0
 ;;
+(test)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'--watch[Run the tests again whenever the agent'\''s code changes, until Ctrl-C]' \
+'(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::patterns -- Run only the test files matching one of these globs\: over the path relative to --dir (`bot/hooks/*.test.ts`; `*` stays within a folder, `**` crosses folders), or over the file name when the glob has no `/` (`usage*`):_default' \
+&& ret=0
+;;
 (logs)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
@@ -163,6 +177,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(test)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (logs)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -191,6 +209,7 @@ _agent-sdk_commands() {
 'info:Describe the project\: its agent and the hooks that would load' \
 'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
+'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -214,6 +233,7 @@ _agent-sdk__subcmd__help_commands() {
 'info:Describe the project\: its agent and the hooks that would load' \
 'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
+'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -250,6 +270,11 @@ _agent-sdk__subcmd__help__subcmd__run_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk help run commands' commands "$@"
 }
+(( $+functions[_agent-sdk__subcmd__help__subcmd__test_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__test_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help test commands' commands "$@"
+}
 (( $+functions[_agent-sdk__subcmd__help__subcmd__validate_commands] )) ||
 _agent-sdk__subcmd__help__subcmd__validate_commands() {
     local commands; commands=()
@@ -269,6 +294,11 @@ _agent-sdk__subcmd__logs_commands() {
 _agent-sdk__subcmd__run_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk run commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__test_commands] )) ||
+_agent-sdk__subcmd__test_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk test commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__validate_commands] )) ||
 _agent-sdk__subcmd__validate_commands() {

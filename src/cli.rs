@@ -40,6 +40,14 @@ pub enum Command {
     /// Writes its URL and a bearer token to `<dir>/.agent-sdk/dev.json` (mode 0600) for
     /// `agent-sdk logs`. Ctrl-C or SIGTERM stops accepting, finishes what was recorded, exits 0.
     Dev(DevArgs),
+    /// Run the hooks' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node's
+    /// test runner, loading the project's code exactly as `run` does.
+    ///
+    /// Tests import the test kit from `@cursor/bdk/testing` (or `@grok/agent-sdk/testing`,
+    /// `@cursor/july/testing`). Exit codes: 0 every test passed (or there are none), 1 a
+    /// test failed, a test file has errors or no test file matches PATTERN, 2 usage or
+    /// environment error (e.g. no Node.js ≥ 20.6), 130 Ctrl-C (the way --watch ends).
+    Test(TestArgs),
     /// Tail the serve log of a hosted agent or a local `agent-sdk dev`.
     ///
     /// Host and token come from --host/--token, then AGENT_SDK_HOST/AGENT_SDK_TOKEN, then
@@ -228,6 +236,25 @@ pub struct DevArgs {
     /// The serve log's format on stderr.
     #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
     pub log_format: crate::serve_log::LogFormat,
+
+    #[command(flatten)]
+    pub env: EnvArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    #[command(flatten)]
+    pub dir: DirArg,
+
+    /// Run only the test files matching one of these globs: over the path relative to
+    /// --dir (`bot/hooks/*.test.ts`; `*` stays within a folder, `**` crosses folders), or
+    /// over the file name when the glob has no `/` (`usage*`).
+    #[arg(value_name = "PATTERN")]
+    pub patterns: Vec<String>,
+
+    /// Run the tests again whenever the agent's code changes, until Ctrl-C.
+    #[arg(long)]
+    pub watch: bool,
 
     #[command(flatten)]
     pub env: EnvArgs,

@@ -15,6 +15,7 @@ pub mod discover;
 pub mod engine;
 pub mod env_file;
 pub mod exit_status;
+pub mod fingerprint;
 pub mod loader;
 pub mod logs;
 pub mod printer;

@@ -1,6 +1,6 @@
 //! The SDK's module names, in one table: the packages a hook imports `defineHook` from.
 
-/// The SDK packages, by vendor: each has a root module (types), `/hooks` and `/memory`.
+/// The SDK packages, by vendor: each has a root module (types), `/hooks`, `/memory` and `/testing`.
 pub const SDK_PACKAGES: [&str; 3] = ["@cursor/bdk", "@grok/agent-sdk", "@cursor/july"];
 
 /// The modules that export `defineHook`.
@@ -8,6 +8,9 @@ pub const HOOKS_MODULES: [&str; 3] = ["@cursor/bdk/hooks", "@grok/agent-sdk/hook
 
 /// The modules that export `memoryHook`.
 pub const MEMORY_MODULES: [&str; 3] = ["@cursor/bdk/memory", "@grok/agent-sdk/memory", "@cursor/july/memory"];
+
+/// The modules of the test kit (`createTestContext`, `events`, `dispatch`).
+pub const TESTING_MODULES: [&str; 3] = ["@cursor/bdk/testing", "@grok/agent-sdk/testing", "@cursor/july/testing"];
 
 /// The name hooks are defined with.
 pub const DEFINE_HOOK: &str = "defineHook";
@@ -21,6 +24,11 @@ pub const MEMORY_HOOK_EVENTS: [&str; 4] = ["message.received", "message.complete
 /// Whether `source` is one of the SDK's memory modules.
 pub fn is_memory_module(source: &str) -> bool {
     MEMORY_MODULES.contains(&source)
+}
+
+/// Whether `source` is one of the SDK's test kit modules.
+pub fn is_testing_module(source: &str) -> bool {
+    TESTING_MODULES.contains(&source)
 }
 
 /// Whether `source` is one of the SDK's hooks modules.

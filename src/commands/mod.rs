@@ -6,6 +6,7 @@ mod info;
 pub mod load_module;
 mod logs;
 mod run;
+mod test;
 mod validate;
 
 use crate::cli::{Cli, Command};
@@ -19,6 +20,7 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Info(args) => info::info(&args, printer),
         Command::Run(args) => run::run(&args, printer),
         Command::Dev(args) => dev::dev(&args, printer),
+        Command::Test(args) => test::test(&args, printer),
         Command::Logs(args) => logs::logs(&args, printer),
         Command::Completions(args) => completions::completions(&args, printer),
     }

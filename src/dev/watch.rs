@@ -3,49 +3,23 @@
 //! are recompiled and reloaded by each session between turns; hooks with errors are
 //! reported and the last good ones keep serving.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::check::check_project_with;
 use crate::cli::{ColorChoice, OutputFormat};
 use crate::dev::agent::{Agent, HookSet};
 use crate::diagnostics::Severity;
 use crate::engine::session::LoadPlan;
+use crate::fingerprint::fingerprint;
 use crate::loader::cache::Cache;
 use crate::printer::Printer;
 use crate::report;
 
 /// How often the code is looked at.
 const POLL: Duration = Duration::from_millis(250);
-
-/// Every watched file with its size and modification time: changes when anything does.
-type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
-
-fn fingerprint(dir: &Path, reached: &[PathBuf]) -> Fingerprint {
-    let in_folder = walkdir::WalkDir::new(dir)
-        .follow_links(true)
-        .into_iter()
-        .filter_entry(|entry| {
-            let name = entry.file_name().to_string_lossy();
-            entry.depth() == 0 || !(name.starts_with('.') || name == "node_modules")
-        })
-        .flatten()
-        .filter(|entry| entry.file_type().is_file())
-        .map(|entry| entry.path().to_path_buf());
-    let mut files: Fingerprint = in_folder
-        .chain(reached.iter().cloned())
-        .map(|path| match std::fs::metadata(&path) {
-            Ok(metadata) => (path, metadata.len(), metadata.modified().ok()),
-            Err(_) => (path, 0, None),
-        })
-        .collect();
-    files.sort();
-    files.dedup();
-    files
-}
 
 /// Watches until `stop` is set.
 pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {

@@ -53,8 +53,11 @@ pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Value {
 /// Every SDK specifier and the runtime's files for it, for code the graph did not reach
 /// (a package that imports the SDK itself).
 fn sdk_modules(sdk_dir: &Path) -> Value {
-    let specifiers =
-        crate::sdk::SDK_PACKAGES.iter().chain(&crate::sdk::HOOKS_MODULES).chain(&crate::sdk::MEMORY_MODULES);
+    let specifiers = crate::sdk::SDK_PACKAGES
+        .iter()
+        .chain(&crate::sdk::HOOKS_MODULES)
+        .chain(&crate::sdk::MEMORY_MODULES)
+        .chain(&crate::sdk::TESTING_MODULES);
     let mut table = Map::new();
     for specifier in specifiers {
         let Some(module) = resolver::SdkModule::of(specifier) else { continue };

@@ -61,6 +61,7 @@ pub enum SdkModule {
     Root,
     Hooks,
     Memory,
+    Testing,
 }
 
 impl SdkModule {
@@ -69,6 +70,8 @@ impl SdkModule {
             Some(SdkModule::Hooks)
         } else if sdk::is_memory_module(specifier) {
             Some(SdkModule::Memory)
+        } else if sdk::is_testing_module(specifier) {
+            Some(SdkModule::Testing)
         } else if sdk::SDK_PACKAGES.contains(&specifier) {
             Some(SdkModule::Root)
         } else {
@@ -86,6 +89,8 @@ impl SdkModule {
             SdkModule::Hooks => "hooks.cjs",
             SdkModule::Memory if esm => "memory.mjs",
             SdkModule::Memory => "memory.cjs",
+            SdkModule::Testing if esm => "testing.mjs",
+            SdkModule::Testing => "testing.cjs",
         }
     }
 }

@@ -22,6 +22,16 @@ pub fn render(format: OutputFormat, checked: &CheckedProject, printer: &Printer)
     }
 }
 
+/// Diagnostics found outside a project check (in the modules tests import), pretty, as
+/// `validate` shows them, without its summary line.
+pub fn render_diagnostics(
+    diagnostics: &[crate::diagnostics::Diagnostic],
+    sources: &std::collections::HashMap<String, String>,
+    printer: &Printer,
+) -> String {
+    pretty::render_diagnostics(diagnostics, sources, printer.color())
+}
+
 /// The counts every format reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {

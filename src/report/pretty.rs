@@ -3,6 +3,8 @@
 //! Names, messages and snippets come from files we did not write: their control characters
 //! are made visible, so none reaches the terminal or starts a CI workflow command.
 
+use std::collections::HashMap;
+
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report};
 use owo_colors::OwoColorize;
 
@@ -15,23 +17,29 @@ use crate::untrusted::escape;
 const WIDTH: usize = 100;
 
 pub fn render(checked: &CheckedProject, color: bool) -> String {
-    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(WIDTH).with_links(false);
-    let mut out = String::new();
-    for diagnostic in &checked.diagnostics {
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        let source = diagnostic.path.as_ref().and_then(|path| checked.sources.get(path).map(|text| (path, text)));
-        let report = to_report(diagnostic, source);
-        // Writing into a String cannot fail.
-        let _ = handler.render_report(&mut out, report.as_ref());
-    }
+    let mut out = render_diagnostics(&checked.diagnostics, &checked.sources, color);
     if !out.is_empty() {
         out.push('\n');
     }
     out.push_str(&summary_line(&Summary::of(checked), checked.count(Severity::Advice), color));
     out.push('\n');
+    out
+}
+
+/// Each diagnostic with its snippet (from `sources`, by path), without a summary line.
+pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &HashMap<String, String>, color: bool) -> String {
+    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let handler = GraphicalReportHandler::new_themed(theme).with_width(WIDTH).with_links(false);
+    let mut out = String::new();
+    for diagnostic in diagnostics {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let source = diagnostic.path.as_ref().and_then(|path| sources.get(path).map(|text| (path, text)));
+        let report = to_report(diagnostic, source);
+        // Writing into a String cannot fail.
+        let _ = handler.render_report(&mut out, report.as_ref());
+    }
     out
 }
 

@@ -4,6 +4,7 @@
 //! hooks and their child processes print. This module starts it, sends it messages, hands
 //! its messages and output on, and kills it (and what it started) when asked.
 
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -14,12 +15,15 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::runtime::calls::HostCalls;
+use crate::runtime::event_examples;
 
 /// The runtime's files, embedded in the binary and written under the state root.
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
     ("on-demand.mjs", include_str!("node/on-demand.mjs")),
+    ("project-modules.mjs", include_str!("node/project-modules.mjs")),
+    ("test-setup.mjs", include_str!("node/test-setup.mjs")),
     ("helpers/decorate.cjs", include_str!("node/helpers/decorate.cjs")),
     ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
     ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),
@@ -30,7 +34,18 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("sdk/memory.mjs", include_str!("node/sdk/memory.mjs")),
     ("sdk/index.cjs", include_str!("node/sdk/index.cjs")),
     ("sdk/index.mjs", include_str!("node/sdk/index.mjs")),
+    ("sdk/context.cjs", include_str!("node/sdk/context.cjs")),
+    ("sdk/testing.cjs", include_str!("node/sdk/testing.cjs")),
+    ("sdk/testing.mjs", include_str!("node/sdk/testing.mjs")),
+    ("sdk/testing.d.ts", include_str!("node/sdk/testing.d.ts")),
 ];
+
+/// Every file of the runtime, relative to its folder: the embedded ones, then the one
+/// generated from the vocabulary (`sdk/events.cjs`).
+pub fn runtime_files() -> impl Iterator<Item = (&'static str, Cow<'static, str>)> {
+    let embedded = RUNTIME_FILES.iter().map(|&(name, text)| (name, Cow::Borrowed(text)));
+    embedded.chain(std::iter::once((event_examples::FILE, Cow::Owned(event_examples::render()))))
+}
 
 /// The oldest Node.js hooks run in (SPEC §8).
 pub const MIN_NODE: (u32, u32) = (20, 6);
@@ -152,8 +167,8 @@ pub fn diagnose_node(node: &Path, stderr: &[String]) -> NodeUnusable {
 
 /// Writes the embedded runtime files into `runtime_dir`.
 pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
-    for (name, text) in RUNTIME_FILES {
-        write_if_changed(&runtime_dir.join(name), text)?;
+    for (name, text) in runtime_files() {
+        write_if_changed(&runtime_dir.join(name), &text)?;
     }
     Ok(())
 }
@@ -270,7 +285,7 @@ impl Drop for Runtime {
 /// signal when the *thread* that started the runtime ends: runtimes are started by the
 /// thread that owns them for their whole life, `run`'s main thread or a `dev` session's.)
 #[cfg(target_os = "linux")]
-fn die_with_parent(command: &mut Command) {
+pub(crate) fn die_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt;
     let parent = std::process::id();
     // SAFETY: between fork and exec the closure makes only async-signal-safe calls (prctl,
@@ -327,9 +342,18 @@ fn runtime_channel(command: &mut Command, node_reads: &OwnedFd, node_writes: &Ow
     }
 }
 
+/// Gives the child a process group of its own (see [`runtime_channel`]), for [`kill_group`].
+pub(crate) fn own_process_group(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure makes one async-signal-safe call (setpgid).
+    unsafe {
+        command.pre_exec(|| if libc::setpgid(0, 0) == -1 { Err(std::io::Error::last_os_error()) } else { Ok(()) });
+    }
+}
+
 /// Kills what is left of the runtime's process group: processes a hook started and left
 /// running. (The group is the runtime's pid; it may be gone already.)
-fn kill_group(child: &Child) {
+pub(crate) fn kill_group(child: &Child) {
     if let Ok(group) = libc::pid_t::try_from(child.id()) {
         // SAFETY: a plain kill(2) of a process group that only the runtime's processes join.
         unsafe { libc::kill(-group, libc::SIGKILL) };

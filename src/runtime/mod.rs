@@ -3,4 +3,5 @@
 //! host calls answered from the state store.
 
 pub mod calls;
+pub mod event_examples;
 pub mod host;

@@ -5,12 +5,8 @@
 // Started as `node --enable-source-maps <runtimeDir>/host.mjs` in the project folder.
 //
 // HOW CODE IS LOADED. The binary compiles every TypeScript module the hooks reach and
-// resolves every import (see loader.mjs for the MANIFEST it sends in "init"). ES modules
-// are served by loader.mjs, registered with module.register() at start-up (its thread
-// boots while the binary compiles); CommonJS goes through Node's own CommonJS loader, with
-// Module._extensions serving compiled `.ts`/`.cts` and Module._resolveFilename answering
-// the specifiers the binary resolved (tsconfig paths, the SDK). Every module keeps its
-// source path: import.meta.url, __dirname and the nearest package.json are the source's.
+// resolves every import; project-modules.mjs serves them (ES modules through loader.mjs,
+// CommonJS through Node's own loader), and "init" hands it the MANIFEST (see loader.mjs).
 //
 // PROTOCOL. One JSON object per line (NDJSON) on fd 3 (Rust → Node) and fd 4 (Node →
 // Rust), a channel of its own: no process a hook starts inherits it (libuv closes every
@@ -72,19 +68,19 @@
 // forge the protocol.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { readFileSync, writeSync } from 'node:fs';
-import Module, { createRequire, register } from 'node:module';
+import { writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 
-import { applyAnswer, loadModuleArgs } from './on-demand.mjs';
+import { serveProjectModules } from './project-modules.mjs';
+import context from './sdk/context.cjs';
 import { isHookDefinition } from './sdk/hooks.mjs';
 
 // ---- Primordials, kept before any hook can replace them -------------------------------------
 
-const { freeze, isFrozen, getOwnPropertyDescriptor, hasOwn, keys } = Object;
-const { ownKeys } = Reflect;
+// (ctx and deepFreeze take theirs in sdk/context.cjs, which loads before any hook too.)
+const { hasOwn, keys } = Object;
 const { stringify, parse } = JSON;
 const clone = globalThis.structuredClone;
 const { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
@@ -96,70 +92,8 @@ const realExit = process.exit.bind(process);
 
 // ---- Loading the project's modules ------------------------------------------------------
 
-/** What the binary compiled and resolved (see loader.mjs); replaced by each "init". */
-let manifest = { modules: {}, resolutions: {}, sdk: {} };
-
-// The global MessageChannel: importing node:worker_threads for it costs start-up time.
-const loaderPort = new MessageChannel();
-register('./loader.mjs', import.meta.url, {
-  data: { port: loaderPort.port2 },
-  transferList: [loaderPort.port2],
-});
-loaderPort.port1.unref();
-
-/** Hands the manifest to the loader thread and waits until it has it. */
-function installManifest(next) {
-  manifest = next ?? manifest;
-  return new Promise((resolve) => {
-    loaderPort.port1.once('message', resolve);
-    loaderPort.port1.postMessage(manifest);
-  });
-}
-
-/**
- * Asks the binary for a module no string literal imports (`import(name)` of a computed
- * name): it compiles what that reaches and answers its manifest, merged into ours.
- * `from` is the file that `require`s it, or null when `specifier` is a file path. Returns the
- * target path, or null when the binary has nothing to add; throws what `validate` would say.
- */
-function loadOnDemand(from, specifier) {
-  // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
-  const { execFileSync } = createRequire(import.meta.url)('node:child_process');
-  const args = loadModuleArgs(from, specifier, true);
-  return applyAnswer(manifest, execFileSync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' }));
-}
-
-/** Runs a compiled CommonJS module (`.ts`, `.cts`) from its source path. */
-function compileCommonJs(module, filename) {
-  if (!manifest.modules[filename]) loadOnDemand(null, filename);
-  const entry = manifest.modules[filename];
-  if (entry?.format === 'module') {
-    const error = new Error(`require() of ES Module ${filename} not supported (it is an ES module: import it)`);
-    error.code = 'ERR_REQUIRE_ESM';
-    throw error;
-  }
-  if (!entry?.code) throw new Error(`agent-sdk could not compile ${filename}`);
-  module._compile(readFileSync(entry.code, 'utf8'), filename);
-}
-for (const extension of ['.ts', '.cts', '.mts']) Module._extensions[extension] = compileCommonJs;
-
-const resolveFilename = Module._resolveFilename;
-Module._resolveFilename = function resolveWithManifest(request, parent, isMain, options) {
-  const sdk = manifest.sdk[request];
-  if (sdk) return sdk.require;
-  const target = parent?.filename ? manifest.resolutions[parent.filename]?.[request] : undefined;
-  if (target !== undefined) return target;
-  try {
-    return resolveFilename.call(this, request, parent, isMain, options);
-  } catch (error) {
-    // A computed `require(name)` in one of the project's modules: resolve it as `run` does
-    // (tsconfig paths, `.js` written for `.ts`) before giving up.
-    if (!parent?.filename || !manifest.modules[parent.filename]) throw error;
-    const found = loadOnDemand(parent.filename, request);
-    if (found === null) throw error;
-    return found;
-  }
-};
+/** Hands the manifest of an "init" to the loader thread and waits until it has it. */
+const installManifest = serveProjectModules();
 
 // ---- The protocol channel ---------------------------------------------------------------
 
@@ -310,106 +244,20 @@ function rejectPendingCalls() {
 }
 
 function sendOtel(kind, name, value, attrs) {
-  send({ t: 'otel', kind, name, value, attrs: attrs ?? {}, hook: currentHook() });
+  send({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
 }
 
 // ---- The handler context ------------------------------------------------------------------
 
-/** The `ctx` every handler receives (SPEC §7), deep-frozen. */
-function buildContext({ session, agent, channel, stateRoot }) {
-  const files = {
-    write: (path, data, opts) => call('files.write', [path, fileText(data), scopeOf(opts)]),
-    read: (path, opts) => call('files.read', [path, scopeOf(opts)]),
-    list: (opts) => call('files.list', [scopeOf(opts)]),
-  };
-  return deepFreeze({
-    session,
-    agent,
-    channel,
-    stateRoot,
-    artifacts: {
-      tag: (name, value) => call('artifacts.tag', [name, value, hookScope.getStore()?.turnId ?? null]),
-    },
-    host: {
-      kv: {
-        get: (key) => call('kv.get', [key]),
-        set: (key, value) => call('kv.set', [key, value]),
-        delete: (key) => call('kv.delete', [key]),
-        list: (prefix) => call('kv.list', [prefix ?? null]),
-      },
-      files,
-      reminders: {
-        set: (at, note) => call('reminders.set', [at, note]),
-        list: () => call('reminders.list', []),
-      },
-      otel: {
-        increment(name, valueOrAttrs, attrs) {
-          if (typeof valueOrAttrs === 'number') sendOtel('counter', name, valueOrAttrs, attrs);
-          else sendOtel('counter', name, 1, valueOrAttrs ?? attrs);
-        },
-        histogram(name, value, attrs) {
-          sendOtel('histogram', name, value, attrs);
-        },
-        tag(key, value) {
-          sendOtel('tag', key, value);
-        },
-      },
-      mcp: unavailable('mcp'),
-      github: unavailable('github'),
-      slack: unavailable('slack'),
-    },
+const { buildContext: contextOf, otelMeter, deepFreeze } = context;
+
+/** The `ctx` every handler receives (SPEC §7), deep-frozen; its host calls go to Rust. */
+function buildContext(facts) {
+  return contextOf(facts, {
+    call,
+    otel: otelMeter(sendOtel),
+    turnId: () => hookScope.getStore()?.turnId ?? null,
   });
-}
-
-function scopeOf(opts) {
-  return opts?.scope ?? 'session';
-}
-
-/** Files hold text: bytes are decoded as UTF-8, other values written as JSON. */
-function fileText(data) {
-  if (typeof data === 'string') return data;
-  if (data instanceof Uint8Array) return new TextDecoder().decode(data);
-  return stringify(data);
-}
-
-// Keys read by the language and by tools that only probe an object (await, JSON.stringify),
-// so that merely passing ctx around never throws.
-const PROBED_KEYS = new Set(['then', 'toJSON']);
-
-/** A member of `ctx.host` that exists only when hosted: using it in any way throws. */
-function unavailable(member) {
-  // The stack starts at the hook's line, not in the trap.
-  const fail = (trap) => {
-    const error = new Error(`ctx.host.${member} is not available in a local run`);
-    captureStack(error, trap);
-    throw error;
-  };
-  const traps = {
-    get(_target, key) {
-      return typeof key === 'symbol' || PROBED_KEYS.has(key) ? undefined : fail(traps.get);
-    },
-    apply() {
-      fail(traps.apply);
-    },
-    construct() {
-      fail(traps.construct);
-    },
-  };
-  // A function target, so that calling the member reaches `apply`; a frozen one, so that
-  // freezing ctx never reaches a trap.
-  return new Proxy(freeze(function unavailableMember() {}), traps);
-}
-
-/** Freezes `value` and everything reachable from it. */
-function deepFreeze(value) {
-  const isObject = (typeof value === 'object' && value !== null) || typeof value === 'function';
-  if (!isObject || isFrozen(value)) return value;
-  freeze(value);
-  const own = ownKeys(value);
-  for (let index = 0; index < own.length; index++) {
-    deepFreeze(getOwnPropertyDescriptor(value, own[index]).value);
-  }
-  return value;
 }
 
 // ---- Hooks and events -------------------------------------------------------------------

@@ -1,0 +1,215 @@
+//! `agent-sdk test`: the hooks' tests, run by Node's built-in test runner through the
+//! loader `run` uses.
+//!
+//! ```text
+//!   files::find ─▶ PATTERN ─▶ graph::walk_files (compile, resolve) ─▶ diagnostics (as validate)
+//!                                     │
+//!                                     └─▶ manifest ─▶ node --import test-setup.mjs --test <files>
+//! ```
+//!
+//! A test file with errors (syntax, an import that leads nowhere) is reported and left
+//! out; the others run. `--watch` polls the source folder and every module the tests
+//! reach, and starts over on a change (stopping a run still going).
+
+mod files;
+mod node;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::cli::TestArgs;
+use crate::engine::session::SessionSetup;
+use crate::exit_status::ExitStatus;
+use crate::fingerprint::{Fingerprint, fingerprint};
+use crate::loader::cache::Cache;
+use crate::loader::graph;
+use crate::loader::resolver::Resolver;
+use crate::printer::Printer;
+use crate::project;
+use crate::report::{self, plural};
+use files::{Patterns, TestFile};
+use node::{ManifestFile, TestRunner};
+
+/// The exit code after Ctrl-C (128 + SIGINT), the way `--watch` ends.
+const INTERRUPTED: u8 = 130;
+
+/// How often a running test run is looked at (its end, Ctrl-C).
+const TICK: Duration = Duration::from_millis(50);
+
+/// How often `--watch` looks at the code.
+const POLL: Duration = Duration::from_millis(250);
+
+/// Runs the project's tests (those `args.patterns` match) once, or on every change with `--watch`.
+pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let patterns = Patterns::new(&args.patterns)?;
+    let located = project::locate(&args.dir.dir)?;
+    let Some(project) = located.project else {
+        printer.stderr(&report::render_diagnostics(&located.diagnostics, &Default::default(), printer));
+        printer.stderr("error: there is no agent here, so no test ran; see above\n");
+        return Ok(ExitStatus::Failure);
+    };
+    // The hook timeout is the runtime's; Node's test runner has its own (`{ timeout }` per test).
+    let (setup, _env) = SessionSetup::prepare(project, &args.env, Duration::from_secs(30))?;
+    node::check_node(&setup)?;
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&interrupted);
+    // Node runs in a process group of its own (so a change can stop it with every test
+    // process it started): Ctrl-C reaches agent-sdk only, which ends the run.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let tests = Tests { setup: &setup, patterns: patterns.as_ref(), printer, interrupted: &interrupted };
+    if args.watch { tests.watch() } else { tests.once() }
+}
+
+/// What a run of the tests needs.
+struct Tests<'a> {
+    setup: &'a SessionSetup,
+    patterns: Option<&'a Patterns>,
+    printer: &'a Printer,
+    interrupted: &'a AtomicBool,
+}
+
+/// How a round of tests ended.
+enum Ended {
+    Finished(ExitStatus),
+    Interrupted,
+    /// The code changed while the tests ran (`--watch`): they were stopped.
+    Changed,
+}
+
+impl Tests<'_> {
+    fn once(&self) -> anyhow::Result<ExitStatus> {
+        let (ended, _) = self.round(None)?;
+        Ok(match ended {
+            Ended::Finished(status) => status,
+            Ended::Interrupted | Ended::Changed => ExitStatus::Code(INTERRUPTED),
+        })
+    }
+
+    fn watch(&self) -> anyhow::Result<ExitStatus> {
+        let project = &self.setup.project;
+        let config = vec![project.dir.join("package.json"), project.dir.join("tsconfig.json")];
+        let mut watched = Watched::new(project.source_dir(), config.clone());
+        loop {
+            let (ended, reached) = self.round(Some(&mut watched))?;
+            match ended {
+                Ended::Interrupted => return Ok(ExitStatus::Code(INTERRUPTED)),
+                Ended::Changed => {}
+                Ended::Finished(_) => {
+                    if !watched.changed() {
+                        watched.follow(config.iter().cloned().chain(reached).collect());
+                        self.printer.stderr("\nwaiting for changes to the agent's code (Ctrl-C stops)\n");
+                        let mut next_look = Instant::now() + POLL;
+                        while !watched.changed_by(&mut next_look) {
+                            if self.interrupted.load(Ordering::SeqCst) {
+                                return Ok(ExitStatus::Code(INTERRUPTED));
+                            }
+                            std::thread::sleep(TICK);
+                        }
+                    }
+                }
+            }
+            self.printer.stderr("\nthe code changed: running the tests again\n");
+        }
+    }
+
+    /// Finds, compiles and runs the tests once; returns how it ended and every module the
+    /// tests reach.
+    fn round(&self, mut watched: Option<&mut Watched>) -> anyhow::Result<(Ended, Vec<PathBuf>)> {
+        let project = &self.setup.project;
+        let source = project.layout.folder();
+        let found = files::find(project);
+        let selected: Vec<&TestFile> =
+            found.iter().filter(|file| self.patterns.is_none_or(|patterns| patterns.matches(file))).collect();
+        if found.is_empty() {
+            self.printer.stderr(&format!("no tests: there is no `*.test.*` or `*.spec.*` file under {source}/\n"));
+            return Ok((Ended::Finished(ExitStatus::Success), Vec::new()));
+        }
+        if let Some(patterns) = self.patterns.filter(|_| selected.is_empty()) {
+            self.printer.stderr(&format!(
+                "error: no test file matches {} ({} under {source}/)\n",
+                patterns.list(),
+                plural(found.len(), "test file")
+            ));
+            return Ok((Ended::Finished(ExitStatus::Failure), Vec::new()));
+        }
+        let root = &project.canonical_dir;
+        let paths: Vec<PathBuf> =
+            selected.iter().map(|file| file.path.canonicalize().unwrap_or_else(|_| root.join(&file.shown))).collect();
+        let cache = Cache::new(&self.setup.state_root);
+        let modules = graph::walk_files(root, &paths, &Resolver::new(root), Some(&cache));
+        let reached = modules.modules.iter().map(|module| module.path.clone()).collect();
+        if !modules.diagnostics.is_empty() {
+            let report = report::render_diagnostics(&modules.diagnostics, &modules.sources, self.printer);
+            self.printer.stderr(&format!("{report}\n"));
+        }
+        let (runnable, broken): (Vec<_>, Vec<_>) =
+            selected.iter().zip(&modules.entry_errors).partition(|(_, error)| error.is_none());
+        if !broken.is_empty() {
+            let names: Vec<&str> = broken.iter().map(|(file, _)| file.shown.as_str()).collect();
+            let verb = if names.len() == 1 { "has" } else { "have" };
+            self.printer.stderr(&format!("error: {} {verb} errors, so did not run; see above\n", names.join(", ")));
+        }
+        if runnable.is_empty() {
+            return Ok((Ended::Finished(ExitStatus::Failure), reached));
+        }
+        let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir()))?;
+        let files: Vec<&str> = runnable.iter().map(|(file, _)| file.shown.as_str()).collect();
+        let mut runner = TestRunner::start(self.setup, &manifest, &files, self.printer.color())?;
+        let mut next_look = Instant::now() + POLL;
+        let ended = loop {
+            if let Some(passed) = runner.passed()? {
+                let status = if passed && broken.is_empty() { ExitStatus::Success } else { ExitStatus::Failure };
+                break Ended::Finished(status);
+            }
+            if self.interrupted.load(Ordering::SeqCst) {
+                runner.kill();
+                break Ended::Interrupted;
+            }
+            if watched.as_deref_mut().is_some_and(|watched| watched.changed_by(&mut next_look)) {
+                runner.kill();
+                break Ended::Changed;
+            }
+            std::thread::sleep(TICK);
+        };
+        Ok((ended, reached))
+    }
+}
+
+/// What `--watch` looks at: the source folder and the files the tests reached.
+struct Watched {
+    source: PathBuf,
+    reached: Vec<PathBuf>,
+    last: Fingerprint,
+}
+
+impl Watched {
+    fn new(source: PathBuf, reached: Vec<PathBuf>) -> Self {
+        let last = fingerprint(&source, &reached);
+        Self { source, reached, last }
+    }
+
+    /// Whether anything changed, looking only once `next_look` has come (then it is [`POLL`] later).
+    fn changed_by(&mut self, next_look: &mut Instant) -> bool {
+        if Instant::now() < *next_look {
+            return false;
+        }
+        *next_look = Instant::now() + POLL;
+        self.changed()
+    }
+
+    /// Whether anything changed since the last look.
+    fn changed(&mut self) -> bool {
+        let now = fingerprint(&self.source, &self.reached);
+        let changed = now != self.last;
+        self.last = now;
+        changed
+    }
+
+    /// Watches `reached` from now on, as they are now.
+    fn follow(&mut self, reached: Vec<PathBuf>) {
+        self.last = fingerprint(&self.source, &reached);
+        self.reached = reached;
+    }
+}

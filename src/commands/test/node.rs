@@ -1,0 +1,111 @@
+//! Node's built-in test runner (`node --test`), started on the test files with agent-sdk's
+//! loader imported first into each of its processes (`test-setup.mjs`), so tests load the
+//! project's code exactly as `run` loads the hooks.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use anyhow::Context;
+
+use crate::engine::session::SessionSetup;
+use crate::runtime::host::{NodeUnusable, check_node_version, kill_group, own_process_group};
+
+/// The Node.js of `setup`, refused when missing or too old (exit 2).
+pub fn check_node(setup: &SessionSetup) -> anyhow::Result<()> {
+    let output = Command::new(&setup.node).arg("--version").stdin(Stdio::null()).output().map_err(|_| {
+        NodeUnusable(format!(
+            "Node.js was not found (`{}`); tests run in Node.js ≥ {}.{}: install it from https://nodejs.org",
+            setup.node.display(),
+            crate::runtime::host::MIN_NODE.0,
+            crate::runtime::host::MIN_NODE.1
+        ))
+    })?;
+    check_node_version(&String::from_utf8_lossy(&output.stdout))?;
+    Ok(())
+}
+
+/// The manifest of one run, in the runtime's folder while the run lasts.
+pub struct ManifestFile(PathBuf);
+
+impl ManifestFile {
+    pub fn write(setup: &SessionSetup, manifest: &serde_json::Value) -> anyhow::Result<Self> {
+        let path = setup.runtime_dir().join("tests").join(format!("manifest-{}.json", std::process::id()));
+        if let Some(parent) = path.parent() {
+            crate::state::create_private_dir_all(parent).context("could not write the tests' manifest")?;
+        }
+        crate::loader::cache::write_atomically(&path, manifest.to_string().as_bytes())
+            .context("could not write the tests' manifest")?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for ManifestFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// A running `node --test`, with every process it started in a process group of its own.
+pub struct TestRunner {
+    child: Child,
+}
+
+impl TestRunner {
+    /// Starts Node's test runner in the project folder on `files` (relative to it), its
+    /// `spec` report going straight to the terminal.
+    pub fn start(setup: &SessionSetup, manifest: &ManifestFile, files: &[&str], color: bool) -> anyhow::Result<Self> {
+        let mut command = Command::new(&setup.node);
+        own_process_group(&mut command);
+        #[cfg(target_os = "linux")]
+        crate::runtime::host::die_with_parent(&mut command);
+        command
+            .arg("--enable-source-maps")
+            .arg("--import")
+            .arg(crate::uri::file_url(&setup.runtime_dir().join("test-setup.mjs")))
+            .args(["--test", "--test-reporter=spec", "--test-reporter-destination=stdout"])
+            .args(files)
+            .envs(setup.env.iter().map(|(key, value)| (key, value)))
+            .env("AGENT_SDK_TEST_MANIFEST", &manifest.0)
+            .env("AGENT_SDK_EXE", std::env::current_exe().unwrap_or_else(|_| PathBuf::from("agent-sdk")))
+            .env("AGENT_SDK_PROJECT_ROOT", &setup.project.canonical_dir)
+            .current_dir(&setup.project.canonical_dir)
+            .stdin(Stdio::null());
+        // The report's colours follow agent-sdk's (`--color`, NO_COLOR, a terminal).
+        if color {
+            command.env("FORCE_COLOR", "1").env_remove("NO_COLOR");
+        } else {
+            command.env("NO_COLOR", "1").env_remove("FORCE_COLOR");
+        }
+        let child = command.spawn().with_context(|| not_started(&setup.node))?;
+        Ok(Self { child })
+    }
+
+    /// Whether every test passed, once Node has finished (`None` while it runs).
+    pub fn passed(&mut self) -> anyhow::Result<Option<bool>> {
+        let status = self.child.try_wait().context("lost track of the Node.js test runner")?;
+        if status.is_some() {
+            // What a test started and left running ends with the run.
+            kill_group(&self.child);
+        }
+        Ok(status.map(|status| status.success()))
+    }
+
+    /// Ends the run at once, with every test process it started.
+    pub fn kill(&mut self) {
+        kill_group(&self.child);
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for TestRunner {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.kill();
+        }
+    }
+}
+
+fn not_started(node: &Path) -> String {
+    format!("could not start the Node.js test runner (`{}`)", node.display())
+}

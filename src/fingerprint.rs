@@ -1,0 +1,32 @@
+//! What changes when any of the agent's code does: the files of a folder and the modules
+//! reached from it, with their sizes and modification times (`dev` and `test --watch` poll it).
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// Every watched file with its size and modification time: changes when anything does.
+pub type Fingerprint = Vec<(PathBuf, u64, Option<SystemTime>)>;
+
+/// Every file under `dir` (dot-entries and `node_modules` aside) and every file of `reached`.
+pub fn fingerprint(dir: &Path, reached: &[PathBuf]) -> Fingerprint {
+    let in_folder = walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .into_iter()
+        .filter_entry(|entry| {
+            let name = entry.file_name().to_string_lossy();
+            entry.depth() == 0 || !(name.starts_with('.') || name == "node_modules")
+        })
+        .flatten()
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| entry.path().to_path_buf());
+    let mut files: Fingerprint = in_folder
+        .chain(reached.iter().cloned())
+        .map(|path| match std::fs::metadata(&path) {
+            Ok(metadata) => (path, metadata.len(), metadata.modified().ok()),
+            Err(_) => (path, 0, None),
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    files
+}

@@ -1,0 +1,271 @@
+//! `agent-sdk test`: the hooks' tests run by Node's test runner through the loader `run`
+//! uses (TypeScript, tsconfig paths, CommonJS, the SDK modules), with the test kit
+//! `@cursor/bdk/testing`; exit codes, what a user sees, PATTERN filters and `--watch`.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{copy_fixture, exit_code, run_in, transcript};
+
+/// What a user sees from `agent-sdk test <args>`, with what changes from run to run
+/// filtered: the project's temporary path, durations, and Node's own stack frames.
+fn test_transcript(dir: &Path, args: &[&str]) -> String {
+    let args: Vec<&str> = std::iter::once("test").chain(args.iter().copied()).collect();
+    let text = transcript(dir, &args);
+    let real = dir.canonicalize().unwrap();
+    let text = text.replace(&real.to_string_lossy().into_owned(), "[PROJECT]");
+    let text = text.replace(&dir.to_string_lossy().into_owned(), "[PROJECT]");
+    let mut filtered = String::new();
+    for line in text.lines() {
+        let line = if line.contains("(node:internal/") {
+            // Node's own frames differ between versions: one line stands for them all.
+            let frames = format!("      at [Node.js]{}\n", if line.ends_with(" {") { " {" } else { "" });
+            if filtered.ends_with(&frames) || filtered.ends_with("      at [Node.js]\n") {
+                filtered.truncate(filtered.rfind("      at [Node.js]").unwrap_or(filtered.len()));
+            }
+            frames
+        } else {
+            without_durations(line) + "\n"
+        };
+        filtered.push_str(&line);
+    }
+    filtered
+}
+
+/// `✔ name (1.23ms)` → `✔ name (…ms)`, `ℹ duration_ms 123.4` → `ℹ duration_ms …`.
+fn without_durations(line: &str) -> String {
+    if let Some(prefix) = line.strip_suffix("ms)")
+        && let Some(open) = prefix.rfind(" (")
+        && prefix[open + 2..].chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        return format!("{} (…ms)", &prefix[..open]);
+    }
+    match line.split_once("duration_ms ") {
+        Some((before, _)) => format!("{before}duration_ms …"),
+        None => line.to_owned(),
+    }
+}
+
+#[test]
+fn a_failing_test_fails_the_run_and_each_result_is_printed() {
+    let dir = copy_fixture("test", "results");
+    let text = test_transcript(dir.path(), &[]);
+    insta::assert_snapshot!(text);
+    assert!(text.contains("exit: 1\n"), "{text}");
+}
+
+#[test]
+fn passing_tests_exit_0_and_patterns_pick_the_files() {
+    let dir = copy_fixture("test", "results");
+    let by_name = test_transcript(dir.path(), &["usage*"]);
+    insta::assert_snapshot!(by_name);
+    assert!(by_name.contains("exit: 0\n"), "{by_name}");
+    // The same file by its path, `*` within a folder, `**` across folders.
+    for pattern in ["bot/hooks/usage.test.ts", "./bot/hooks/*.test.ts", "bot/**/usage.*"] {
+        let output = run_in(dir.path(), &["test", pattern]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(exit_code(&output), 0, "{pattern}: {stdout}");
+        assert!(stdout.contains("ℹ tests 3\n"), "{pattern}: {stdout}");
+    }
+    let both = run_in(dir.path(), &["test", "usage.test.ts", "paging.spec.ts"]);
+    assert!(String::from_utf8_lossy(&both.stdout).contains("ℹ tests 5\n"));
+    assert_eq!(exit_code(&both), 1);
+}
+
+#[test]
+fn a_pattern_matching_nothing_fails_and_a_bad_glob_is_a_usage_error() {
+    let dir = copy_fixture("test", "results");
+    insta::assert_snapshot!(test_transcript(dir.path(), &["billing*", "bot/billing/**"]));
+    insta::assert_snapshot!(test_transcript(dir.path(), &["bot/["]));
+}
+
+#[test]
+fn a_project_without_tests_says_so_and_exits_0() {
+    let dir = copy_fixture("test", "empty");
+    insta::assert_snapshot!(test_transcript(dir.path(), &[]));
+}
+
+#[test]
+fn a_folder_without_an_agent_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(dir.path(), &["test"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 1, "{stderr}");
+    assert!(stderr.contains("error: there is no agent here, so no test ran"), "{stderr}");
+}
+
+#[test]
+fn a_test_file_with_errors_is_reported_like_validate_and_the_others_run() {
+    let dir = copy_fixture("test", "results");
+    std::fs::write(
+        dir.path().join("bot/hooks/broken.test.ts"),
+        "import { test } from \"node:test\";\ntest(\"x\", () => {\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bot/hooks/missing.test.ts"),
+        "import { nothing } from \"./nowhere.js\";\nnothing();\n",
+    )
+    .unwrap();
+    let text = test_transcript(dir.path(), &["usage*", "broken*", "missing*"]);
+    insta::assert_snapshot!(text);
+    assert!(text.contains("exit: 1\n") && text.contains("ℹ pass 3\n"), "{text}");
+}
+
+#[test]
+fn a_tsconfig_paths_alias_resolves_in_tests_and_in_the_hooks_they_import() {
+    let dir = copy_fixture("test", "paths");
+    let text = test_transcript(dir.path(), &[]);
+    assert!(text.starts_with("$ agent-sdk test\nexit: 0\n"), "{text}");
+    assert!(text.contains("✔ the alias resolves in the test and in the hook it imports"), "{text}");
+}
+
+#[test]
+fn typescript_in_a_commonjs_package_runs_as_commonjs() {
+    let dir = copy_fixture("test", "commonjs");
+    let text = test_transcript(dir.path(), &[]);
+    assert!(text.starts_with("$ agent-sdk test\nexit: 0\n"), "{text}");
+    assert!(text.contains("✔ runs as CommonJS, with require and __filename"), "{text}");
+}
+
+#[test]
+fn the_test_kit_stubs_ctx_makes_events_and_dispatches_as_the_runtime_does() {
+    let dir = copy_fixture("test", "kit");
+    let text = test_transcript(dir.path(), &[]);
+    insta::assert_snapshot!(text);
+    assert!(text.contains("exit: 0\n") && text.contains("ℹ fail 0\n"), "{text}");
+}
+
+#[test]
+fn the_kit_s_events_carry_the_data_run_event_dispatches() {
+    let dir = copy_fixture("test", "kit");
+    let output = run_in(dir.path(), &["test", "kit.test.ts"]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stdout));
+    // Written by the kit's test: `events.<type>().data` for every type the kit has.
+    let kit: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("events.json")).unwrap()).unwrap();
+    let types: Vec<&str> = agent_sdk::vocabulary::EVENTS.iter().map(|event| event.name).collect();
+    assert_eq!(kit.keys().map(String::as_str).collect::<Vec<_>>(), types, "one maker per event type, in order");
+    for (event_type, data) in &kit {
+        let ran = run_in(dir.path(), &["run", "--event", event_type, "--json"]);
+        let envelope: serde_json::Value = serde_json::from_slice(&ran.stdout).unwrap();
+        assert_eq!(&envelope["data"], data, "{event_type}");
+    }
+}
+
+/// What `--watch` has printed so far, both streams.
+fn printed(dir: &Path) -> (String, String) {
+    let read = |name| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    (read("watch.out"), read("watch.err"))
+}
+
+/// Waits until `done` holds for what `--watch` printed (a failsafe deadline, not a timing).
+fn wait_for(dir: &Path, what: &str, done: impl Fn(&str, &str) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (out, err) = printed(dir);
+        if done(&out, &err) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "never saw {what}\n--- stdout ---\n{out}--- stderr ---\n{err}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn watch_reruns_the_tests_when_a_file_changes_until_ctrl_c() {
+    let dir = copy_fixture("test", "paths");
+    let logs = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["test", "--watch"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env_remove("NODE_OPTIONS")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(logs.path().join("watch.out")).unwrap())
+        .stderr(std::fs::File::create(logs.path().join("watch.err")).unwrap())
+        .spawn()
+        .unwrap();
+    let waiting = |err: &str| err.matches("waiting for changes").count();
+    wait_for(logs.path(), "the first run", |_, err| waiting(err) == 1);
+    assert!(printed(logs.path()).0.contains("ℹ pass 1\n"));
+
+    // A failing assertion in the test file: the rerun reports it.
+    let test_file = dir.path().join("bot/hooks/outcome.test.ts");
+    let source = std::fs::read_to_string(&test_file).unwrap();
+    std::fs::write(&test_file, source.replace("\"cancelled by the user\")", "\"cancelled\")")).unwrap();
+    wait_for(logs.path(), "a second run", |_, err| waiting(err) == 2);
+    let (out, err) = printed(logs.path());
+    assert!(err.contains("the code changed: running the tests again"), "{err}");
+    assert!(out.contains("ℹ fail 1\n"), "{out}");
+
+    // A change to a module the test imports (through the alias) counts too.
+    let labels = dir.path().join("bot/lib/labels.ts");
+    std::fs::write(
+        &labels,
+        std::fs::read_to_string(&labels).unwrap().replace("\"cancelled by the user\"", "\"cancelled\""),
+    )
+    .unwrap();
+    wait_for(logs.path(), "a third run", |_, err| waiting(err) == 3);
+    let out = printed(logs.path()).0;
+    let last_run = out.rsplit("ℹ tests").next().unwrap_or_default();
+    assert!(last_run.contains("ℹ pass 1\n"), "{out}");
+
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+}
+
+#[test]
+fn without_node_it_is_an_environment_error() {
+    let dir = copy_fixture("test", "results");
+    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["test"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_NODE", "/nonexistent/node")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 2, "{stderr}");
+    assert!(stderr.contains("Node.js was not found (`/nonexistent/node`)"), "{stderr}");
+}
+
+#[test]
+fn decorators_and_their_metadata_work_in_tests_as_in_run() {
+    let dir = copy_fixture("runtime", "decorators-legacy");
+    let test_file = "import { test } from \"node:test\";\n\
+        import { dispatch, events } from \"@cursor/bdk/testing\";\n\
+        import metadata from \"./metadata\";\n\
+        import pricing from \"./pricing\";\n\
+        test(\"both hooks\", async () => {\n\
+          await dispatch(metadata, events[\"turn.completed\"]());\n\
+          await dispatch(pricing, events[\"turn.completed\"]());\n\
+        });\n";
+    std::fs::write(dir.path().join("bot/hooks/decorated.test.ts"), test_file).unwrap();
+    let tested = common::run_recorded(dir.path(), &["test"], &[]);
+    assert_eq!(exit_code(&tested.output), 0, "{}", tested.both());
+    let ran = common::run_recorded(dir.path(), &["run", "--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(tested.record.len(), 2, "{}", tested.both());
+    assert_eq!(tested.record, ran.record);
+}
+
+#[test]
+fn env_files_reach_the_tests_as_they_reach_the_hooks() {
+    let dir = copy_fixture("run", "env");
+    std::fs::write(dir.path().join(".env"), "ACME_REGION=eu-west\nACME_TIER=free\n").unwrap();
+    let test_file = "import assert from \"node:assert/strict\";\n\
+        import { test } from \"node:test\";\n\
+        test(\"env\", () => {\n\
+          assert.equal(process.env.ACME_REGION, \"eu-west\");\n\
+          assert.equal(process.env.ACME_TIER, \"free\");\n\
+        });\n";
+    std::fs::write(dir.path().join("bot/hooks/env.test.ts"), test_file).unwrap();
+    let output = run_in(dir.path(), &["test"]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stdout));
+    let skipped = run_in(dir.path(), &["test", "--no-env-file"]);
+    assert_eq!(exit_code(&skipped), 1, "{}", String::from_utf8_lossy(&skipped.stdout));
+}
