@@ -1,4 +1,7 @@
 //! The SDK's module names, in one table: the packages a hook imports `defineHook` from.
+//! Its files ([`files`]) live beside it.
+
+pub mod files;
 
 /// The SDK packages, by vendor: each has a root module (types), `/hooks` and `/memory`.
 pub const SDK_PACKAGES: [&str; 3] = ["@cursor/bdk", "@grok/agent-sdk", "@cursor/july"];

@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use crate::runtime::calls::HostCalls;
 
-/// The runtime's files, embedded in the binary and written under the state root.
+/// The runtime's files, embedded in the binary and written under the state root (with the
+/// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
@@ -24,12 +25,6 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
     ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),
     ("helpers/usingCtx.cjs", include_str!("node/helpers/usingCtx.cjs")),
-    ("sdk/hooks.cjs", include_str!("node/sdk/hooks.cjs")),
-    ("sdk/hooks.mjs", include_str!("node/sdk/hooks.mjs")),
-    ("sdk/memory.cjs", include_str!("node/sdk/memory.cjs")),
-    ("sdk/memory.mjs", include_str!("node/sdk/memory.mjs")),
-    ("sdk/index.cjs", include_str!("node/sdk/index.cjs")),
-    ("sdk/index.mjs", include_str!("node/sdk/index.mjs")),
 ];
 
 /// The oldest Node.js hooks run in (SPEC §8).
@@ -154,6 +149,10 @@ pub fn diagnose_node(node: &Path, stderr: &[String]) -> NodeUnusable {
 pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
     for (name, text) in RUNTIME_FILES {
         write_if_changed(&runtime_dir.join(name), text)?;
+    }
+    let sdk_dir = runtime_dir.join(crate::sdk::files::RUNTIME_SDK_FOLDER);
+    for (name, text) in crate::sdk::files::SDK_FILES {
+        write_if_changed(&sdk_dir.join(name), text)?;
     }
     Ok(())
 }
