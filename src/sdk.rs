@@ -1,7 +1,10 @@
 //! The SDK's module names, in one table: the packages a hook imports `defineHook` from.
-//! Its files ([`files`]) live beside it.
+//! Its files ([`files`]), their generated type declarations ([`declarations`]) and the
+//! packages `agent-sdk sdk` writes into `node_modules/` ([`packages`]) live beside it.
 
+pub mod declarations;
 pub mod files;
+pub mod packages;
 
 /// The SDK packages, by vendor: each has a root module (types), `/hooks` and `/memory`.
 pub const SDK_PACKAGES: [&str; 3] = ["@cursor/bdk", "@grok/agent-sdk", "@cursor/july"];

@@ -6,6 +6,7 @@ mod info;
 pub mod load_module;
 mod logs;
 mod run;
+mod sdk;
 mod validate;
 
 use crate::cli::{Cli, Command};
@@ -20,6 +21,7 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Run(args) => run::run(&args, printer),
         Command::Dev(args) => dev::dev(&args, printer),
         Command::Logs(args) => logs::logs(&args, printer),
+        Command::Sdk(args) => sdk::sdk(&args, printer),
         Command::Completions(args) => completions::completions(&args, printer),
     }
 }
