@@ -185,9 +185,10 @@ export interface HookContext {
 
 /**
  * A handler: runs after its event is recorded, never delays the model. A promise it
- * returns is awaited (up to the hook timeout); a throw or rejection is logged and skipped.
+ * returns is awaited (up to the hook timeout), any other value ignored (so a one-line
+ * arrow may return what it calls); a throw or rejection is logged and skipped.
  */
-export type Handler<Event extends SessionEvent = SessionEvent> = (event: Event, ctx: HookContext) => void | Promise<void>;
+export type Handler<Event extends SessionEvent = SessionEvent> = (event: Event, ctx: HookContext) => unknown;
 
 "#;
 
