@@ -34,6 +34,9 @@ _agent__sdk() {
             agent__sdk,run)
                 cmd="agent__sdk__subcmd__run"
                 ;;
+            agent__sdk,sdk)
+                cmd="agent__sdk__subcmd__sdk"
+                ;;
             agent__sdk,test)
                 cmd="agent__sdk__subcmd__test"
                 ;;
@@ -58,6 +61,9 @@ _agent__sdk() {
             agent__sdk__subcmd__help,run)
                 cmd="agent__sdk__subcmd__help__subcmd__run"
                 ;;
+            agent__sdk__subcmd__help,sdk)
+                cmd="agent__sdk__subcmd__help__subcmd__sdk"
+                ;;
             agent__sdk__subcmd__help,test)
                 cmd="agent__sdk__subcmd__help__subcmd__test"
                 ;;
@@ -71,7 +77,7 @@ _agent__sdk() {
 
     case "${cmd}" in
         agent__sdk)
-            opts="-h -V --color --help --version validate info run dev test logs completions help"
+            opts="-h -V --color --help --version validate info run dev test logs sdk completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -157,7 +163,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__help)
-            opts="validate info run dev test logs completions help"
+            opts="validate info run dev test logs sdk completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,6 +247,20 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__help__subcmd__sdk)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -414,6 +434,28 @@ _agent__sdk() {
                     return 0
                     ;;
                 --env-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__sdk)
+            opts="-h -V --dir --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

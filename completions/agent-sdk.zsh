@@ -139,6 +139,16 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(sdk)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
@@ -185,6 +195,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(sdk)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -211,6 +225,7 @@ _agent-sdk_commands() {
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
+'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -235,6 +250,7 @@ _agent-sdk__subcmd__help_commands() {
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
+'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -270,6 +286,11 @@ _agent-sdk__subcmd__help__subcmd__run_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk help run commands' commands "$@"
 }
+(( $+functions[_agent-sdk__subcmd__help__subcmd__sdk_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__sdk_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help sdk commands' commands "$@"
+}
 (( $+functions[_agent-sdk__subcmd__help__subcmd__test_commands] )) ||
 _agent-sdk__subcmd__help__subcmd__test_commands() {
     local commands; commands=()
@@ -294,6 +315,11 @@ _agent-sdk__subcmd__logs_commands() {
 _agent-sdk__subcmd__run_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk run commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__sdk_commands] )) ||
+_agent-sdk__subcmd__sdk_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk sdk commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__test_commands] )) ||
 _agent-sdk__subcmd__test_commands() {

@@ -54,6 +54,13 @@ pub enum Command {
     /// the local `.agent-sdk/dev.json`. A dropped connection is resumed where it stopped:
     /// no line is printed twice and none is skipped.
     Logs(LogsArgs),
+    /// Write the SDK packages into `node_modules/`, with their TypeScript declarations.
+    ///
+    /// `@cursor/bdk`, `@grok/agent-sdk` and `@cursor/july`: the modules hooks import (the
+    /// root, `/hooks`, `/memory`) for ESM and CommonJS, typed from the event vocabulary and
+    /// stamped with this binary's version, so `tsc`, editors and test runners see them.
+    /// Hooks run with the binary's own copy either way. Unchanged files are not rewritten.
+    Sdk(SdkArgs),
     /// Print a shell completion script to stdout.
     Completions(CompletionsArgs),
 }
@@ -104,6 +111,12 @@ pub struct ValidateArgs {
     /// Fail (exit 1) on warnings too, not only on errors.
     #[arg(long)]
     pub deny_warnings: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SdkArgs {
+    #[command(flatten)]
+    pub dir: DirArg,
 }
 
 #[derive(Debug, Args)]

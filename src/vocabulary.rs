@@ -2,8 +2,9 @@
 //!
 //! The analyser reads it to flag unknown handler keys (and suggest the near miss), and
 //! `run --event` for a realistic payload. Each entry also carries the TypeScript type of
-//! its `data`, for the SDK's type declarations (not generated yet). The turn engine emits
-//! these types by name in `engine::turn`; a test there keeps the two in step.
+//! its `data`, from which the SDK's type declarations are generated
+//! (`crate::sdk::declarations`). The turn engine emits these types by name in
+//! `engine::turn`; a test there keeps the two in step.
 
 /// One event type of the session stream (SPEC §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

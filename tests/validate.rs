@@ -46,6 +46,30 @@ cases! {
     not_a_hook_module => "not-a-hook-module",
 }
 
+/// The SDK packages `tsc` sees: missing while the project has a `tsconfig.json`, or written
+/// by another agent-sdk (a package agent-sdk did not write is left alone). The binary's
+/// version, which the messages name, is `[VERSION]`.
+#[test]
+fn sdk_packages_missing() {
+    insta::assert_snapshot!(check("sdk-packages-missing").replace(env!("CARGO_PKG_VERSION"), "[VERSION]"));
+}
+
+#[test]
+fn sdk_packages_outdated() {
+    insta::assert_snapshot!(check("sdk-packages-outdated").replace(env!("CARGO_PKG_VERSION"), "[VERSION]"));
+}
+
+/// Once `agent-sdk sdk` wrote them, neither warning is left.
+#[test]
+fn sdk_packages_written_by_this_binary_are_no_finding() {
+    for case in ["sdk-packages-missing", "sdk-packages-outdated"] {
+        let project = common::copy_fixture("validate", case);
+        assert_eq!(common::exit_code(&common::run_in(project.path(), &["sdk"])), 0);
+        let validate = common::transcript(project.path(), &["validate"]);
+        assert!(validate.contains("Found no problems in 1 file"), "{case}: {validate}");
+    }
+}
+
 /// Every code in the registry is produced by the real binary in some snapshot (a
 /// fixture here, or a bad-input test), so no code exists that no test has seen.
 #[test]

@@ -6,6 +6,7 @@ mod info;
 pub mod load_module;
 mod logs;
 mod run;
+mod sdk;
 mod test;
 mod validate;
 
@@ -22,6 +23,7 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Dev(args) => dev::dev(&args, printer),
         Command::Test(args) => test::test(&args, printer),
         Command::Logs(args) => logs::logs(&args, printer),
+        Command::Sdk(args) => sdk::sdk(&args, printer),
         Command::Completions(args) => completions::completions(&args, printer),
     }
 }

@@ -7,10 +7,16 @@ use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 use crate::report;
 
-/// Checks the project at `--dir` and prints the findings in `--format`. Exit 1 on any
-/// error, or on any warning with `--deny-warnings`.
+/// Checks the project at `--dir` (its hooks, and whether the SDK packages `tsc` sees are
+/// there and current) and prints the findings in `--format`. Exit 1 on any error, or on
+/// any warning with `--deny-warnings`.
 pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let checked = check_project(&args.dir.dir)?;
+    let mut checked = check_project(&args.dir.dir)?;
+    if checked.project.is_some() {
+        // Only `validate` looks: `run` and `info` never depend on the written packages.
+        checked.diagnostics.extend(crate::sdk::freshness::check_packages(&args.dir.dir));
+        checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
     printer.stdout(&report::render(args.format, &checked, printer))?;
     let failed = checked.count(Severity::Error) > 0 || (args.deny_warnings && checked.count(Severity::Warning) > 0);
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })

@@ -60,6 +60,10 @@ codes! {
         "The project has both `bot/` and `agent/`, so which one is the agent is ambiguous.";
     InvalidPackageJson => "project::invalid-package-json", Warning,
         "`package.json` could not be read as JSON, so the agent is named after its folder.";
+    SdkPackagesMissing => "project::sdk-packages-missing", Warning,
+        "The project has a `tsconfig.json` but the SDK packages are not in `node_modules/`, so `tsc` and editors cannot type its hooks (`agent-sdk sdk` writes them).";
+    SdkPackagesOutdated => "project::sdk-packages-outdated", Warning,
+        "The SDK packages in `node_modules/` were written by another version of agent-sdk, so their types may not match what hooks run with (`agent-sdk sdk` writes them again).";
     Unreadable => "hooks::unreadable", Error,
         "A hook module could not be read: an I/O error, not UTF-8, binary, or over the size limit.";
     SymlinkLoop => "hooks::symlink-loop", Warning,

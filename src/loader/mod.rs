@@ -26,7 +26,7 @@ use resolver::Target;
 /// What the runtime's loader needs: for each module, its format and compiled code; for each
 /// importer, where its specifiers lead. Paths are absolute; built-ins are left to Node.
 pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Value {
-    let sdk_dir = runtime_dir.join("sdk");
+    let sdk_dir = runtime_dir.join(crate::sdk::files::RUNTIME_SDK_FOLDER);
     let mut modules = Map::new();
     let mut resolutions = Map::new();
     for module in &graph.modules {

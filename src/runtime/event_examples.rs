@@ -3,8 +3,8 @@
 
 use crate::vocabulary::EVENTS;
 
-/// Where the runtime (and the SDK packages) keep it, relative to the runtime's folder.
-pub const FILE: &str = "sdk/events.cjs";
+/// Its name among the SDK's files (under the runtime's `sdk/`, and in each SDK package).
+pub const FILE: &str = "events.cjs";
 
 /// The module: `EXAMPLES`, each event type's example `data`, in the table's order.
 pub fn render() -> String {

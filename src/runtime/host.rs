@@ -4,7 +4,6 @@
 //! hooks and their child processes print. This module starts it, sends it messages, hands
 //! its messages and output on, and kills it (and what it started) when asked.
 
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -15,9 +14,9 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::runtime::calls::HostCalls;
-use crate::runtime::event_examples;
 
-/// The runtime's files, embedded in the binary and written under the state root.
+/// The runtime's files, embedded in the binary and written under the state root (with the
+/// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
@@ -28,24 +27,7 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
     ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),
     ("helpers/usingCtx.cjs", include_str!("node/helpers/usingCtx.cjs")),
-    ("sdk/hooks.cjs", include_str!("node/sdk/hooks.cjs")),
-    ("sdk/hooks.mjs", include_str!("node/sdk/hooks.mjs")),
-    ("sdk/memory.cjs", include_str!("node/sdk/memory.cjs")),
-    ("sdk/memory.mjs", include_str!("node/sdk/memory.mjs")),
-    ("sdk/index.cjs", include_str!("node/sdk/index.cjs")),
-    ("sdk/index.mjs", include_str!("node/sdk/index.mjs")),
-    ("sdk/context.cjs", include_str!("node/sdk/context.cjs")),
-    ("sdk/testing.cjs", include_str!("node/sdk/testing.cjs")),
-    ("sdk/testing.mjs", include_str!("node/sdk/testing.mjs")),
-    ("sdk/testing.d.ts", include_str!("node/sdk/testing.d.ts")),
 ];
-
-/// Every file of the runtime, relative to its folder: the embedded ones, then the one
-/// generated from the vocabulary (`sdk/events.cjs`).
-pub fn runtime_files() -> impl Iterator<Item = (&'static str, Cow<'static, str>)> {
-    let embedded = RUNTIME_FILES.iter().map(|&(name, text)| (name, Cow::Borrowed(text)));
-    embedded.chain(std::iter::once((event_examples::FILE, Cow::Owned(event_examples::render()))))
-}
 
 /// The oldest Node.js hooks run in (SPEC §8).
 pub const MIN_NODE: (u32, u32) = (20, 6);
@@ -167,8 +149,12 @@ pub fn diagnose_node(node: &Path, stderr: &[String]) -> NodeUnusable {
 
 /// Writes the embedded runtime files into `runtime_dir`.
 pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
-    for (name, text) in runtime_files() {
-        write_if_changed(&runtime_dir.join(name), &text)?;
+    for (name, text) in RUNTIME_FILES {
+        write_if_changed(&runtime_dir.join(name), text)?;
+    }
+    let sdk_dir = runtime_dir.join(crate::sdk::files::RUNTIME_SDK_FOLDER);
+    for (name, text) in crate::sdk::files::sdk_files() {
+        write_if_changed(&sdk_dir.join(name), &text)?;
     }
     Ok(())
 }

@@ -1,0 +1,129 @@
+//! `agent-sdk sdk`: the SDK packages written into a project's `node_modules/`, what it
+//! says about them, that writing again changes nothing, and that Node loads every module
+//! of every package, by `import` and by `require`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{copy_fixture, exit_code, run_in, transcript};
+
+const PACKAGES: [&str; 3] = ["@cursor/bdk", "@grok/agent-sdk", "@cursor/july"];
+
+/// What a user sees, with the binary's version (which the packages are stamped with) as
+/// `[VERSION]`, so that a release does not change the snapshot.
+fn seen(dir: &Path, args: &[&str]) -> String {
+    transcript(dir, args).replace(env!("CARGO_PKG_VERSION"), "[VERSION]")
+}
+
+#[test]
+fn writes_the_three_packages_and_then_has_nothing_to_write() {
+    let project = copy_fixture("run", "state");
+    insta::assert_snapshot!("first_run", seen(project.path(), &["sdk"]));
+    insta::assert_snapshot!("second_run", seen(project.path(), &["sdk"]));
+
+    let memory = project.path().join("node_modules/@grok/agent-sdk/memory.mjs");
+    std::fs::write(&memory, "// edited by hand\n").unwrap();
+    let again = seen(project.path(), &["sdk", "--dir", "."]);
+    let updated = "updated node_modules/@grok/agent-sdk (agent-sdk [VERSION], 1 of 15 files changed)";
+    assert!(again.contains(updated), "{again}");
+    assert!(std::fs::read_to_string(&memory).unwrap().contains("memoryHook"), "the edit was replaced");
+}
+
+#[test]
+fn each_package_has_every_module_for_esm_and_commonjs_with_types_and_the_stamp() {
+    let project = copy_fixture("run", "state");
+    assert_eq!(exit_code(&run_in(project.path(), &["sdk"])), 0);
+    for package in PACKAGES {
+        let dir = project.path().join("node_modules").join(package);
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        for module in ["index", "hooks", "memory", "testing"] {
+            for extension in ["mjs", "cjs", "d.ts"] {
+                assert!(files.contains(&format!("{module}.{extension}")), "{package}: {files:?}");
+            }
+        }
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap();
+        assert_eq!(manifest["name"], package);
+        assert_eq!(manifest["version"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(manifest["agentSdk"]["writtenBy"], env!("CARGO_PKG_VERSION"));
+        assert_eq!(manifest["types"], "./index.d.ts");
+        let hooks = &manifest["exports"]["./hooks"];
+        assert_eq!(hooks["types"], "./hooks.d.ts");
+        assert_eq!(hooks["import"], "./hooks.mjs");
+        assert_eq!(hooks["require"], "./hooks.cjs");
+        // The files are the runtime's own.
+        let runtime = std::fs::read_to_string(common::root().join("src/runtime/node/sdk/hooks.cjs")).unwrap();
+        assert_eq!(std::fs::read_to_string(dir.join("hooks.cjs")).unwrap(), runtime);
+    }
+}
+
+/// Node, from the project folder, finds every module of every package both ways, and a
+/// hook made with one is a hook to the others (the runtime recognises it).
+#[test]
+fn node_imports_and_requires_every_module() {
+    let project = copy_fixture("run", "state");
+    assert_eq!(exit_code(&run_in(project.path(), &["sdk"])), 0);
+    let script = PACKAGES
+        .iter()
+        .map(|package| {
+            format!(
+                r#"{{
+  const root = await import("{package}");
+  const {{ defineHook, isHookDefinition }} = await import("{package}/hooks");
+  const {{ memoryHook }} = await import("{package}/memory");
+  const required = {{ root: require("{package}"), hooks: require("{package}/hooks"), memory: require("{package}/memory") }};
+  const hook = defineHook({{ events: {{ "turn.completed"() {{}} }} }});
+  check(isHookDefinition(hook) && isHookDefinition(memoryHook()) && isHookDefinition(root.memoryHook()), "{package}: hooks");
+  check(required.hooks.isHookDefinition(hook) && required.root.defineHook === required.hooks.defineHook, "{package}: require");
+  check(root.defineHook === defineHook && typeof required.memory.memoryHook === "function", "{package}: one implementation");
+}}"#
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let program = format!(
+        "import {{ createRequire }} from 'node:module';\nconst require = createRequire(process.cwd() + '/');\nfunction check(ok, what) {{ if (!ok) throw new Error(what); }}\n{script}\nconsole.log('ok');\n"
+    );
+    let output = Command::new("node")
+        .args(["--input-type=module", "-e", &program])
+        .current_dir(project.path())
+        .env_remove("NODE_OPTIONS")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "ok\n", "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn a_folder_without_package_json_gets_node_modules_too() {
+    let project = tempfile::tempdir().unwrap();
+    let output = run_in(project.path(), &["sdk"]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(project.path().join("node_modules/@cursor/july/hooks.d.ts").is_file());
+    assert!(!project.path().join("package.json").exists(), "sdk writes no package.json of the project's");
+}
+
+#[test]
+fn a_tsconfig_that_resolves_the_classic_way_gets_a_hint() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(
+        project.path().join("tsconfig.json"),
+        "{\n  // ES modules, and no moduleResolution: TypeScript 5 resolves the classic way\n  \"compilerOptions\": { \"module\": \"esnext\", \"strict\": true, },\n}\n",
+    )
+    .unwrap();
+    insta::assert_snapshot!(seen(project.path(), &["sdk"]));
+    std::fs::write(project.path().join("tsconfig.json"), r#"{ "compilerOptions": { "module": "nodenext" } }"#).unwrap();
+    let fine = seen(project.path(), &["sdk"]);
+    assert!(!fine.contains("hint:"), "{fine}");
+}
+
+#[test]
+fn a_missing_dir_is_a_usage_error() {
+    let project = tempfile::tempdir().unwrap();
+    insta::assert_snapshot!(seen(project.path(), &["sdk", "--dir", "no/such/project"]));
+}

@@ -1,0 +1,159 @@
+//! The SDK packages' declarations, checked by the real TypeScript compiler (pinned in
+//! `tests/typescript/package.json`, installed with `npm ci --prefix tests/typescript`):
+//! after `agent-sdk sdk`, a strict `tsc --noEmit` passes on valid projects (ESM and
+//! CommonJS, each package name, `"*"` handlers, `memoryHook`, `switch (event.type)`), with
+//! every module resolution a project may use, and fails where a hook names an event type
+//! that does not exist or reads a field its event does not have: the error and line checked.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{copy_project, exit_code, root, run_in};
+
+/// The compiler, or a failure saying how to install it.
+fn tsc() -> PathBuf {
+    let tsc = root().join("tests/typescript/node_modules/.bin/tsc");
+    assert!(
+        tsc.is_file(),
+        "the TypeScript compiler these tests run is not installed: run `npm ci --prefix tests/typescript`"
+    );
+    tsc
+}
+
+/// How the checked project resolves modules: `module` and `moduleResolution`.
+#[derive(Debug, Clone, Copy)]
+struct Resolution(&'static str, &'static str);
+
+/// Node's own rules, ESM and CommonJS by each file's format.
+const NODENEXT: Resolution = Resolution("nodenext", "nodenext");
+/// A bundler's: `exports` with the `import` condition, extensionless relative imports.
+const BUNDLER: Resolution = Resolution("preserve", "bundler");
+/// The classic `node` (node10) resolution, which reads no `exports`.
+const NODE10: Resolution = Resolution("commonjs", "node");
+
+/// `tsc --noEmit` on a copy of `project` after `agent-sdk sdk`, with a strict tsconfig
+/// (extending the project's own, when it has one): the exit code and the errors, each as
+/// `path(line,col): TSxxxx`.
+fn type_check(project: &Path, resolution: Resolution) -> (i32, Vec<String>, String) {
+    type_check_except(project, resolution, &[])
+}
+
+/// [`type_check`], leaving out the files `except` names.
+fn type_check_except(project: &Path, resolution: Resolution, except: &[&str]) -> (i32, Vec<String>, String) {
+    let copy = copy_project(project);
+    let dir = copy.path();
+    let sdk = run_in(dir, &["sdk"]);
+    assert_eq!(exit_code(&sdk), 0, "{}", String::from_utf8_lossy(&sdk.stderr));
+
+    let source = ["bot", "agent"].into_iter().find(|folder| dir.join(folder).is_dir()).expect("a project");
+    let type_roots = root().join("tests/typescript/node_modules/@types");
+    let mut tsconfig = serde_json::json!({
+        "compilerOptions": {
+            "strict": true,
+            "noEmit": true,
+            "module": resolution.0,
+            "moduleResolution": resolution.1,
+            "types": ["node"],
+            "typeRoots": [type_roots],
+            // The written declarations are checked too.
+            "skipLibCheck": false,
+        },
+        "include": [source],
+        "exclude": ["**/*.test.*", "**/*.spec.*", "**/node_modules"],
+    });
+    for file in except {
+        tsconfig["exclude"].as_array_mut().unwrap().push((*file).into());
+    }
+    if dir.join("tsconfig.json").is_file() {
+        tsconfig["extends"] = "./tsconfig.json".into();
+    }
+    std::fs::write(dir.join("tsconfig.check.json"), tsconfig.to_string()).unwrap();
+
+    let output = Command::new(tsc())
+        .args(["--project", "tsconfig.check.json", "--pretty", "false"])
+        .current_dir(dir)
+        .env_remove("NODE_OPTIONS")
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    let errors = text
+        .lines()
+        .filter_map(|line| {
+            let (place, rest) = line.split_once(": error ")?;
+            Some(format!("{place}: {}", rest.split(':').next()?))
+        })
+        .collect();
+    (exit_code(&output), errors, text)
+}
+
+fn project(group: &str, case: &str) -> PathBuf {
+    root().join(group).join(case)
+}
+
+/// The files of `validate`'s accepted-forms fixture that are no TypeScript `tsc` accepts:
+/// they are there for the analyser, which reads every form that is still a defineHook call.
+const NOT_TYPESCRIPT: [&str; 2] = [
+    // `as const` on a call is a TypeScript error (TS1355); it also imports a type `Hook`.
+    "bot/hooks/wrapped.ts",
+    // `defineHook<State>(…)`: defineHook has no type parameter (TS2558).
+    "bot/hooks/events-const.ts",
+];
+
+fn passes(project: &Path, resolution: Resolution) {
+    let except: &[&str] = if project.ends_with("accepted-forms") { &NOT_TYPESCRIPT } else { &[] };
+    let (code, errors, text) = type_check_except(project, resolution, except);
+    assert!(code == 0 && errors.is_empty(), "{} with {resolution:?}:\n{text}", project.display());
+}
+
+macro_rules! type_checks {
+    ($($name:ident => ($group:literal, $case:literal), $resolution:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            passes(&project($group, $case), $resolution);
+        }
+    )*};
+}
+
+type_checks! {
+    // ES modules (`"type": "module"`): a `"*"` handler narrowed with `if`, and every type
+    // of the root module with `switch (event.type)`, `@cursor/july` and `@grok/agent-sdk`'s memoryHook.
+    the_example_type_checks => ("examples", "acme-bot"), NODENEXT;
+    narrowing_type_checks => ("fixtures/types", "narrowing"), NODENEXT;
+    esm_with_commonjs_files_type_checks => ("fixtures/runtime", "module-formats-esm"), NODENEXT;
+    a_hook_that_touches_node_internals_type_checks => ("fixtures/hostile", "primordials"), NODENEXT;
+    // CommonJS: memoryHook, all three package names (with `import x = require(…)` in a
+    // `.cts` and an `.mts`), and projects with tsconfigs of their own.
+    memory_hook_in_commonjs_type_checks => ("fixtures/run", "state"), NODENEXT;
+    every_accepted_form_and_package_name_type_checks => ("fixtures/validate", "accepted-forms"), NODENEXT;
+    commonjs_with_esm_files_type_checks => ("fixtures/runtime", "module-formats"), NODENEXT;
+    tsconfig_paths_in_commonjs_type_check => ("fixtures/runtime", "tsconfig-paths-cjs"), NODENEXT;
+    legacy_decorators_type_check => ("fixtures/runtime", "decorators-legacy"), NODENEXT;
+    // A bundler's resolution: `exports` read with the `import` condition.
+    tsconfig_paths_type_check_with_bundler_resolution => ("fixtures/runtime", "tsconfig-paths"), BUNDLER;
+    narrowing_type_checks_with_bundler_resolution => ("fixtures/types", "narrowing"), BUNDLER;
+    // node10, which reads no `exports`: the subpaths are files at the package's root.
+    every_package_name_type_checks_with_node10_resolution => ("fixtures/validate", "accepted-forms"), NODE10;
+    narrowing_type_checks_with_node10_resolution => ("fixtures/types", "narrowing"), NODE10;
+}
+
+/// An event type that does not exist is an excess property of `Handlers` (TS2353), at the key.
+#[test]
+fn a_wrong_event_key_fails_at_the_key() {
+    let (code, errors, text) = type_check(&project("fixtures/validate", "unknown-event"), NODENEXT);
+    assert_ne!(code, 0, "{text}");
+    assert_eq!(errors, ["bot/hooks/typos.ts(4,5): TS2353"], "{text}");
+    assert!(text.contains("'\"turn.complete\"' does not exist in type 'Handlers'"), "{text}");
+}
+
+/// A typed handler's `event` is its own event: `message.received` has no `usage` (TS2339).
+#[test]
+fn a_field_the_event_does_not_have_fails_where_it_is_read() {
+    for resolution in [NODENEXT, BUNDLER] {
+        let (code, errors, text) = type_check(&project("fixtures/types", "wrong-field"), resolution);
+        assert_ne!(code, 0, "{text}");
+        assert_eq!(errors, ["bot/hooks/usage.ts(8,58): TS2339"], "{resolution:?}: {text}");
+        assert!(text.contains("Property 'usage' does not exist on type '{ text: string; }'"), "{text}");
+    }
+}
