@@ -28,6 +28,9 @@ _agent__sdk() {
             agent__sdk,info)
                 cmd="agent__sdk__subcmd__info"
                 ;;
+            agent__sdk,init)
+                cmd="agent__sdk__subcmd__init"
+                ;;
             agent__sdk,logs)
                 cmd="agent__sdk__subcmd__logs"
                 ;;
@@ -55,6 +58,9 @@ _agent__sdk() {
             agent__sdk__subcmd__help,info)
                 cmd="agent__sdk__subcmd__help__subcmd__info"
                 ;;
+            agent__sdk__subcmd__help,init)
+                cmd="agent__sdk__subcmd__help__subcmd__init"
+                ;;
             agent__sdk__subcmd__help,logs)
                 cmd="agent__sdk__subcmd__help__subcmd__logs"
                 ;;
@@ -77,7 +83,7 @@ _agent__sdk() {
 
     case "${cmd}" in
         agent__sdk)
-            opts="-h -V --color --help --version validate info run dev test logs sdk completions help"
+            opts="-h -V --color --help --version validate info run dev test logs sdk init completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,7 +169,7 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__help)
-            opts="validate info run dev test logs sdk completions help"
+            opts="validate info run dev test logs sdk init completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -219,6 +225,20 @@ _agent__sdk() {
             return 0
             ;;
         agent__subcmd__sdk__subcmd__help__subcmd__info)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -310,6 +330,32 @@ _agent__sdk() {
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent__subcmd__sdk__subcmd__init)
+            opts="-h -V --layout --name --force --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --layout)
+                    COMPREPLY=($(compgen -W "bot agent" -- "${cur}"))
+                    return 0
+                    ;;
+                --name)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

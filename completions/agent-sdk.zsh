@@ -149,6 +149,20 @@ _arguments "${_arguments_options[@]}" : \
 '--version[Print version]' \
 && ret=0
 ;;
+(init)
+_arguments "${_arguments_options[@]}" : \
+'--layout=[The source folder\: \`bot\` (the BDK layout) or \`agent\` (the Agent SDK layout)]:LAYOUT:((bot\:"\`bot/\`\: the BDK layout"
+agent\:"\`agent/\`\: the Agent SDK layout"))' \
+'--name=[The agent'\''s name (\`package.json\`'\''s \`name\`); by default the folder'\''s name]:NAME:_default' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
+'--force[Overwrite the scaffold'\''s files where they exist]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::dir -- The project folder (made when missing):_files' \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
@@ -199,6 +213,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(init)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (completions)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -226,6 +244,7 @@ _agent-sdk_commands() {
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
 'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
+'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -251,6 +270,7 @@ _agent-sdk__subcmd__help_commands() {
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
 'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
+'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
@@ -275,6 +295,11 @@ _agent-sdk__subcmd__help__subcmd__help_commands() {
 _agent-sdk__subcmd__help__subcmd__info_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk help info commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__help__subcmd__init_commands] )) ||
+_agent-sdk__subcmd__help__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk help init commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__help__subcmd__logs_commands] )) ||
 _agent-sdk__subcmd__help__subcmd__logs_commands() {
@@ -305,6 +330,11 @@ _agent-sdk__subcmd__help__subcmd__validate_commands() {
 _agent-sdk__subcmd__info_commands() {
     local commands; commands=()
     _describe -t commands 'agent-sdk info commands' commands "$@"
+}
+(( $+functions[_agent-sdk__subcmd__init_commands] )) ||
+_agent-sdk__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'agent-sdk init commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__logs_commands] )) ||
 _agent-sdk__subcmd__logs_commands() {

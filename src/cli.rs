@@ -61,6 +61,15 @@ pub enum Command {
     /// stamped with this binary's version, so `tsc`, editors and test runners see them.
     /// Hooks run with the binary's own copy either way. Unchanged files are not rewritten.
     Sdk(SdkArgs),
+    /// Create a working agent project: hooks, their test, tsconfig and the SDK packages.
+    ///
+    /// Writes `package.json` (when absent), `<src>/instructions.md`, `<src>/hooks/memory.ts`,
+    /// an example hook with its test, a strict `tsconfig.json`, `.gitignore` lines for the
+    /// state root, and the SDK packages. A file that exists is never overwritten without
+    /// --force: init lists them and exits 1, having written nothing.
+    ///
+    /// Example: agent-sdk init my-bot && cd my-bot && agent-sdk run --message "hello"
+    Init(InitArgs),
     /// Print a shell completion script to stdout.
     Completions(CompletionsArgs),
 }
@@ -111,6 +120,43 @@ pub struct ValidateArgs {
     /// Fail (exit 1) on warnings too, not only on errors.
     #[arg(long)]
     pub deny_warnings: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The project folder (made when missing).
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+
+    /// The source folder: `bot` (the BDK layout) or `agent` (the Agent SDK layout).
+    #[arg(long, value_enum, default_value_t = LayoutChoice::Bot)]
+    pub layout: LayoutChoice,
+
+    /// The agent's name (`package.json`'s `name`); by default the folder's name.
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// Overwrite the scaffold's files where they exist.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `--layout`: which source folder a new project gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutChoice {
+    /// `bot/`: the BDK layout.
+    Bot,
+    /// `agent/`: the Agent SDK layout.
+    Agent,
+}
+
+impl LayoutChoice {
+    pub fn layout(self) -> crate::project::Layout {
+        match self {
+            LayoutChoice::Bot => crate::project::Layout::Bot,
+            LayoutChoice::Agent => crate::project::Layout::Agent,
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,7 @@ pub mod printer;
 pub mod project;
 pub mod report;
 pub mod runtime;
+pub mod scaffold;
 pub mod sdk;
 pub mod serve_log;
 pub mod session_lease;

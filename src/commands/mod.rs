@@ -3,6 +3,7 @@
 mod completions;
 mod dev;
 mod info;
+mod init;
 pub mod load_module;
 mod logs;
 mod run;
@@ -24,6 +25,7 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Test(args) => test::test(&args, printer),
         Command::Logs(args) => logs::logs(&args, printer),
         Command::Sdk(args) => sdk::sdk(&args, printer),
+        Command::Init(args) => init::init(&args, printer),
         Command::Completions(args) => completions::completions(&args, printer),
     }
 }
