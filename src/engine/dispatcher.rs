@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,6 +15,7 @@ use crate::check::CheckedProject;
 use crate::engine::envelope::Envelope;
 use crate::runtime::calls::OtelSummary;
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, Stream, check_node_version, diagnose_node};
+use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, ToNode};
 use crate::serve_log::{Level, Record, ServeLog};
 use crate::state::StateStore;
 
@@ -109,7 +110,7 @@ pub struct Dispatcher<'s> {
     running: Option<Running>,
     dispatched_through: Option<u64>,
     /// What the runtime said about its own `process.exit`, until it ends.
-    exit_call: Option<Value>,
+    exit_call: Option<ExitCall>,
     progress_saved: Instant,
     pub otel: OtelSummary,
     pub stats: DispatchStats,
@@ -156,27 +157,25 @@ impl<'s> Dispatcher<'s> {
     }
 
     /// The `init` message: every hook, those that failed to load before marked to skip.
-    fn init_message(&self) -> Value {
-        let hooks: Vec<Value> = self
+    fn init_message(&self) -> ToNode<'_> {
+        let hooks = self
             .hooks
             .iter()
             .zip(&self.not_to_load)
-            .map(|(hook, skip)| {
-                let mut entry = json!({ "name": hook.name, "url": hook.url, "source": hook.source });
-                if let Some(reason) = skip {
-                    entry["skip"] = json!(reason);
-                }
-                entry
+            .map(|(hook, skip)| HookToImport {
+                name: &hook.name,
+                url: &hook.url,
+                source: &hook.source,
+                skip: skip.as_deref(),
             })
             .collect();
-        json!({
-            "t": "init",
-            "hooks": hooks,
-            "ctx": self.ctx,
-            "timeoutMs": self.timeout.as_millis() as u64,
-            "timeoutText": crate::clock::format_duration(self.timeout),
-            "manifest": *self.manifest,
-        })
+        ToNode::Init {
+            hooks,
+            ctx: &self.ctx,
+            timeout_ms: self.timeout.as_millis() as u64,
+            timeout_text: crate::clock::format_duration(self.timeout),
+            manifest: &self.manifest,
+        }
     }
 
     /// Sends `init` and waits for `ready`. A hook that ends the runtime while it is
@@ -198,17 +197,17 @@ impl<'s> Dispatcher<'s> {
             });
             let ended = match self.runtime.messages.recv_timeout(wait) {
                 Ok(FromRuntime::Message(message)) => {
-                    match message["t"].as_str() {
-                        Some("hello") => {
+                    match message {
+                        FromNode::Hello { node } => {
                             said_hello = true;
                             early_stderr.drain(..).for_each(|line| self.runtime_output(Stream::Stderr, &line));
-                            if let Err(too_old) = check_node_version(message["node"].as_str().unwrap_or_default()) {
+                            if let Err(too_old) = check_node_version(&node) {
                                 self.runtime.kill();
                                 return Err(too_old.into());
                             }
                         }
-                        Some("loading") => loading = Some(Instant::now()),
-                        Some("ready") => {
+                        FromNode::Loading { .. } => loading = Some(Instant::now()),
+                        FromNode::Ready => {
                             self.loaded = outcomes.iter().filter(|record| record.level == Level::Info).count();
                             if first {
                                 self.stats.load_failed = (outcomes.len() - self.loaded) as u64;
@@ -221,11 +220,15 @@ impl<'s> Dispatcher<'s> {
                             }
                             return Ok(());
                         }
-                        Some(kind @ ("loaded" | "load_failed")) => {
+                        FromNode::Loaded { hook, .. } => {
                             loading = None;
-                            outcomes.push(self.load_outcome(kind, &message));
+                            outcomes.push(Record::new(Level::Info, format!("loaded hook \"{hook}\"")));
                         }
-                        _ => self.handle(&message),
+                        FromNode::LoadFailed { hook, message, stack } => {
+                            loading = None;
+                            outcomes.push(self.load_failure(&hook, &message, stack.as_deref()));
+                        }
+                        other => self.handle(other),
                     }
                     None
                 }
@@ -259,7 +262,7 @@ impl<'s> Dispatcher<'s> {
                 // The hook whose code called process.exit (a timer its import set, say), else
                 // the one being imported.
                 let exited_in = self.exit_call.take().and_then(|call| {
-                    let hook = call["hook"].as_str()?.to_owned();
+                    let hook = call.hook?;
                     self.hooks.iter().position(|known| known.name == hook)
                 });
                 let Some(skip) = self.not_to_load.get_mut(exited_in.unwrap_or(outcomes.len())) else {
@@ -275,16 +278,16 @@ impl<'s> Dispatcher<'s> {
         }
     }
 
-    /// The log record of one hook's `loaded` or `load_failed`.
-    fn load_outcome(&self, kind: &str, message: &Value) -> Record {
-        let hook = message["hook"].as_str().unwrap_or_default();
-        if kind == "loaded" {
-            return Record::new(Level::Info, format!("loaded hook \"{hook}\""));
-        }
-        let reason = message["message"].as_str().unwrap_or_default();
-        let location = message["stack"].as_str().and_then(|stack| self.first_project_frame(stack));
-        let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
+    /// The log record of a hook that failed to load.
+    fn load_failure(&self, hook: &str, reason: &str, stack: Option<&str>) -> Record {
+        let at = self.at_location(stack);
         Record::new(Level::Error, format!("hook \"{hook}\" failed to load: {reason}{at}")).hook(hook)
+    }
+
+    /// ` (at bot/hooks/x.ts:7:13)`: where a stack enters the project's sources, or nothing.
+    fn at_location(&self, stack: Option<&str>) -> String {
+        let location = stack.and_then(|stack| self.first_project_frame(stack));
+        location.map(|location| format!(" (at {location})")).unwrap_or_default()
     }
 
     /// Hands one recorded event to the hooks. Returns at once unless too many are in flight.
@@ -311,7 +314,7 @@ impl<'s> Dispatcher<'s> {
     }
 
     fn send_event(&mut self, event: &Envelope, from: usize) -> std::io::Result<()> {
-        self.runtime.send(&json!({ "t": "event", "seq": event.index, "from": from, "event": event }))
+        self.runtime.send(&ToNode::Event { seq: event.index, from, event })
     }
 
     /// Waits until every dispatched event went through every hook.
@@ -359,7 +362,7 @@ impl<'s> Dispatcher<'s> {
                 }
             };
             match received {
-                Some(FromRuntime::Message(message)) => self.handle(&message),
+                Some(FromRuntime::Message(message)) => self.handle(message),
                 Some(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
                 Some(FromRuntime::Exited) => return self.restart(Restart::Exited),
                 None => {
@@ -384,7 +387,7 @@ impl<'s> Dispatcher<'s> {
         let until = Instant::now() + Duration::from_millis(200);
         while let Some(left) = until.checked_duration_since(Instant::now()) {
             match self.runtime.messages.recv_timeout(left) {
-                Ok(FromRuntime::Message(message)) => self.handle(&message),
+                Ok(FromRuntime::Message(message)) => self.handle(message),
                 Ok(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
                 Ok(FromRuntime::Exited) | Err(_) => return,
             }
@@ -400,7 +403,7 @@ impl<'s> Dispatcher<'s> {
         let level = if stream == Stream::Stdout { Level::Info } else { Level::Warn };
         let record = match &self.running {
             Some(running) => {
-                let hook = self.hook_name(running.hook as u64);
+                let hook = self.hook_name(running.hook);
                 Record::new(level, format!("hook \"{hook}\": {line}")).hook(hook)
             }
             None => Record::new(level, format!("runtime: {line}")),
@@ -408,67 +411,58 @@ impl<'s> Dispatcher<'s> {
         self.log(record);
     }
 
-    fn hook_name(&self, index: u64) -> &str {
-        self.hooks.get(index as usize).map_or("?", |hook| hook.name.as_str())
+    fn hook_name(&self, index: usize) -> &str {
+        self.hooks.get(index).map_or("?", |hook| hook.name.as_str())
     }
 
-    fn handle(&mut self, message: &Value) {
-        let text = |key: &str| message[key].as_str().unwrap_or_default().to_owned();
-        match message["t"].as_str().unwrap_or_default() {
-            "start" => {
-                self.running = Some(Running {
-                    seq: message["seq"].as_u64().unwrap_or_default(),
-                    hook: message["hook"].as_u64().unwrap_or_default() as usize,
-                    handler: text("handler"),
-                    since: Instant::now(),
-                });
+    fn handle(&mut self, message: FromNode) {
+        match message {
+            FromNode::Start { seq, hook, handler } => {
+                self.running = Some(Running { seq, hook, handler, since: Instant::now() });
             }
-            "threw" => {
+            FromNode::Threw { hook, handler, message, stack, .. } => {
                 self.stats.threw += 1;
-                let hook = self.hook_name(message["hook"].as_u64().unwrap_or_default()).to_owned();
-                let handler = text("handler");
-                let location = message["stack"].as_str().and_then(|stack| self.first_project_frame(stack));
-                let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
-                self.log(
-                    Record::new(
-                        Level::Error,
-                        format!("hook \"{hook}\" handler for {handler} threw: {}{at}", text("message")),
-                    )
-                    .hook(&hook),
-                );
+                let hook = self.hook_name(hook).to_owned();
+                let at = self.at_location(stack.as_deref());
+                let record =
+                    Record::new(Level::Error, format!("hook \"{hook}\" handler for {handler} threw: {message}{at}"));
+                self.log(record.hook(&hook));
                 self.running = None;
             }
-            "timed_out" => {
+            FromNode::TimedOut { hook, handler, .. } => {
                 self.stats.timed_out += 1;
-                let hook = self.hook_name(message["hook"].as_u64().unwrap_or_default()).to_owned();
-                let handler = text("handler");
+                let hook = self.hook_name(hook).to_owned();
                 self.log_timed_out(&hook, &handler);
                 self.running = None;
             }
-            "done" => {
+            FromNode::Done { .. } => {
                 self.running = None;
                 if let Some(done) = self.pending.pop_front() {
                     self.stats.events += 1;
                     self.dispatched_through = Some(done.event.index);
                 }
             }
-            "console" => {
-                let level = match message["level"].as_str() {
-                    Some("error") => Level::Error,
-                    Some("warn") => Level::Warn,
-                    _ => Level::Info,
+            FromNode::Console { level, hook, text } => {
+                let level = match level {
+                    ConsoleLevel::Error => Level::Error,
+                    ConsoleLevel::Warn => Level::Warn,
+                    ConsoleLevel::Info => Level::Info,
                 };
-                let hook = text("hook");
-                let record = if hook.is_empty() {
-                    Record::new(level, text("text"))
-                } else {
-                    Record::new(level, format!("hook \"{hook}\": {}", text("text"))).hook(&hook)
+                let record = match hook {
+                    None => Record::new(level, text),
+                    Some(hook) => Record::new(level, format!("hook \"{hook}\": {text}")).hook(&hook),
                 };
                 self.log(record);
             }
-            "otel" => self.otel.record(message),
-            "exit" => self.exit_call = Some(message.clone()),
-            _ => {}
+            FromNode::Otel(otel) => self.otel.record(&otel),
+            FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
+            // Answered by the reader thread; the rest belong to loading.
+            FromNode::Call(_)
+            | FromNode::Hello { .. }
+            | FromNode::Loading { .. }
+            | FromNode::Loaded { .. }
+            | FromNode::LoadFailed { .. }
+            | FromNode::Ready => {}
         }
     }
 
@@ -512,7 +506,7 @@ impl<'s> Dispatcher<'s> {
     fn restart(&mut self, why: Restart) -> anyhow::Result<()> {
         let running = self.running.take();
         let culprit =
-            running.as_ref().map(|running| (self.hook_name(running.hook as u64).to_owned(), running.handler.clone()));
+            running.as_ref().map(|running| (self.hook_name(running.hook).to_owned(), running.handler.clone()));
         match (why, &culprit) {
             (Restart::NeverYielded, Some((hook, handler))) => {
                 self.stats.timed_out += 1;
@@ -549,16 +543,12 @@ impl<'s> Dispatcher<'s> {
             .ended_status(Duration::from_millis(500))
             .map_or_else(String::new, |status| format!(" ({status})"));
         let exit_call = self.exit_call.take();
-        let caller = exit_call.as_ref().map(|call| call["hook"].as_str().map(str::to_owned));
+        let caller = exit_call.as_ref().map(|call| call.hook.clone());
         let during = |(hook, handler): &(String, String)| format!(" while hook \"{hook}\" handler for {handler} ran");
         let message = match (&caller, running) {
             (Some(Some(caller)), running) => {
-                let code = exit_call.as_ref().map_or(Value::Null, |call| call["code"].clone());
-                let location = exit_call
-                    .as_ref()
-                    .and_then(|call| call["stack"].as_str())
-                    .and_then(|stack| self.first_project_frame(stack));
-                let at = location.map(|location| format!(" (at {location})")).unwrap_or_default();
+                let code = exit_call.as_ref().map_or(Value::Null, |call| call.code.clone());
+                let at = self.at_location(exit_call.as_ref().and_then(|call| call.stack.as_deref()));
                 let when = match running {
                     Some((hook, handler)) if hook == caller => format!(" in its handler for {handler}"),
                     Some(running) => during(running),
@@ -596,6 +586,15 @@ impl<'s> Dispatcher<'s> {
     pub fn shutdown(self) {
         self.runtime.shutdown();
     }
+}
+
+/// What the runtime said about its own `process.exit`, before it ended.
+#[derive(Debug)]
+struct ExitCall {
+    /// The hook whose code called it, if any.
+    hook: Option<String>,
+    code: Value,
+    stack: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy)]

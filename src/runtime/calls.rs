@@ -6,6 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::runtime::protocol::{Call, Otel, OtelKind, Reply};
 use crate::state::StateStore;
 
 /// Metrics a run's hooks reported through `ctx.host.otel`, summarised at the end.
@@ -19,24 +20,23 @@ pub struct OtelSummary {
 
 impl OtelSummary {
     /// Adds one `{ kind, name, value }` record from the runtime.
-    pub fn record(&mut self, message: &Value) {
-        let name = message["name"].as_str().unwrap_or_default().to_owned();
-        let value = message["value"].as_f64();
-        match message["kind"].as_str() {
-            Some("counter") => *self.counters.entry(name).or_default() += value.unwrap_or(1.0),
-            Some("histogram") => {
+    pub fn record(&mut self, otel: &Otel) {
+        let name = otel.name.clone();
+        let value = otel.value.as_f64();
+        match otel.kind {
+            OtelKind::Counter => *self.counters.entry(name).or_default() += value.unwrap_or(1.0),
+            OtelKind::Histogram => {
                 let value = value.unwrap_or(0.0);
                 let entry = self.histograms.entry(name).or_insert((0, 0.0, f64::INFINITY, f64::NEG_INFINITY));
                 *entry = (entry.0 + 1, entry.1 + value, entry.2.min(value), entry.3.max(value));
             }
-            Some("tag") => {
-                let value = match &message["value"] {
+            OtelKind::Tag => {
+                let value = match &otel.value {
                     Value::String(text) => text.clone(),
                     other => other.to_string(),
                 };
                 self.tags.insert(name, value);
             }
-            _ => {}
         }
     }
 
@@ -74,12 +74,8 @@ impl HostCalls {
     }
 
     /// The reply message to a `{ t: "call", id, method, args }` message.
-    pub fn reply(&self, message: &Value) -> Value {
-        let args = message["args"].as_array().map(Vec::as_slice).unwrap_or_default();
-        match self.call(message["method"].as_str().unwrap_or_default(), args) {
-            Ok(value) => json!({ "t": "reply", "id": message["id"], "ok": true, "value": value }),
-            Err(error) => json!({ "t": "reply", "id": message["id"], "ok": false, "error": error }),
-        }
+    pub fn reply(&self, call: &Call) -> Reply {
+        Reply::new(call.id.clone(), self.call(&call.method, &call.args))
     }
 
     /// The reply to `{ method, args }`: the value, or an error message the hook's promise rejects with.

@@ -11,9 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use anyhow::Context;
-use serde_json::Value;
 
 use crate::runtime::calls::HostCalls;
+use crate::runtime::protocol::{FromNode, ToNode};
 
 /// The runtime's files, embedded in the binary and written under the state root (with the
 /// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
@@ -35,7 +35,7 @@ pub const MIN_NODE: (u32, u32) = (20, 6);
 /// What the runtime said, or that it went away.
 #[derive(Debug)]
 pub enum FromRuntime {
-    Message(Value),
+    Message(FromNode),
     /// A line written to the process's stdout or stderr rather than through `console`: Node's
     /// own errors, or the output of a process a hook started.
     Output {
@@ -75,12 +75,12 @@ pub struct RuntimeConfig {
 /// answering calls and written in order by a thread of their own: neither ever waits on
 /// Node reading them. A handler that never yields stops Node reading its channel; a sender
 /// blocked on a full pipe then would keep the watchdog that kills it from running.
-type ToNode = Sender<Vec<u8>>;
+type Lines = Sender<Vec<u8>>;
 
 /// One running Node process.
 pub struct Runtime {
     child: Child,
-    to_node: ToNode,
+    to_node: Lines,
     pub messages: Receiver<FromRuntime>,
 }
 
@@ -217,7 +217,7 @@ impl Runtime {
     /// Queues a message for the runtime; it never waits. A runtime that has exited is not
     /// an error here: its end reaches [`Runtime::messages`] as [`FromRuntime::Exited`],
     /// where the dispatcher restarts it and sends again.
-    pub fn send(&mut self, message: &Value) -> std::io::Result<()> {
+    pub fn send(&self, message: &ToNode) -> std::io::Result<()> {
         queue_line(&self.to_node, message)
     }
 
@@ -251,7 +251,7 @@ impl Runtime {
 
     /// Asks the runtime to finish and waits for it.
     pub fn shutdown(mut self) {
-        let _ = self.send(&serde_json::json!({ "t": "shutdown" }));
+        let _ = self.send(&ToNode::Shutdown);
         let _ = self.child.wait();
         kill_group(&self.child);
     }
@@ -347,7 +347,7 @@ pub(crate) fn kill_group(child: &Child) {
 }
 
 /// Serializes `message` as one line and queues it for the channel writer.
-fn queue_line(to_node: &ToNode, message: &Value) -> std::io::Result<()> {
+fn queue_line(to_node: &Lines, message: &ToNode) -> std::io::Result<()> {
     let mut line = serde_json::to_vec(message)?;
     line.push(b'\n');
     // The writer is gone only when the runtime is: its end is noticed by the channel closing.
@@ -358,7 +358,7 @@ fn queue_line(to_node: &ToNode, message: &Value) -> std::io::Result<()> {
 /// The thread that writes to the runtime: whatever is queued goes out together and is
 /// flushed before it waits for more. It ends when the runtime stops reading (the pipe
 /// breaks) or when nobody can queue a line any more (the channel closes: the runtime finishes).
-fn spawn_channel_writer(pipe: PipeWriter) -> ToNode {
+fn spawn_channel_writer(pipe: PipeWriter) -> Lines {
     let (lines, queue) = channel::<Vec<u8>>();
     std::thread::spawn(move || {
         let mut writer = std::io::BufWriter::new(pipe);
@@ -380,17 +380,17 @@ fn spawn_channel_writer(pipe: PipeWriter) -> ToNode {
 /// Reads the runtime's protocol channel on its own thread. `ctx` calls are answered right
 /// here, so a hook awaiting one never waits on the dispatcher; everything else, and the
 /// channel's end, goes to `sender`.
-fn spawn_protocol_reader(pipe: PipeReader, sender: Sender<FromRuntime>, to_node: ToNode, calls: HostCalls) {
+fn spawn_protocol_reader(pipe: PipeReader, sender: Sender<FromRuntime>, to_node: Lines, calls: HostCalls) {
     std::thread::spawn(move || {
         for line in BufReader::new(pipe).lines() {
             let Ok(line) = line else { break };
-            let received = match serde_json::from_str::<Value>(&line) {
-                Ok(message) if message["t"] == "call" => {
-                    let _ = queue_line(&to_node, &calls.reply(&message));
+            let received = match serde_json::from_str::<FromNode>(&line) {
+                Ok(FromNode::Call(call)) => {
+                    let _ = queue_line(&to_node, &ToNode::Reply(calls.reply(&call)));
                     continue;
                 }
                 Ok(message) => FromRuntime::Message(message),
-                // Only the runtime writes here; a line that is not JSON is its bug, shown as is.
+                // Only the runtime writes here; a line that is no message is its bug, shown as is.
                 Err(_) => FromRuntime::Output { stream: Stream::Stderr, line },
             };
             if sender.send(received).is_err() {

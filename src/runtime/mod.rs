@@ -5,3 +5,4 @@
 pub mod calls;
 pub mod event_examples;
 pub mod host;
+pub mod protocol;
