@@ -271,7 +271,7 @@ fn walk_error(error: &walkdir::Error, display: &impl Fn(&Path) -> String) -> Opt
     }
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
     if file_kind(name) != FileKind::Other || !name.contains('.') {
-        let reason = error.io_error().map_or_else(|| error.to_string(), describe_io_error);
+        let reason = error.io_error().map_or_else(|| error.to_string(), crate::io_error::describe);
         return Some(
             Diagnostic::new(
                 Code::Unreadable,
@@ -282,20 +282,6 @@ fn walk_error(error: &walkdir::Error, display: &impl Fn(&Path) -> String) -> Opt
         );
     }
     None
-}
-
-/// An I/O error in a user's words, without the OS error number.
-pub fn describe_io_error(error: &std::io::Error) -> String {
-    use std::io::ErrorKind;
-    match error.kind() {
-        ErrorKind::NotFound => "it does not exist (or is a broken link)".to_owned(),
-        ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        ErrorKind::InvalidFilename => "its path is too long".to_owned(),
-        _ => {
-            let text = error.to_string();
-            text.split(" (os error").next().unwrap_or(&text).to_owned()
-        }
-    }
 }
 
 #[cfg(test)]

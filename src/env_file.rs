@@ -129,7 +129,7 @@ impl fmt::Display for EnvFileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EnvFileError::Unreadable { path, source } => {
-                let reason = crate::discover::describe_io_error(source);
+                let reason = crate::io_error::describe(source);
                 write!(f, "env file `{}` cannot be read: {reason}", shown(path).display())
             }
             EnvFileError::NotUtf8 { path, line } => {

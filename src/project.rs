@@ -68,7 +68,7 @@ impl fmt::Display for DirError {
         match self.source.kind() {
             std::io::ErrorKind::NotFound => write!(f, "--dir `{dir}` does not exist"),
             std::io::ErrorKind::NotADirectory => write!(f, "--dir `{dir}` is not a directory"),
-            _ => write!(f, "--dir `{dir}` cannot be read: {}", crate::discover::describe_io_error(&self.source)),
+            _ => write!(f, "--dir `{dir}` cannot be read: {}", crate::io_error::describe(&self.source)),
         }
     }
 }

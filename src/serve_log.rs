@@ -6,80 +6,12 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::sync::Arc;
 
-use serde::Serialize;
-
-use crate::clock::now_rfc3339;
+use crate::log_record::{Level, Record};
 use crate::state::StateStore;
 
 /// The `/v1/logs` response header that names the log its cursors belong to (see
 /// [`StateStore::log_id`]): the server sends it, the `logs` client compares it.
 pub const LOG_ID_HEADER: &str = "log-id";
-
-/// How serious a record is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Debug,
-    Info,
-    Warn,
-    Error,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Debug => "debug",
-            Level::Info => "info",
-            Level::Warn => "warn",
-            Level::Error => "error",
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Level::Debug => "DEBUG",
-            Level::Info => "INFO ",
-            Level::Warn => "WARN ",
-            Level::Error => "ERROR",
-        }
-    }
-}
-
-/// One serve-log record (SPEC §9's `{ at, level, message, sessionId?, turnId?, hook?, event? }`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Record {
-    pub at: String,
-    pub level: Level,
-    pub message: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub turn_id: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub hook: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub event: Option<String>,
-}
-
-impl Record {
-    pub fn new(level: Level, message: impl Into<String>) -> Self {
-        Self {
-            at: now_rfc3339(),
-            level,
-            message: message.into(),
-            session_id: None,
-            turn_id: None,
-            hook: None,
-            event: None,
-        }
-    }
-
-    pub fn hook(mut self, hook: &str) -> Self {
-        self.hook = Some(hook.to_owned());
-        self
-    }
-}
 
 /// How the serve log is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -162,21 +94,6 @@ impl ServeLog {
         // The log goes to a terminal or a file the user chose; if that is gone there is
         // nowhere left to say so.
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
-    }
-
-    /// The warnings of a check, and the hooks that will not load, before anything runs.
-    pub fn check_warnings(&self, checked: &crate::check::CheckedProject) {
-        use crate::diagnostics::{Code, Severity};
-        // Empty-events warnings are said by the "skipped hook" lines.
-        let warnings =
-            checked.diagnostics.iter().filter(|d| d.severity() == Severity::Warning && d.code != Code::EmptyEvents);
-        for diagnostic in warnings {
-            let path = diagnostic.path.as_deref().map(|path| format!("{path}: ")).unwrap_or_default();
-            self.warn(format!("{path}{} [{}]", diagnostic.message, diagnostic.code.as_str()));
-        }
-        for hook in checked.hooks.iter().filter(|hook| hook.skipped.is_some()) {
-            self.warn(format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str())));
-        }
     }
 
     pub fn info(&self, message: impl Into<String>) {

@@ -4,7 +4,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::discover::describe_io_error;
+use crate::io_error;
 
 /// The largest hook module `validate` reads. Real hooks are a few kilobytes; anything this
 /// big is generated or a mistake, and reading it would dominate the whole check.
@@ -16,7 +16,7 @@ pub fn read_hook(path: &Path, display: &str) -> Result<String, Box<Diagnostic>> 
         Box::new(Diagnostic::new(Code::Unreadable, format!("cannot be read: {reason}"), help).with_path(display))
     };
     let io_error = |error: std::io::Error| {
-        unreadable(describe_io_error(&error), "make sure the file exists and is readable by this user")
+        unreadable(io_error::describe(&error), "make sure the file exists and is readable by this user")
     };
     // Checked before opening: opening a FIFO would block until someone writes to it.
     let metadata = std::fs::metadata(path).map_err(io_error)?;

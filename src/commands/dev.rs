@@ -55,7 +55,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         log_cursor: Arc::new(log_cursor),
     });
     let log = agent.serve_log(None)?;
-    log.check_warnings(&checked);
+    checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));
     if let Some(line) = env.summary() {
         log.info(line);
     }

@@ -291,7 +291,7 @@ fn problem_diagnostic(file: &SourceFile, problem: &Problem) -> Diagnostic {
 fn unreadable(shown: &str, error: &std::io::Error) -> Diagnostic {
     Diagnostic::new(
         Code::Unreadable,
-        format!("cannot be read: {}", crate::discover::describe_io_error(error)),
+        format!("cannot be read: {}", crate::io_error::describe(error)),
         "make sure the file exists and is readable by this user",
     )
     .with_path(shown)

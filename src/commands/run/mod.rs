@@ -63,7 +63,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     };
     let Some(project) = &checked.project else { unreachable!("checked above") };
-    log.check_warnings(&checked);
+    checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));
     if let Some(line) = env.summary() {
         log.info(line);
     }

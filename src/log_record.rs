@@ -1,0 +1,73 @@
+//! One serve-log record (SPEC §9): what the serve log writes, the state store keeps with a
+//! cursor, and `/v1/logs` serves.
+
+use serde::Serialize;
+
+use crate::clock::now_rfc3339;
+
+/// How serious a record is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Debug => "debug",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        }
+    }
+
+    /// The level as the text log shows it, padded to one width (`INFO `, `ERROR`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Level::Debug => "DEBUG",
+            Level::Info => "INFO ",
+            Level::Warn => "WARN ",
+            Level::Error => "ERROR",
+        }
+    }
+}
+
+/// One serve-log record (SPEC §9's `{ at, level, message, sessionId?, turnId?, hook?, event? }`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub at: String,
+    pub level: Level,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hook: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+}
+
+impl Record {
+    pub fn new(level: Level, message: impl Into<String>) -> Self {
+        Self {
+            at: now_rfc3339(),
+            level,
+            message: message.into(),
+            session_id: None,
+            turn_id: None,
+            hook: None,
+            event: None,
+        }
+    }
+
+    pub fn hook(mut self, hook: &str) -> Self {
+        self.hook = Some(hook.to_owned());
+        self
+    }
+}
