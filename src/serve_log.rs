@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::sync::Arc;
 
-use crate::log_record::{Level, Record};
 use crate::state::StateStore;
+use crate::state::log_record::{Level, Record};
 
 /// The `/v1/logs` response header that names the log its cursors belong to (see
 /// [`StateStore::log_id`]): the server sends it, the `logs` client compares it.

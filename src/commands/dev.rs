@@ -10,7 +10,7 @@ use crate::check::check_located;
 use crate::cli::{ColorChoice, DevArgs, OutputFormat};
 use crate::dev::agent::{Agent, HookSet};
 use crate::dev::sessions::Sessions;
-use crate::dev::token::{DevFile, load_or_create_token, write_dev_file};
+use crate::dev::token::load_or_create_token;
 use crate::dev::{Server, connections, is_loopback, router, watch};
 use crate::diagnostics::Severity;
 use crate::engine::session::{LoadPlan, SessionSetup};
@@ -20,6 +20,7 @@ use crate::printer::Printer;
 use crate::project;
 use crate::report;
 use crate::runtime::host::diagnose_node;
+use crate::state::dev_file::{DevFile, write_dev_file};
 
 /// Checks the hooks, then serves until stopped; exits 0 after a clean stop.
 pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {

@@ -13,14 +13,14 @@ use crate::clock::new_id;
 use crate::dev::agent::Agent;
 use crate::dev::turn_stream::{BUFFERED_EVENTS, TurnStream};
 use crate::engine::dispatcher::Dispatcher;
-use crate::engine::envelope::Envelope;
 use crate::engine::feed::Feed;
 use crate::engine::model;
 use crate::engine::session;
 use crate::engine::undelivered::Undelivered;
 use crate::serve_log::ServeLog;
-use crate::session_lease::{SessionInUse, SessionLease};
 use crate::state::StateStore;
+use crate::state::envelope::Envelope;
+use crate::state::session_lease::{SessionInUse, SessionLease};
 
 /// One message to answer, and where the turn's events are streamed to.
 pub struct Turn {

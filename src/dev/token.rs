@@ -1,22 +1,11 @@
-//! `dev.json`: the dev server's URL and bearer token, kept under the state root with
-//! mode 0600. The token survives restarts (so a `logs -f` survives one) until rotated.
+//! The dev server's bearer token: made from the OS's randomness, kept in `dev.json` (see
+//! [`crate::state::dev_file`]) so it survives restarts (and a `logs -f` survives one) until
+//! rotated, and compared in constant time.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-/// What `agent-sdk logs` reads to find a local dev server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DevFile {
-    pub url: String,
-    pub token: String,
-}
-
-/// `<state root>/dev.json`.
-pub fn dev_file_path(state_root: &Path) -> PathBuf {
-    state_root.join("dev.json")
-}
+use crate::state::dev_file::{DevFile, dev_file_path};
 
 /// The token to use: the one already in `dev.json`, unless rotating or there is none.
 pub fn load_or_create_token(state_root: &Path, rotate: bool) -> anyhow::Result<String> {
@@ -37,18 +26,6 @@ fn new_token() -> anyhow::Result<String> {
     Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
 }
 
-/// Writes `dev.json` readable by its owner only.
-pub fn write_dev_file(state_root: &Path, dev: &DevFile) -> anyhow::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let path = dev_file_path(state_root);
-    let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(&path)?;
-    // An older file may have been created with wider permissions.
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    file.write_all(serde_json::to_string_pretty(dev)?.as_bytes())?;
-    Ok(())
-}
-
 /// Compares a presented token with the real one in time that does not depend on where
 /// they differ.
 pub fn tokens_match(presented: &str, expected: &str) -> bool {
@@ -63,6 +40,7 @@ pub fn tokens_match(presented: &str, expected: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::dev_file::write_dev_file;
 
     #[test]
     fn tokens_compare_exactly() {

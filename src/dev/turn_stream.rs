@@ -6,7 +6,7 @@ use futures_util::stream::{self, BoxStream, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 use tokio_stream::wrappers::ReceiverStream;
 
-use crate::engine::envelope::Envelope;
+use crate::state::envelope::Envelope;
 
 /// Events a client may have waiting before it counts as fallen behind (on top of what the
 /// sockets hold).

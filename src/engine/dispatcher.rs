@@ -12,13 +12,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::check::CheckedProject;
-use crate::engine::envelope::Envelope;
-use crate::log_record::{Level, Record};
 use crate::runtime::calls::OtelSummary;
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, Stream, check_node_version, diagnose_node};
 use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, ToNode};
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
+use crate::state::envelope::Envelope;
+use crate::state::log_record::{Level, Record};
 
 /// A hook as the runtime loads it.
 #[derive(Debug, Clone)]

@@ -8,10 +8,10 @@ use serde_json::Value;
 
 use crate::clock::{new_id, now_rfc3339};
 use crate::engine::dispatcher::Dispatcher;
-use crate::engine::envelope::Envelope;
 use crate::engine::model;
 use crate::engine::turn::{self, TurnEvent, TurnStep};
 use crate::state::StateStore;
+use crate::state::envelope::Envelope;
 
 /// How feeding the events went.
 #[derive(Default)]

@@ -12,7 +12,6 @@
 //! Data flows one way: nothing a hook does changes the turn.
 
 pub mod dispatcher;
-pub mod envelope;
 pub mod feed;
 pub mod model;
 pub mod session;

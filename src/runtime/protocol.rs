@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::engine::envelope::Envelope;
+use crate::state::envelope::Envelope;
 
 /// agent-sdk → Node.
 #[derive(Debug, Serialize)]

@@ -7,9 +7,9 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::cli::RunArgs;
-use crate::engine::envelope::Envelope;
 use crate::engine::model;
 use crate::engine::turn::TurnEvent;
+use crate::state::envelope::Envelope;
 use crate::vocabulary;
 
 /// What the run dispatches.

@@ -24,8 +24,8 @@ use crate::project::{self, Project};
 use crate::report::{self, plural};
 use crate::runtime::host::Runtime;
 use crate::serve_log::ServeLog;
-use crate::session_lease::SessionLease;
 use crate::state::StateStore;
+use crate::state::session_lease::SessionLease;
 use input::{Input, read_script};
 use output::TurnOutput;
 
@@ -104,7 +104,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let json = args.json;
     let mut output = TurnOutput::new(printer);
     // `--json`: every envelope as a line; otherwise the reply as it streams.
-    let mut show = |envelope: &crate::engine::envelope::Envelope| -> anyhow::Result<()> {
+    let mut show = |envelope: &crate::state::envelope::Envelope| -> anyhow::Result<()> {
         if json {
             let mut line = serde_json::to_string(envelope)?;
             line.push('\n');

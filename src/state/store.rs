@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 
-use crate::engine::envelope::Envelope;
-use crate::log_record::Record;
+use crate::state::envelope::Envelope;
+use crate::state::log_record::Record;
 
 /// The folder under `--dir` that holds local state.
 pub const STATE_DIR: &str = ".agent-sdk";

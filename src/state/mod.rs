@@ -1,0 +1,16 @@
+//! Everything agent-sdk keeps under a project's state root, `<dir>/.agent-sdk/`: where it is
+//! and how it is made ([`store`]: the folder, its paths and the SQLite store), what the
+//! store holds (the events' [`envelope`]s and the serve log's [`log_record`]s), who may
+//! write a session ([`session_lease`]), and the dev server's `dev.json` ([`dev_file`]).
+//! It sits low in the house: it imports none of the commands, the engine or the runtime.
+
+pub mod dev_file;
+pub mod envelope;
+pub mod log_record;
+pub mod session_lease;
+mod store;
+
+pub use store::{
+    LogRow, SESSION_ID_MAX_LEN, STATE_DIR, StateStore, check_session_id, create_private_dir_all, parse_session_id,
+    runtime_dir, state_root,
+};
