@@ -437,6 +437,28 @@ fn a_session_continues_where_it_left_off() {
 }
 
 #[test]
+fn the_state_root_ignores_itself_in_git_and_keeps_a_gitignore_of_the_user_s() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hi"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let ignore = std::fs::read_to_string(dir.path().join(".agent-sdk/.gitignore")).unwrap();
+    assert_eq!(ignore.lines().filter(|line| !line.starts_with('#')).collect::<Vec<_>>(), ["*"]);
+    // Git agrees: nothing under the state root would be committed (when git is installed).
+    let git = |args: &[&str]| Command::new("git").args(args).current_dir(dir.path()).output();
+    if git(&["init", "-q"]).is_ok_and(|output| output.status.success()) {
+        let status = git(&["status", "--porcelain", "--untracked-files=all"]).unwrap();
+        let status = String::from_utf8_lossy(&status.stdout);
+        assert!(!status.contains(".agent-sdk"), "{status}");
+        assert!(status.contains("bot/"), "the project itself is seen: {status}");
+    }
+    let mine = copy_fixture("run", "order");
+    std::fs::create_dir(mine.path().join(".agent-sdk")).unwrap();
+    std::fs::write(mine.path().join(".agent-sdk/.gitignore"), "!keep-me\n").unwrap();
+    run(mine.path(), &["--message", "hi"], &[]);
+    assert_eq!(std::fs::read_to_string(mine.path().join(".agent-sdk/.gitignore")).unwrap(), "!keep-me\n");
+}
+
+#[test]
 fn the_serve_log_can_be_json() {
     let dir = copy_fixture("run", "failures");
     let ran = run(dir.path(), &["--message", "hi", "--hook-timeout", "200ms", "--log-format", "json"], &[]);
