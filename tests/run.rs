@@ -370,6 +370,20 @@ fn a_failed_turn_ends_with_turn_failed_and_exit_1() {
     assert_eq!(last["data"]["status"], "error");
     assert_eq!(events.iter().filter(|e| e["type"].as_str().unwrap().starts_with("turn.")).count(), 1);
     assert_eq!(ran.record.last().unwrap(), &format!("a * {} turn.failed", last["index"]));
+    // Why, on stderr, once, as an error naming the turn.
+    let log = ran.log();
+    let why: Vec<&str> = log.lines().filter(|line| line.contains("the model provider returned HTTP 500")).collect();
+    assert_eq!(why.len(), 1, "{}", ran.log());
+    assert!(why[0].ends_with(" ERROR turn failed: the model provider returned HTTP 500"), "{}", why[0]);
+    let json = run(dir.path(), &["--message", "hi", "--script", "scripts/fail.json", "--log-format", "json"], &[]);
+    let record: serde_json::Value = json.log().lines().rev().find_map(|line| serde_json::from_str(line).ok()).unwrap();
+    assert_eq!(
+        (record["level"].as_str(), record["message"].as_str(), record["event"].as_str()),
+        (Some("error"), Some("turn failed: the model provider returned HTTP 500"), Some("turn.failed"))
+    );
+    assert!(record["turnId"].as_str().unwrap().starts_with("turn_"), "{record}");
+    let clean = run(dir.path(), &["--message", "hi"], &[]);
+    assert!(!clean.log().contains("turn failed"), "{}", clean.log());
 }
 
 #[test]
@@ -434,6 +448,20 @@ fn a_session_continues_where_it_left_off() {
     assert_eq!(second[0]["index"].as_u64().unwrap(), first.len() as u64);
     assert_eq!(second[0]["sessionId"], "ses_test");
     assert_ne!(first[0]["turnId"], second[0]["turnId"]);
+}
+
+#[test]
+fn session_says_whether_it_starts_a_new_session_or_continues_one() {
+    let dir = copy_fixture("run", "order");
+    let new = run(dir.path(), &["--message", "one", "--json", "--session", "ses_named"], &[]);
+    assert!(new.log().contains(" INFO  session ses_named is new: starting it\n"), "{}", new.log());
+    let recorded = envelopes(&new.stdout()).len();
+    let again = run(dir.path(), &["--message", "two", "--session", "ses_named"], &[]);
+    let continues = format!(" INFO  session ses_named continues: {recorded} events recorded\n");
+    assert!(again.log().contains(&continues), "{}", again.log());
+    assert!(!again.log().contains("is new"), "{}", again.log());
+    let unnamed = run(dir.path(), &["--message", "three"], &[]);
+    assert!(!unnamed.log().contains(" is new") && !unnamed.log().contains("continues"), "{}", unnamed.log());
 }
 
 #[test]
