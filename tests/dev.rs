@@ -1091,3 +1091,26 @@ fn a_hook_whose_import_never_finishes_is_skipped_and_the_session_recovers_once_i
     let last = events.last().unwrap()["index"].as_u64().unwrap();
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("fixed {last}")));
 }
+
+#[test]
+fn logs_after_the_server_stopped_prints_the_local_history_and_says_so() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "hello");
+    let served: Vec<Value> = server.logs("");
+    server.signal("-TERM");
+    assert_eq!(server.wait(), Some(0));
+    let output = logs_command(dir.path(), &["--json"]).env("NO_COLOR", "1").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("no server answered, so this is the local history from .agent-sdk/state.db"), "{stderr}");
+    let printed: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    // What the server served, then what it logged as it stopped.
+    assert!(printed.len() > served.len(), "{printed:?}");
+    for (line, record) in printed.iter().zip(&served) {
+        assert_eq!((&line["id"], &line["message"]), (&record["cursor"], &record["message"]));
+    }
+    assert_eq!(printed.last().unwrap()["message"], "stopped");
+}
