@@ -474,7 +474,22 @@ fn changed_hooks_reload_and_broken_ones_keep_the_last_good() {
         lines.iter().any(|line| line == &format!("{session} {last} turn.completed v2"))
     });
     std::fs::write(&hook, "export default 42;\n").unwrap();
-    wait_for_log(&server, "still serving the last good ones");
+    std::fs::write(dir.path().join("bot/hooks/broken.ts"), "export default {\n  events: {\n    \"x\"( },\n};\n").unwrap();
+    // The watcher may catch the edit half made: its last report is of both files.
+    wait_for_log(&server, "the changed hooks have 2 errors; still serving the last good ones");
+    // One line per error, where an editor can follow it; no diagnostic drawings.
+    let stderr = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    let summary = lines.iter().rposition(|line| line.contains("have 2 errors")).unwrap();
+    assert!(lines[summary].ends_with(" WARN  the changed hooks have 2 errors; still serving the last good ones"));
+    let errors = &lines[summary - 2..summary];
+    assert!(errors[0].ends_with(" ERROR bot/hooks/broken.ts:3:10: error hooks::parse-error: Unexpected token"), "{stderr}");
+    assert!(
+        errors[1].ends_with(" ERROR bot/hooks/recorder.ts:1:16: error hooks::not-define-hook: the default export is not a call of `defineHook(...)`"),
+        "{stderr}"
+    );
+    assert!(!lines[summary - 3].contains(" ERROR "), "nothing else: {stderr}");
+    assert!(!stderr.contains(" ERROR | "), "no multi-line report: {stderr}");
     let events = server.send(&session, "three");
     let last = events.last().unwrap()["index"].as_u64().unwrap();
     wait_for_record(dir.path(), |lines| {
