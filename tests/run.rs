@@ -502,20 +502,63 @@ fn the_serve_log_can_be_json() {
 }
 
 #[test]
-fn a_bad_line_in_a_replay_is_reported_after_what_came_before_it_was_dispatched() {
+fn every_bad_line_of_a_replay_is_reported_before_node_starts_and_nothing_is_recorded() {
     let dir = copy_fixture("run", "order");
     let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
     let mut lines: Vec<String> = recorded.stdout().lines().take(3).map(str::to_owned).collect();
     lines.push("{ this is not an envelope".to_owned());
+    lines.push(r#"{"type":"turn.complete","data":{}}"#.to_owned());
+    lines.push(String::new());
+    lines.push(r#"{"type":"turn.completed"}"#.to_owned());
     lines.push(recorded.stdout().lines().last().unwrap().to_owned());
     std::fs::write(dir.path().join("broken.jsonl"), lines.join("\n")).unwrap();
-    let ran = run(dir.path(), &["--replay", "broken.jsonl"], &[]);
+    let ran = run(dir.path(), &["--replay", "broken.jsonl", "--session", "ses_replayed"], &[]);
     assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
-    assert!(ran.log().contains("broken.jsonl:4: not an event envelope"), "{}", ran.log());
-    assert_eq!(ran.record, ["a * 0 message.received", "a * 1 message.appended", "a * 2 message.appended"]);
+    assert_eq!(
+        ran.log(),
+        "error: --replay file `broken.jsonl` has 3 bad lines; nothing was recorded:\n  \
+         broken.jsonl:4: not JSON (column 3: key must be a string at line 1 column 3)\n  \
+         broken.jsonl:5: `turn.complete` is not an event type (did you mean `turn.completed`?)\n  \
+         broken.jsonl:7: not an event (missing field `data` at line 1 column 25): each line needs at least `type` and `data`\n"
+    );
+    assert!(ran.record.is_empty(), "no hook ran: {:?}", ran.record);
+    assert_eq!(recorded_events(dir.path(), "ses_replayed"), [], "nothing was recorded");
     let missing = run(dir.path(), &["--replay", "nope.jsonl"], &[]);
     assert_eq!(exit_code(&missing.output), 2);
     assert!(missing.log().contains("cannot read --replay file `nope.jsonl`"), "{}", missing.log());
+}
+
+#[test]
+fn a_hand_written_replay_needs_only_type_and_data() {
+    let dir = copy_fixture("run", "order");
+    let written = [
+        r#"{"type":"message.received","data":{"text":"hi"}}"#,
+        r#"{"type":"message.completed","data":{"text":"hello"}}"#,
+        r#"{"type":"turn.completed","data":{"result":"hello"}}"#,
+        r#"{"type":"message.received","data":{"text":"again"},"at":"2026-11-30T05:00:00.000Z"}"#,
+        r#"{"type":"turn.failed","data":{"message":"gone","status":"error"},"turnId":"turn_mine"}"#,
+    ];
+    std::fs::write(dir.path().join("written.jsonl"), written.join("\n")).unwrap();
+    let ran = run(dir.path(), &["--replay", "written.jsonl", "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 1, "the replay holds a failed turn: {}", ran.log());
+    let events = envelopes(&ran.stdout());
+    let indexes: Vec<u64> = events.iter().map(|event| event["index"].as_u64().unwrap()).collect();
+    assert_eq!(indexes, [0, 1, 2, 3, 4]);
+    assert!(events.iter().all(|event| event["sessionId"] == events[0]["sessionId"]));
+    let turns: Vec<&str> = events.iter().map(|event| event["turnId"].as_str().unwrap()).collect();
+    assert!(turns[0].starts_with("turn_") && turns[1] == turns[0] && turns[2] == turns[0], "{turns:?}");
+    assert!(turns[3].starts_with("turn_") && turns[3] != turns[0], "a new turn after turn.completed: {turns:?}");
+    assert_eq!(turns[4], "turn_mine");
+    assert_eq!(events[3]["at"], "2026-11-30T05:00:00.000Z");
+    assert!(events[0]["at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(events[1]["data"], serde_json::json!({ "text": "hello" }));
+    let wildcard: Vec<&String> = ran.record.iter().filter(|line| line.starts_with("a * ")).collect();
+    assert_eq!(
+        wildcard,
+        ["a * 0 message.received", "a * 1 message.completed", "a * 2 turn.completed", "a * 3 message.received", "a * 4 turn.failed"],
+        "the hooks saw every event"
+    );
+    assert!(ran.log().contains("ERROR turn failed: gone"), "{}", ran.log());
 }
 
 #[test]

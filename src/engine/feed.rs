@@ -21,7 +21,8 @@ pub struct Outcome {
     pub failed: Option<FailedTurn>,
     /// Ctrl-C stopped it.
     pub cancelled: bool,
-    /// A bad line in a `--replay` file: what came before it was still dispatched.
+    /// A line of a `--replay` file that went bad after the whole file was checked (it was
+    /// changed during the replay): what came before it was still dispatched.
     pub bad_input: Option<anyhow::Error>,
 }
 
