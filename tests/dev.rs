@@ -474,7 +474,8 @@ fn changed_hooks_reload_and_broken_ones_keep_the_last_good() {
         lines.iter().any(|line| line == &format!("{session} {last} turn.completed v2"))
     });
     std::fs::write(&hook, "export default 42;\n").unwrap();
-    std::fs::write(dir.path().join("bot/hooks/broken.ts"), "export default {\n  events: {\n    \"x\"( },\n};\n").unwrap();
+    std::fs::write(dir.path().join("bot/hooks/broken.ts"), "export default {\n  events: {\n    \"x\"( },\n};\n")
+        .unwrap();
     // The watcher may catch the edit half made: its last report is of both files.
     wait_for_log(&server, "the changed hooks have 2 errors; still serving the last good ones");
     // One line per error, where an editor can follow it; no diagnostic drawings.
@@ -483,7 +484,10 @@ fn changed_hooks_reload_and_broken_ones_keep_the_last_good() {
     let summary = lines.iter().rposition(|line| line.contains("have 2 errors")).unwrap();
     assert!(lines[summary].ends_with(" WARN  the changed hooks have 2 errors; still serving the last good ones"));
     let errors = &lines[summary - 2..summary];
-    assert!(errors[0].ends_with(" ERROR bot/hooks/broken.ts:3:10: error hooks::parse-error: Unexpected token"), "{stderr}");
+    assert!(
+        errors[0].ends_with(" ERROR bot/hooks/broken.ts:3:10: error hooks::parse-error: Unexpected token"),
+        "{stderr}"
+    );
     assert!(
         errors[1].ends_with(" ERROR bot/hooks/recorder.ts:1:16: error hooks::not-define-hook: the default export is not a call of `defineHook(...)`"),
         "{stderr}"
@@ -1149,7 +1153,12 @@ fn every_error_of_the_api_is_json() {
     let cases: Vec<(&str, u16, reqwest::blocking::RequestBuilder, &str)> = vec![
         ("no token", 401, client.get(url("/v1/logs")), "bearer token"),
         ("unknown route", 404, client.get(url("/v1/nope")).bearer_auth(&server.token), "no endpoint /v1/nope"),
-        ("wrong method", 405, client.delete(url("/v1/logs")).bearer_auth(&server.token), "/v1/logs does not take DELETE"),
+        (
+            "wrong method",
+            405,
+            client.delete(url("/v1/logs")).bearer_auth(&server.token),
+            "/v1/logs does not take DELETE",
+        ),
         (
             "not JSON",
             415,
@@ -1168,7 +1177,12 @@ fn every_error_of_the_api_is_json() {
             client.post(&messages).bearer_auth(&server.token).json(&serde_json::json!({ "txt": "hi" })),
             "text",
         ),
-        ("unknown session", 404, client.get(url("/v1/sessions/ses_nope/events")).bearer_auth(&server.token), "no such session"),
+        (
+            "unknown session",
+            404,
+            client.get(url("/v1/sessions/ses_nope/events")).bearer_auth(&server.token),
+            "no such session",
+        ),
         // Last: the server answers before reading the whole body, and closes the connection.
         (
             "too large",
@@ -1188,7 +1202,11 @@ fn every_error_of_the_api_is_json() {
         assert!(!error.is_empty() && error.contains(says), "{case}: {error}");
     }
     let response = reqwest::blocking::Client::new().delete(url("/v1/logs")).bearer_auth(&server.token).send().unwrap();
-    assert_eq!(response.headers().get("allow").map(|value| value.to_str().unwrap()), Some("GET,HEAD"), "405 keeps allow");
+    assert_eq!(
+        response.headers().get("allow").map(|value| value.to_str().unwrap()),
+        Some("GET,HEAD"),
+        "405 keeps allow"
+    );
 }
 
 #[test]

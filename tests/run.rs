@@ -555,7 +555,13 @@ fn a_hand_written_replay_needs_only_type_and_data() {
     let wildcard: Vec<&String> = ran.record.iter().filter(|line| line.starts_with("a * ")).collect();
     assert_eq!(
         wildcard,
-        ["a * 0 message.received", "a * 1 message.completed", "a * 2 turn.completed", "a * 3 message.received", "a * 4 turn.failed"],
+        [
+            "a * 0 message.received",
+            "a * 1 message.completed",
+            "a * 2 turn.completed",
+            "a * 3 message.received",
+            "a * 4 turn.failed"
+        ],
         "the hooks saw every event"
     );
     assert!(ran.log().contains("ERROR turn failed: gone"), "{}", ran.log());

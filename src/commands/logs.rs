@@ -6,11 +6,11 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::cli::LogsArgs;
+use crate::dev::logs::{LogQuery, LogRequest, read_history};
 use crate::exit_status::ExitStatus;
 use crate::logs::Stop;
 use crate::logs::connect::{Given, check_transport, dev_json_path, discover, read_dev_json};
 use crate::logs::follow::follow;
-use crate::dev::logs::{LogQuery, LogRequest, read_history};
 use crate::logs::print::{LogRecord, Output, Style};
 use crate::logs::query::Query;
 use crate::printer::Printer;

@@ -83,7 +83,9 @@ async fn errors_as_json(request: Request, next: Next) -> Response {
     let said = crate::untrusted::escape(String::from_utf8_lossy(&said).trim()).into_owned();
     let message = match status {
         _ if !said.is_empty() => said,
-        StatusCode::NOT_FOUND => format!("no endpoint {path}; the API is POST /v1/sessions, POST /v1/sessions/{{id}}/messages, GET /v1/sessions/{{id}}/events and GET /v1/logs"),
+        StatusCode::NOT_FOUND => format!(
+            "no endpoint {path}; the API is POST /v1/sessions, POST /v1/sessions/{{id}}/messages, GET /v1/sessions/{{id}}/events and GET /v1/logs"
+        ),
         StatusCode::METHOD_NOT_ALLOWED => format!("{path} does not take {method}"),
         _ => status.canonical_reason().unwrap_or("error").to_owned(),
     };
@@ -102,8 +104,7 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 async fn require_token(State(server): State<Server>, request: Request, next: Next) -> Response {
-    let presented =
-        request.headers().get("authorization").and_then(|value| value.to_str().ok()).and_then(bearer_token);
+    let presented = request.headers().get("authorization").and_then(|value| value.to_str().ok()).and_then(bearer_token);
     if !presented.is_some_and(|presented| token::tokens_match(presented, &server.token)) {
         return error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (see .agent-sdk/dev.json)");
     }

@@ -67,12 +67,15 @@ impl ReplayLine {
     /// Reads and checks one line: JSON, an event, of a type the vocabulary has.
     fn parse(text: &str) -> Result<Self, String> {
         let line = serde_json::from_str::<ReplayLine>(text).map_err(|error| match error.classify() {
-            serde_json::error::Category::Data => format!("not an event ({error}): each line needs at least `type` and `data`"),
+            serde_json::error::Category::Data => {
+                format!("not an event ({error}): each line needs at least `type` and `data`")
+            }
             _ => format!("not JSON (column {}: {error})", error.column()),
         })?;
         if vocabulary::event_type(&line.event_type).is_none() {
-            let hint =
-                vocabulary::suggest(&line.event_type).map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default();
+            let hint = vocabulary::suggest(&line.event_type)
+                .map(|name| format!(" (did you mean `{name}`?)"))
+                .unwrap_or_default();
             return Err(format!("`{}` is not an event type{hint}", crate::untrusted::escape(&line.event_type)));
         }
         Ok(line)
@@ -94,9 +97,8 @@ impl ReplayFile {
     /// Opens the file and checks every line, so that a bad one stops `run` before Node
     /// starts or anything is recorded, with every bad line named.
     fn open(path: &Path) -> anyhow::Result<Self> {
-        let open = || {
-            std::fs::File::open(path).with_context(|| format!("cannot read --replay file `{}`", path.display()))
-        };
+        let open =
+            || std::fs::File::open(path).with_context(|| format!("cannot read --replay file `{}`", path.display()));
         let mut bad = Vec::new();
         let mut bad_count = 0;
         for (index, line) in BufReader::new(open()?).lines().enumerate() {
