@@ -474,7 +474,26 @@ fn changed_hooks_reload_and_broken_ones_keep_the_last_good() {
         lines.iter().any(|line| line == &format!("{session} {last} turn.completed v2"))
     });
     std::fs::write(&hook, "export default 42;\n").unwrap();
-    wait_for_log(&server, "still serving the last good ones");
+    std::fs::write(dir.path().join("bot/hooks/broken.ts"), "export default {\n  events: {\n    \"x\"( },\n};\n")
+        .unwrap();
+    // The watcher may catch the edit half made: its last report is of both files.
+    wait_for_log(&server, "the changed hooks have 2 errors; still serving the last good ones");
+    // One line per error, where an editor can follow it; no diagnostic drawings.
+    let stderr = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    let summary = lines.iter().rposition(|line| line.contains("have 2 errors")).unwrap();
+    assert!(lines[summary].ends_with(" WARN  the changed hooks have 2 errors; still serving the last good ones"));
+    let errors = &lines[summary - 2..summary];
+    assert!(
+        errors[0].ends_with(" ERROR bot/hooks/broken.ts:3:10: error hooks::parse-error: Unexpected token"),
+        "{stderr}"
+    );
+    assert!(
+        errors[1].ends_with(" ERROR bot/hooks/recorder.ts:1:16: error hooks::not-define-hook: the default export is not a call of `defineHook(...)`"),
+        "{stderr}"
+    );
+    assert!(!lines[summary - 3].contains(" ERROR "), "nothing else: {stderr}");
+    assert!(!stderr.contains(" ERROR | "), "no multi-line report: {stderr}");
     let events = server.send(&session, "three");
     let last = events.last().unwrap()["index"].as_u64().unwrap();
     wait_for_record(dir.path(), |lines| {
@@ -1090,4 +1109,125 @@ fn a_hook_whose_import_never_finishes_is_skipped_and_the_session_recovers_once_i
     let events = server.send(&session, "two");
     let last = events.last().unwrap()["index"].as_u64().unwrap();
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("fixed {last}")));
+}
+
+#[test]
+fn logs_after_the_server_stopped_prints_the_local_history_and_says_so() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "hello");
+    let served: Vec<Value> = server.logs("");
+    server.signal("-TERM");
+    assert_eq!(server.wait(), Some(0));
+    let output = logs_command(dir.path(), &["--json"]).env("NO_COLOR", "1").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("no server answered, so this is the local history from .agent-sdk/state.db"), "{stderr}");
+    let printed: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    // What the server served, then what it logged as it stopped.
+    assert!(printed.len() > served.len(), "{printed:?}");
+    for (line, record) in printed.iter().zip(&served) {
+        assert_eq!((&line["id"], &line["message"]), (&record["cursor"], &record["message"]));
+    }
+    assert_eq!(printed.last().unwrap()["message"], "stopped");
+}
+
+/// The status, the content type and the `error` of a response that must be JSON.
+fn json_error(response: reqwest::blocking::Response) -> (u16, String, String) {
+    let status = response.status().as_u16();
+    let content_type = response.headers().get("content-type").unwrap().to_str().unwrap().to_owned();
+    let body: Value = serde_json::from_str(&response.text().unwrap()).unwrap_or_else(|_| panic!("{status}: not JSON"));
+    (status, content_type, body["error"].as_str().unwrap_or_else(|| panic!("{status}: no error: {body}")).to_owned())
+}
+
+#[test]
+fn every_error_of_the_api_is_json() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    let client = reqwest::blocking::Client::new();
+    let url = |path: &str| format!("{}{path}", server.url);
+    let messages = url(&format!("/v1/sessions/{session}/messages"));
+    let cases: Vec<(&str, u16, reqwest::blocking::RequestBuilder, &str)> = vec![
+        ("no token", 401, client.get(url("/v1/logs")), "bearer token"),
+        ("unknown route", 404, client.get(url("/v1/nope")).bearer_auth(&server.token), "no endpoint /v1/nope"),
+        (
+            "wrong method",
+            405,
+            client.delete(url("/v1/logs")).bearer_auth(&server.token),
+            "/v1/logs does not take DELETE",
+        ),
+        (
+            "not JSON",
+            415,
+            client.post(&messages).bearer_auth(&server.token).header("content-type", "text/plain").body("hi"),
+            "application/json",
+        ),
+        (
+            "broken JSON",
+            400,
+            client.post(&messages).bearer_auth(&server.token).header("content-type", "application/json").body("{"),
+            "",
+        ),
+        (
+            "JSON of the wrong shape",
+            422,
+            client.post(&messages).bearer_auth(&server.token).json(&serde_json::json!({ "txt": "hi" })),
+            "text",
+        ),
+        (
+            "unknown session",
+            404,
+            client.get(url("/v1/sessions/ses_nope/events")).bearer_auth(&server.token),
+            "no such session",
+        ),
+        // Last: the server answers before reading the whole body, and closes the connection.
+        (
+            "too large",
+            413,
+            client
+                .post(&messages)
+                .bearer_auth(&server.token)
+                .header("content-type", "application/json")
+                .body(format!("{{\"text\":\"{}\"}}", "x".repeat(3 * 1024 * 1024))),
+            "",
+        ),
+    ];
+    for (case, status, request, says) in cases {
+        let (got, content_type, error) = json_error(request.send().unwrap());
+        assert_eq!(got, status, "{case}: {error}");
+        assert_eq!(content_type, "application/json", "{case}");
+        assert!(!error.is_empty() && error.contains(says), "{case}: {error}");
+    }
+    let response = reqwest::blocking::Client::new().delete(url("/v1/logs")).bearer_auth(&server.token).send().unwrap();
+    assert_eq!(
+        response.headers().get("allow").map(|value| value.to_str().unwrap()),
+        Some("GET,HEAD"),
+        "405 keeps allow"
+    );
+}
+
+#[test]
+fn the_bearer_scheme_is_case_insensitive_and_spaces_are_tolerated() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let token = &server.token;
+    for header in [format!("bearer {token}"), format!("BEARER {token}"), format!("Bearer   {token}")] {
+        let response = reqwest::blocking::Client::new()
+            .get(format!("{}/v1/logs?tail=0", server.url))
+            .header("authorization", &header)
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), 200, "{}", header.replace(token.as_str(), "<token>"));
+    }
+    for header in [format!("Basic {token}"), format!("Bearer{token}"), "Bearer ".to_owned()] {
+        let response = reqwest::blocking::Client::new()
+            .get(format!("{}/v1/logs?tail=0", server.url))
+            .header("authorization", &header)
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), 401, "{}", header.replace(token.as_str(), "<token>"));
+    }
 }

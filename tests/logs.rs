@@ -1,5 +1,8 @@
 //! `agent-sdk logs` against servers the real `dev` cannot imitate: small HTTP servers on
-//! loopback written in each test, answering with exactly the bytes a case needs.
+//! loopback written in each test, answering with exactly the bytes a case needs; and with
+//! no server at all, reading the local history a `run` recorded.
+
+mod common;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -184,4 +187,53 @@ fn a_stream_that_worked_then_breaks_on_every_reconnect_is_given_up_on_in_time() 
     assert!(String::from_utf8_lossy(&output.stdout).contains("the one good line"));
     assert!(stderr.contains("connection lost (the server ended the stream); reconnecting…"), "{stderr}");
     assert!(stderr.contains("no working log stream") && stderr.contains("not a JSON object"), "{stderr}");
+}
+
+/// The stdout and stderr of `logs <args>` in `dir` (no server), which must exit 0.
+fn local_logs(dir: &Path, args: &[&str]) -> (String, String) {
+    let output = output_within(logs(dir, args), Duration::from_secs(20));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    (String::from_utf8_lossy(&output.stdout).into_owned(), stderr)
+}
+
+#[test]
+fn with_no_server_logs_reads_the_local_history_with_the_same_filters_and_labels_each_hook_once() {
+    let dir = common::copy_fixture("run", "failures");
+    let ran = common::run_recorded(
+        dir.path(),
+        &["run", "--message", "hi", "--hook-timeout", "200ms", "--session", "ses_local"],
+        &[],
+    );
+    assert_eq!(common::exit_code(&ran.output), 3, "{}", ran.log());
+    let threw = "hook \"1-thrower\" handler for turn.completed threw: boom from a hook";
+    let log = ran.log();
+    let run_line = log.lines().find(|line| line.contains(threw)).unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(run_line.matches("hook \"1-thrower\"").count(), 1, "run's stderr names the hook once: {run_line}");
+
+    let (stdout, stderr) = local_logs(dir.path(), &["--utc"]);
+    assert!(stderr.contains("no server answered, so this is the local history from .agent-sdk/state.db"), "{stderr}");
+    let line = stdout.lines().find(|line| line.contains(threw)).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(line.contains("Z ERROR [es_local] hook \"1-thrower\" handler"), "one label, from the message: {line}");
+    assert!(!stdout.contains("[hook \""), "every hook line names its hook itself: {stdout}");
+    assert_eq!(stdout.lines().count(), ran.log().lines().count(), "every line of the run: {stdout}\n{}", ran.log());
+
+    let (errors, _) = local_logs(dir.path(), &["--level", "error"]);
+    assert!(!errors.is_empty() && errors.lines().all(|line| line.contains(" ERROR ")), "{errors}");
+    let (tail, _) = local_logs(dir.path(), &["--tail", "1", "--json"]);
+    let last: serde_json::Value = serde_json::from_str(tail.trim()).unwrap();
+    assert!(last["message"].as_str().unwrap().starts_with("summary: "), "{tail}");
+    assert!(last["id"].as_u64().unwrap() > 1, "{tail}");
+    let (other_session, _) = local_logs(dir.path(), &["--session", "ses_other"]);
+    assert_eq!(other_session, "");
+    let (future, _) = local_logs(dir.path(), &["--since", "2999-01-01T00:00:00Z"]);
+    assert_eq!(future, "");
+    let (followed, stderr) = local_logs(dir.path(), &["-f", "--tail", "1"]);
+    assert_eq!(followed.lines().count(), 1, "{followed}");
+    assert!(stderr.ends_with("nothing to follow: no server is running here\n"), "{stderr}");
+
+    let empty = tempfile::tempdir().unwrap();
+    let output = output_within(logs(empty.path(), &[]), Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(1), "no server and no history");
+    assert!(!empty.path().join(".agent-sdk").exists(), "reading made no state root");
 }

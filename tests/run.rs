@@ -375,6 +375,20 @@ fn a_failed_turn_ends_with_turn_failed_and_exit_1() {
     assert_eq!(last["data"]["status"], "error");
     assert_eq!(events.iter().filter(|e| e["type"].as_str().unwrap().starts_with("turn.")).count(), 1);
     assert_eq!(ran.record.last().unwrap(), &format!("a * {} turn.failed", last["index"]));
+    // Why, on stderr, once, as an error naming the turn.
+    let log = ran.log();
+    let why: Vec<&str> = log.lines().filter(|line| line.contains("the model provider returned HTTP 500")).collect();
+    assert_eq!(why.len(), 1, "{}", ran.log());
+    assert!(why[0].ends_with(" ERROR turn failed: the model provider returned HTTP 500"), "{}", why[0]);
+    let json = run(dir.path(), &["--message", "hi", "--script", "scripts/fail.json", "--log-format", "json"], &[]);
+    let record: serde_json::Value = json.log().lines().rev().find_map(|line| serde_json::from_str(line).ok()).unwrap();
+    assert_eq!(
+        (record["level"].as_str(), record["message"].as_str(), record["event"].as_str()),
+        (Some("error"), Some("turn failed: the model provider returned HTTP 500"), Some("turn.failed"))
+    );
+    assert!(record["turnId"].as_str().unwrap().starts_with("turn_"), "{record}");
+    let clean = run(dir.path(), &["--message", "hi"], &[]);
+    assert!(!clean.log().contains("turn failed"), "{}", clean.log());
 }
 
 #[test]
@@ -442,6 +456,42 @@ fn a_session_continues_where_it_left_off() {
 }
 
 #[test]
+fn session_says_whether_it_starts_a_new_session_or_continues_one() {
+    let dir = copy_fixture("run", "order");
+    let new = run(dir.path(), &["--message", "one", "--json", "--session", "ses_named"], &[]);
+    assert!(new.log().contains(" INFO  session ses_named is new: starting it\n"), "{}", new.log());
+    let recorded = envelopes(&new.stdout()).len();
+    let again = run(dir.path(), &["--message", "two", "--session", "ses_named"], &[]);
+    let continues = format!(" INFO  session ses_named continues: {recorded} events recorded\n");
+    assert!(again.log().contains(&continues), "{}", again.log());
+    assert!(!again.log().contains("is new"), "{}", again.log());
+    let unnamed = run(dir.path(), &["--message", "three"], &[]);
+    assert!(!unnamed.log().contains(" is new") && !unnamed.log().contains("continues"), "{}", unnamed.log());
+}
+
+#[test]
+fn the_state_root_ignores_itself_in_git_and_keeps_a_gitignore_of_the_user_s() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--message", "hi"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let ignore = std::fs::read_to_string(dir.path().join(".agent-sdk/.gitignore")).unwrap();
+    assert_eq!(ignore.lines().filter(|line| !line.starts_with('#')).collect::<Vec<_>>(), ["*"]);
+    // Git agrees: nothing under the state root would be committed (when git is installed).
+    let git = |args: &[&str]| Command::new("git").args(args).current_dir(dir.path()).output();
+    if git(&["init", "-q"]).is_ok_and(|output| output.status.success()) {
+        let status = git(&["status", "--porcelain", "--untracked-files=all"]).unwrap();
+        let status = String::from_utf8_lossy(&status.stdout);
+        assert!(!status.contains(".agent-sdk"), "{status}");
+        assert!(status.contains("bot/"), "the project itself is seen: {status}");
+    }
+    let mine = copy_fixture("run", "order");
+    std::fs::create_dir(mine.path().join(".agent-sdk")).unwrap();
+    std::fs::write(mine.path().join(".agent-sdk/.gitignore"), "!keep-me\n").unwrap();
+    run(mine.path(), &["--message", "hi"], &[]);
+    assert_eq!(std::fs::read_to_string(mine.path().join(".agent-sdk/.gitignore")).unwrap(), "!keep-me\n");
+}
+
+#[test]
 fn the_serve_log_can_be_json() {
     let dir = copy_fixture("run", "failures");
     let ran = run(dir.path(), &["--message", "hi", "--hook-timeout", "200ms", "--log-format", "json"], &[]);
@@ -457,20 +507,69 @@ fn the_serve_log_can_be_json() {
 }
 
 #[test]
-fn a_bad_line_in_a_replay_is_reported_after_what_came_before_it_was_dispatched() {
+fn every_bad_line_of_a_replay_is_reported_before_node_starts_and_nothing_is_recorded() {
     let dir = copy_fixture("run", "order");
     let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
     let mut lines: Vec<String> = recorded.stdout().lines().take(3).map(str::to_owned).collect();
     lines.push("{ this is not an envelope".to_owned());
+    lines.push(r#"{"type":"turn.complete","data":{}}"#.to_owned());
+    lines.push(String::new());
+    lines.push(r#"{"type":"turn.completed"}"#.to_owned());
     lines.push(recorded.stdout().lines().last().unwrap().to_owned());
     std::fs::write(dir.path().join("broken.jsonl"), lines.join("\n")).unwrap();
-    let ran = run(dir.path(), &["--replay", "broken.jsonl"], &[]);
+    let ran = run(dir.path(), &["--replay", "broken.jsonl", "--session", "ses_replayed"], &[]);
     assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
-    assert!(ran.log().contains("broken.jsonl:4: not an event envelope"), "{}", ran.log());
-    assert_eq!(ran.record, ["a * 0 message.received", "a * 1 message.appended", "a * 2 message.appended"]);
+    assert_eq!(
+        ran.log(),
+        "error: --replay file `broken.jsonl` has 3 bad lines; nothing was recorded:\n  \
+         broken.jsonl:4: not JSON (column 3: key must be a string at line 1 column 3)\n  \
+         broken.jsonl:5: `turn.complete` is not an event type (did you mean `turn.completed`?)\n  \
+         broken.jsonl:7: not an event (missing field `data` at line 1 column 25): each line needs at least `type` and `data`\n"
+    );
+    assert!(ran.record.is_empty(), "no hook ran: {:?}", ran.record);
+    assert_eq!(recorded_events(dir.path(), "ses_replayed"), [], "nothing was recorded");
     let missing = run(dir.path(), &["--replay", "nope.jsonl"], &[]);
     assert_eq!(exit_code(&missing.output), 2);
     assert!(missing.log().contains("cannot read --replay file `nope.jsonl`"), "{}", missing.log());
+}
+
+#[test]
+fn a_hand_written_replay_needs_only_type_and_data() {
+    let dir = copy_fixture("run", "order");
+    let written = [
+        r#"{"type":"message.received","data":{"text":"hi"}}"#,
+        r#"{"type":"message.completed","data":{"text":"hello"}}"#,
+        r#"{"type":"turn.completed","data":{"result":"hello"}}"#,
+        r#"{"type":"message.received","data":{"text":"again"},"at":"2026-11-30T05:00:00.000Z"}"#,
+        r#"{"type":"turn.failed","data":{"message":"gone","status":"error"},"turnId":"turn_mine"}"#,
+    ];
+    std::fs::write(dir.path().join("written.jsonl"), written.join("\n")).unwrap();
+    let ran = run(dir.path(), &["--replay", "written.jsonl", "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 1, "the replay holds a failed turn: {}", ran.log());
+    let events = envelopes(&ran.stdout());
+    let indexes: Vec<u64> = events.iter().map(|event| event["index"].as_u64().unwrap()).collect();
+    assert_eq!(indexes, [0, 1, 2, 3, 4]);
+    assert!(events.iter().all(|event| event["sessionId"] == events[0]["sessionId"]));
+    let turns: Vec<&str> = events.iter().map(|event| event["turnId"].as_str().unwrap()).collect();
+    assert!(turns[0].starts_with("turn_") && turns[1] == turns[0] && turns[2] == turns[0], "{turns:?}");
+    assert!(turns[3].starts_with("turn_") && turns[3] != turns[0], "a new turn after turn.completed: {turns:?}");
+    assert_eq!(turns[4], "turn_mine");
+    assert_eq!(events[3]["at"], "2026-11-30T05:00:00.000Z");
+    assert!(events[0]["at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(events[1]["data"], serde_json::json!({ "text": "hello" }));
+    let wildcard: Vec<&String> = ran.record.iter().filter(|line| line.starts_with("a * ")).collect();
+    assert_eq!(
+        wildcard,
+        [
+            "a * 0 message.received",
+            "a * 1 message.completed",
+            "a * 2 turn.completed",
+            "a * 3 message.received",
+            "a * 4 turn.failed"
+        ],
+        "the hooks saw every event"
+    );
+    assert!(ran.log().contains("ERROR turn failed: gone"), "{}", ran.log());
 }
 
 #[test]

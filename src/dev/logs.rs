@@ -205,24 +205,13 @@ struct LogReader {
 impl LogReader {
     /// The cursor the history starts after.
     async fn start_cursor(&mut self, start: Start) -> anyhow::Result<u64> {
-        Ok(match start {
-            Start::Beginning => 0,
-            Start::After(cursor) => cursor,
-            Start::Tail(0) => self.newest_cursor().await?,
-            // Just before the first of the last `n` matching lines (if there are none, no
-            // older line matches at all, so starting at 0 shows nothing old).
-            Start::Tail(n) => self.read(QueryFrom::Tail(n)).await?.first().map_or(0, |(cursor, _)| cursor - 1),
-        })
+        let filter = Arc::clone(&self.filter);
+        self.with_store(move |store| start_cursor(store, &filter, start)).await
     }
 
     async fn read(&mut self, from: QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
         let filter = Arc::clone(&self.filter);
         self.with_store(move |store| query(store, &filter, &from)).await
-    }
-
-    /// The newest cursor of the whole log (0 when it is empty), whatever the filter.
-    async fn newest_cursor(&mut self) -> anyhow::Result<u64> {
-        self.with_store(crate::state::StateStore::newest_log_cursor).await
     }
 
     /// Runs `work` on a blocking thread with this reader's store connection.
@@ -243,6 +232,41 @@ impl LogReader {
         .await??;
         self.store = Some(store);
         result
+    }
+}
+
+/// The cursor the history starts after.
+fn start_cursor(store: &crate::state::StateStore, filter: &Filter, start: Start) -> anyhow::Result<u64> {
+    Ok(match start {
+        Start::Beginning => 0,
+        Start::After(cursor) => cursor,
+        // The newest cursor of the whole log (0 when it is empty), whatever the filter.
+        Start::Tail(0) => store.newest_log_cursor()?,
+        // Just before the first of the last `n` matching lines (if there are none, no
+        // older line matches at all, so starting at 0 shows nothing old).
+        Start::Tail(n) => query(store, filter, &QueryFrom::Tail(n))?.first().map_or(0, |(cursor, _)| cursor - 1),
+    })
+}
+
+/// The history `request` asks for, read straight from `store` a page at a time and handed
+/// to `each` with its cursor, in order: the records `GET /v1/logs` would send, without
+/// following (what `logs` prints when no server answers).
+pub fn read_history(
+    store: &crate::state::StateStore,
+    request: &LogRequest,
+    mut each: impl FnMut(u64, Value) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut cursor = start_cursor(store, &request.filter, request.start)?;
+    loop {
+        let rows = query(store, &request.filter, &QueryFrom::After(cursor))?;
+        let full_page = rows.len() as u64 == PAGE;
+        for (line_cursor, record) in rows {
+            cursor = line_cursor;
+            each(line_cursor, record)?;
+        }
+        if !full_page {
+            return Ok(());
+        }
     }
 }
 

@@ -46,7 +46,8 @@ pub struct Server {
     pub stopping: tokio::sync::watch::Receiver<bool>,
 }
 
-/// Every route; all of them need the bearer token.
+/// Every route; all of them (and any other path) need the bearer token, and every error,
+/// whoever makes it (a handler, an extractor, the router), is `{ "error": "…" }`.
 pub fn router(server: Server) -> axum::Router {
     axum::Router::new()
         .route("/v1/sessions", post(create_session))
@@ -54,6 +55,7 @@ pub fn router(server: Server) -> axum::Router {
         .route("/v1/sessions/{id}/events", get(session_events))
         .route("/v1/logs", get(serve_logs))
         .layer(axum::middleware::from_fn_with_state(server.clone(), require_token))
+        .layer(axum::middleware::from_fn(errors_as_json))
         .with_state(server)
 }
 
@@ -61,17 +63,61 @@ fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({ "error": message.into() }))).into_response()
 }
 
-async fn require_token(State(server): State<Server>, request: Request, next: Next) -> Response {
-    let presented = request
-        .headers()
-        .get("authorization")
+/// How much of an error body in another format is kept as the message.
+const ERROR_TEXT_BYTES: usize = 16 * 1024;
+
+/// Makes every error response JSON: the router's own 404 and 405 (empty bodies) and the
+/// extractors' plain-text rejections (415 without `content-type: application/json`, 400
+/// and 422 for a body that is not the JSON asked for, 413 for one too large) become
+/// `{ "error": "…" }` with their status and headers (a 405's `allow` stays).
+async fn errors_as_json(request: Request, next: Next) -> Response {
+    let method = request.method().clone();
+    let path = crate::untrusted::escape(request.uri().path()).into_owned();
+    let response = next.run(request).await;
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) || is_json(response.headers()) {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let said = axum::body::to_bytes(body, ERROR_TEXT_BYTES).await.unwrap_or_default();
+    let said = crate::untrusted::escape(String::from_utf8_lossy(&said).trim()).into_owned();
+    let message = match status {
+        _ if !said.is_empty() => said,
+        StatusCode::NOT_FOUND => format!(
+            "no endpoint {path}; the API is POST /v1/sessions, POST /v1/sessions/{{id}}/messages, GET /v1/sessions/{{id}}/events and GET /v1/logs"
+        ),
+        StatusCode::METHOD_NOT_ALLOWED => format!("{path} does not take {method}"),
+        _ => status.canonical_reason().unwrap_or("error").to_owned(),
+    };
+    let json = error(status, message);
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    parts.headers.extend(json.headers().clone());
+    let (_, body) = json.into_parts();
+    Response::from_parts(parts, body)
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .unwrap_or_default();
-    if !token::tokens_match(presented, &server.token) {
+        .is_some_and(|value| value.trim_start().to_ascii_lowercase().starts_with("application/json"))
+}
+
+async fn require_token(State(server): State<Server>, request: Request, next: Next) -> Response {
+    let presented = request.headers().get("authorization").and_then(|value| value.to_str().ok()).and_then(bearer_token);
+    if !presented.is_some_and(|presented| token::tokens_match(presented, &server.token)) {
         return error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (see .agent-sdk/dev.json)");
     }
     next.run(request).await
+}
+
+/// The token of an `Authorization: Bearer <token>` header. The scheme is case-insensitive
+/// (RFC 9110 §11.1: `bearer`, `BEARER`), and spaces or tabs around and between the two are
+/// allowed.
+fn bearer_token(header: &str) -> Option<&str> {
+    let (scheme, token) = header.trim().split_once([' ', '\t'])?;
+    let token = token.trim_start();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 async fn create_session(State(server): State<Server>) -> Response {
@@ -170,4 +216,19 @@ async fn serve_logs(
 /// Whether binding `address` keeps the server on this machine.
 pub fn is_loopback(address: &SocketAddr) -> bool {
     address.ip().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive_and_spaces_are_tolerated() {
+        for header in ["Bearer abc", "bearer abc", "BEARER abc", "  Bearer   abc  ", "Bearer\t abc"] {
+            assert_eq!(bearer_token(header), Some("abc"), "{header:?}");
+        }
+        for header in ["Basic abc", "Bearer", "Bearer ", "Bearerabc", "abc"] {
+            assert_eq!(bearer_token(header), None, "{header:?}");
+        }
+    }
 }

@@ -302,7 +302,12 @@ impl<'a> OpenSession<'a> {
             ));
         }
         match fed {
-            Ok(_) => stream.finish(),
+            Ok(outcome) => {
+                if let Some(failed) = outcome.failed {
+                    self.log.write(failed.record());
+                }
+                stream.finish();
+            }
             Err(problem) => {
                 self.log.error(format!("the turn broke off: {problem:#}"));
                 stream.fail(&problem.context("the turn broke off"));

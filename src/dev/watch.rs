@@ -9,14 +9,12 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::check::check_project_with;
-use crate::cli::{ColorChoice, OutputFormat};
 use crate::dev::agent::{Agent, HookSet};
-use crate::diagnostics::Severity;
+use crate::diagnostics::{Diagnostic, Severity};
 use crate::engine::session::LoadPlan;
 use crate::fingerprint::fingerprint;
 use crate::loader::cache::Cache;
-use crate::printer::Printer;
-use crate::report;
+use crate::report::plural;
 
 /// How often the code is looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -46,10 +44,16 @@ fn reload(agent: &Agent) {
         Ok(checked) => checked,
         Err(problem) => return log.error(format!("could not re-check the hooks: {problem}")),
     };
-    if checked.count(Severity::Error) > 0 || checked.project.is_none() {
-        let report = report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never));
-        return log
-            .error(format!("the changed hooks have errors; still serving the last good ones:\n{}", report.trim_end()));
+    let errors = checked.count(Severity::Error);
+    if errors > 0 || checked.project.is_none() {
+        for diagnostic in checked.diagnostics.iter().filter(|diagnostic| diagnostic.severity() == Severity::Error) {
+            log.error(error_line(diagnostic));
+        }
+        let what = match errors {
+            0 => "there is no agent here any more".to_owned(),
+            _ => format!("the changed hooks have {}", plural(errors, "error")),
+        };
+        return log.warn(format!("{what}; still serving the last good ones"));
     }
     let plan = LoadPlan::new(&checked, &agent.setup.runtime_dir());
     let count = plan.hooks.len();
@@ -58,4 +62,16 @@ fn reload(agent: &Agent) {
         *set = HookSet { generation: set.generation + 1, plan };
     }
     log.info(format!("hooks changed: {count} hooks will load from each session's next turn"));
+}
+
+/// One error of a broken edit on one line, where an editor or a terminal can follow it:
+/// `bot/hooks/x.ts:3:7: error hooks::not-define-hook: <message>` (the help is for
+/// `validate`, which shows the whole diagnostic).
+fn error_line(diagnostic: &Diagnostic) -> String {
+    let place = match (&diagnostic.path, &diagnostic.label) {
+        (Some(path), Some(label)) => format!("{path}:{}:{}: ", label.start_at.line, label.start_at.column),
+        (Some(path), None) => format!("{path}: "),
+        (None, _) => String::new(),
+    };
+    format!("{place}error {}: {}", diagnostic.code.as_str(), diagnostic.message)
 }

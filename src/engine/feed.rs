@@ -12,16 +12,43 @@ use crate::engine::model;
 use crate::engine::turn::{self, TurnEvent, TurnStep};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
+use crate::state::log_record::{Level, Record};
 
 /// How feeding the events went.
 #[derive(Default)]
 pub struct Outcome {
-    /// A `turn.failed` was recorded.
-    pub failed: bool,
+    /// A `turn.failed` was recorded (the first, if a replay holds more).
+    pub failed: Option<FailedTurn>,
     /// Ctrl-C stopped it.
     pub cancelled: bool,
-    /// A bad line in a `--replay` file: what came before it was still dispatched.
+    /// A line of a `--replay` file that went bad after the whole file was checked (it was
+    /// changed during the replay): what came before it was still dispatched.
     pub bad_input: Option<anyhow::Error>,
+}
+
+/// A recorded `turn.failed`: which turn, and why (its `data.message`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedTurn {
+    pub turn_id: Option<String>,
+    pub reason: String,
+}
+
+impl FailedTurn {
+    /// The failure `envelope` records, if it is a `turn.failed`.
+    fn of(envelope: &Envelope) -> Option<Self> {
+        (envelope.event_type == "turn.failed").then(|| Self {
+            turn_id: envelope.turn_id.clone(),
+            reason: envelope.data["message"].as_str().unwrap_or("(no message)").to_owned(),
+        })
+    }
+
+    /// The serve-log line that says why: an error, once per run or turn.
+    pub fn record(&self) -> Record {
+        let mut record = Record::new(Level::Error, format!("turn failed: {}", self.reason));
+        record.turn_id.clone_from(&self.turn_id);
+        record.event = Some("turn.failed".to_owned());
+        record
+    }
 }
 
 /// Events recorded per transaction when replaying.
@@ -55,8 +82,8 @@ impl Feed<'_, '_> {
                 }
                 TurnStep::Record(event) => event,
             };
-            outcome.failed |= event.event_type == "turn.failed";
             let envelope = self.recorder.record(event.event_type, Some(&turn_id), event.data, now_rfc3339())?;
+            outcome.failed = outcome.failed.or_else(|| FailedTurn::of(&envelope));
             self.show_and_dispatch(envelope)?;
             if outcome.cancelled {
                 break;
@@ -90,7 +117,7 @@ impl Feed<'_, '_> {
             }
             self.recorder.store.append(&envelopes)?;
             for envelope in envelopes {
-                outcome.failed |= envelope.event_type == "turn.failed";
+                outcome.failed = outcome.failed.or_else(|| FailedTurn::of(&envelope));
                 self.show_and_dispatch(envelope)?;
             }
             if outcome.bad_input.is_some() {

@@ -108,7 +108,7 @@ pub fn discover(
         DevJson::default()
     };
     let Some(host_text) = given_host.clone().or_else(|| non_empty(&local.url)) else {
-        return Err(Stop::failure("no dev server found; start one with `agent-sdk dev` (or pass --host)"));
+        return Err(Stop::no_server("no dev server found; start one with `agent-sdk dev` (or pass --host)"));
     };
     let host = parse_host(&host_text)?;
     let local_token = non_empty(&local.token).filter(|_| given_host.is_none() || is_loopback(&host));

@@ -215,7 +215,7 @@ impl Follower<'_> {
         let host = self.endpoint.display_host();
         match unavailable {
             Unavailable::Refused => {
-                Err(Stop::failure(format!("no dev server found at {host}; start one with `agent-sdk dev`")))
+                Err(Stop::no_server(format!("no dev server found at {host}; start one with `agent-sdk dev`")))
             }
             Unavailable::Unreachable(cause) => Err(Stop::failure(format!("could not connect to {host}: {cause}"))),
             Unavailable::Status(status) => Ok(format!("the server answered {status}; retrying…")),

@@ -25,17 +25,25 @@ use crate::exit_status::ExitStatus;
 pub struct Stop {
     pub status: ExitStatus,
     pub message: String,
+    /// No server answered at all (none was started, or it is not running): the local
+    /// history may be read instead.
+    pub no_server: bool,
 }
 
 impl Stop {
     /// Exit 1: the server is missing, refused us, or went away for good.
     pub fn failure(message: impl Into<String>) -> Self {
-        Self { status: ExitStatus::Failure, message: message.into() }
+        Self { status: ExitStatus::Failure, message: message.into(), no_server: false }
+    }
+
+    /// Exit 1 (unless there is a local history to print): no server answered.
+    pub fn no_server(message: impl Into<String>) -> Self {
+        Self { no_server: true, ..Self::failure(message) }
     }
 
     /// Exit 2: a bad flag or a broken local setup.
     pub fn usage(message: impl Into<String>) -> Self {
-        Self { status: ExitStatus::Error, message: message.into() }
+        Self { status: ExitStatus::Error, message: message.into(), no_server: false }
     }
 }
 

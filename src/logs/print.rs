@@ -94,7 +94,7 @@ pub fn human_line(record: &LogRecord, color: bool, zone: Option<&jiff::tz::TimeZ
     if let Some(session) = record.text("sessionId") {
         line.push_str(&format!(" [{}]", short_session(session)));
     }
-    if let Some(hook) = record.text("hook") {
+    if let Some(hook) = record.text("hook").filter(|hook| !names_hook(record.text("message"), hook)) {
         line.push_str(&format!(" [hook \"{}\"]", escape_controls(hook)));
     }
     // Each line of the message gets the prefix (lines after the first marked `| `), as in
@@ -105,6 +105,13 @@ pub fn human_line(record: &LogRecord, color: bool, zone: Option<&jiff::tz::TimeZ
         text.push_str(&format!("{line} {mark}{}\n", escape_controls(part)));
     }
     text
+}
+
+/// Whether the message already says which hook it is about (`hook "x": …`, `hook "x"
+/// failed to load: …`): the serve log names the hook in its sentences, as `run` and `dev`
+/// print them, so the `[hook "x"]` label would only say it twice.
+fn names_hook(message: Option<&str>, hook: &str) -> bool {
+    message.is_some_and(|message| message.contains(&format!("hook \"{hook}\"")))
 }
 
 /// The record with its cursor added as `id`, on one line.
@@ -173,6 +180,10 @@ mod tests {
             human_line(&full, false, None),
             "2026-11-30T05:52:01.123Z WARN  [c3d4e5f6] [hook \"audit/usage\"] pager: slow\n"
         );
+        let named = record(
+            r#"{"at":"2026-11-30T05:52:01.123Z","level":"info","message":"hook \"pager\": paging","hook":"pager"}"#,
+        );
+        assert_eq!(human_line(&named, false, None), "2026-11-30T05:52:01.123Z INFO  hook \"pager\": paging\n");
         let bare = record(r#"{"cursor":43,"at":"2026-11-30T05:52:01.123Z","level":"error","message":"boom"}"#);
         assert_eq!(human_line(&bare, false, None), "2026-11-30T05:52:01.123Z ERROR boom\n");
     }

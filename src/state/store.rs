@@ -15,11 +15,34 @@ use crate::state::log_record::Record;
 /// The folder under `--dir` that holds local state.
 pub const STATE_DIR: &str = ".agent-sdk";
 
-/// `<dir>/.agent-sdk`, created on demand (mode 0700), as an absolute path.
+/// `<dir>/.agent-sdk`, created on demand (mode 0700), as an absolute path, with its own
+/// `.gitignore` (see [`ignore_in_git`]).
 pub fn state_root(dir: &Path) -> std::io::Result<PathBuf> {
     let root = dir.join(STATE_DIR);
     create_private_dir_all(&root)?;
+    ignore_in_git(&root)?;
     root.canonicalize()
+}
+
+/// What the state root's own `.gitignore` says: everything in it.
+const GITIGNORE: &str = "# Written by agent-sdk: its local state (event log, dev token) is never committed.\n*\n";
+
+/// Writes `<root>/.gitignore` (`*`) when the state root has none, as ruff does for its
+/// cache and uv for a virtual environment: the event log and the dev token stay out of git
+/// even in a project whose own `.gitignore` does not name `.agent-sdk/`. One that exists,
+/// whatever it says, is the user's and is left alone.
+fn ignore_in_git(root: &Path) -> std::io::Result<()> {
+    use std::io::Write;
+    let path = root.join(".gitignore");
+    if path.symlink_metadata().is_ok() {
+        return Ok(());
+    }
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+        Ok(mut file) => file.write_all(GITIGNORE.as_bytes()),
+        // Another agent-sdk wrote it first.
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(error),
+    }
 }
 
 /// Creates the folder `path` and any missing parent with mode 0700 (less the umask): the

@@ -4,11 +4,14 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::cli::RunArgs;
+use crate::clock::{new_id, now_rfc3339};
 use crate::engine::model;
 use crate::engine::turn::TurnEvent;
+use crate::report::plural;
 use crate::state::envelope::Envelope;
 use crate::vocabulary;
 
@@ -42,19 +45,104 @@ impl Input {
     }
 }
 
-/// The envelopes of an NDJSON file, read as they are needed (blank lines skipped).
+/// The most bad lines of a `--replay` file that are quoted; the rest are counted.
+const BAD_LINES_SHOWN: usize = 50;
+
+/// One line of a `--replay` file: an envelope as `run --json` prints it, or written by hand
+/// with only `type` and `data` (the rest have defaults; `index` and `sessionId` are never
+/// used: the events join this run's session, numbered after what it recorded).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplayLine {
+    #[serde(rename = "type")]
+    event_type: String,
+    data: Value,
+    #[serde(default, rename = "turnId")]
+    turn_id: Option<String>,
+    #[serde(default)]
+    at: Option<String>,
+}
+
+impl ReplayLine {
+    /// Reads and checks one line: JSON, an event, of a type the vocabulary has.
+    fn parse(text: &str) -> Result<Self, String> {
+        let line = serde_json::from_str::<ReplayLine>(text).map_err(|error| match error.classify() {
+            serde_json::error::Category::Data => {
+                format!("not an event ({error}): each line needs at least `type` and `data`")
+            }
+            _ => format!("not JSON (column {}: {error})", error.column()),
+        })?;
+        if vocabulary::event_type(&line.event_type).is_none() {
+            let hint = vocabulary::suggest(&line.event_type)
+                .map(|name| format!(" (did you mean `{name}`?)"))
+                .unwrap_or_default();
+            return Err(format!("`{}` is not an event type{hint}", crate::untrusted::escape(&line.event_type)));
+        }
+        Ok(line)
+    }
+}
+
+/// The events of an NDJSON file (blank lines skipped), checked whole when it is opened and
+/// then read again as they are needed, so the file is never held in memory whole.
 pub struct ReplayFile {
     path: PathBuf,
     lines: std::io::Lines<BufReader<std::fs::File>>,
     line: usize,
+    /// The turn of the hand-written events that name none: one per turn, a new one after
+    /// each `turn.completed` / `turn.failed`.
+    written_turn: Option<String>,
 }
 
 impl ReplayFile {
-    /// Opens the file now, so a missing one stops `run` before anything starts.
+    /// Opens the file and checks every line, so that a bad one stops `run` before Node
+    /// starts or anything is recorded, with every bad line named.
     fn open(path: &Path) -> anyhow::Result<Self> {
-        let file =
-            std::fs::File::open(path).with_context(|| format!("cannot read --replay file `{}`", path.display()))?;
-        Ok(Self { path: path.to_path_buf(), lines: BufReader::new(file).lines(), line: 0 })
+        let open =
+            || std::fs::File::open(path).with_context(|| format!("cannot read --replay file `{}`", path.display()));
+        let mut bad = Vec::new();
+        let mut bad_count = 0;
+        for (index, line) in BufReader::new(open()?).lines().enumerate() {
+            let line = line.with_context(|| format!("cannot read `{}`", path.display()))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            if let Err(problem) = ReplayLine::parse(&line) {
+                bad_count += 1;
+                if bad.len() < BAD_LINES_SHOWN {
+                    bad.push(format!("  {}:{}: {problem}", path.display(), index + 1));
+                }
+            }
+        }
+        if bad_count > 0 {
+            let more = bad_count - bad.len();
+            if more > 0 {
+                bad.push(format!("  … and {}", plural(more, "more bad line")));
+            }
+            anyhow::bail!(
+                "--replay file `{}` has {}; nothing was recorded:\n{}",
+                path.display(),
+                plural(bad_count, "bad line"),
+                bad.join("\n")
+            );
+        }
+        Ok(Self { path: path.to_path_buf(), lines: BufReader::new(open()?).lines(), line: 0, written_turn: None })
+    }
+
+    /// The envelope of a checked line, its defaults filled in.
+    fn envelope(&mut self, line: ReplayLine) -> Envelope {
+        let turn_id = line.turn_id.or_else(|| Some(self.written_turn.get_or_insert_with(|| new_id("turn")).clone()));
+        if matches!(line.event_type.as_str(), "turn.completed" | "turn.failed") {
+            self.written_turn = None;
+        }
+        Envelope {
+            event_type: line.event_type,
+            // Both are set again as it is recorded in this run's session.
+            index: 0,
+            session_id: String::new(),
+            turn_id,
+            at: line.at.unwrap_or_else(now_rfc3339),
+            data: line.data,
+        }
     }
 }
 
@@ -75,13 +163,15 @@ impl Iterator for ReplayFile {
             if line.trim().is_empty() {
                 continue;
             }
-            return Some(serde_json::from_str::<Envelope>(&line).with_context(|| {
-                format!(
-                    "{}:{}: not an event envelope; the events before it were dispatched",
+            // Checked when opened: a line that fails now was changed during the replay.
+            return Some(match ReplayLine::parse(&line) {
+                Ok(line) => Ok(self.envelope(line)),
+                Err(problem) => Err(anyhow::anyhow!(
+                    "{}:{}: {problem} (the file changed during the replay; the events before it were dispatched)",
                     self.path.display(),
                     self.line
-                )
-            }));
+                )),
+            });
         }
     }
 }

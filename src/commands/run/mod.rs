@@ -84,6 +84,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         },
         continuation_token: None,
     };
+    if args.session.is_some() {
+        log.info(session_named(&store, &session_id)?);
+    }
     let mut dispatcher = setup.load(runtime, &facts, &plan, &log, &store)?;
     let hook_count = dispatcher.loaded;
     log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
@@ -154,6 +157,10 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             count => format!("{count} unconfirmed deliveries"),
         },
     ));
+    // Said last, where it is seen; a cancelled turn was said as it happened.
+    if let (Some(failed), false) = (&outcome.failed, outcome.cancelled) {
+        log.write(failed.record());
+    }
     if let Some(error) = outcome.bad_input {
         return Err(error);
     }
@@ -161,12 +168,20 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts + stats.unconfirmed > 0;
     Ok(if outcome.cancelled {
         ExitStatus::Code(INTERRUPTED)
-    } else if outcome.failed {
+    } else if outcome.failed.is_some() {
         ExitStatus::Failure
     } else if misbehaved {
         ExitStatus::Code(HOOKS_MISBEHAVED)
     } else {
         ExitStatus::Success
+    })
+}
+
+/// What `--session` named: a session that is new (it starts now) or one that continues.
+fn session_named(store: &StateStore, session_id: &str) -> anyhow::Result<String> {
+    Ok(match store.next_index(session_id)? {
+        0 => format!("session {session_id} is new: starting it"),
+        recorded => format!("session {session_id} continues: {} recorded", plural(recorded as usize, "event")),
     })
 }
 
