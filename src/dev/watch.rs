@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::check::check_project_with;
-use crate::cli::{ColorChoice, OutputFormat};
+use crate::cli::ColorChoice;
 use crate::dev::agent::{Agent, HookSet};
 use crate::diagnostics::Severity;
 use crate::engine::session::LoadPlan;
@@ -47,7 +47,7 @@ fn reload(agent: &Agent) {
         Err(problem) => return log.error(format!("could not re-check the hooks: {problem}")),
     };
     if checked.count(Severity::Error) > 0 || checked.project.is_none() {
-        let report = report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never));
+        let report = report::pretty(&checked, &Printer::new(ColorChoice::Never));
         return log
             .error(format!("the changed hooks have errors; still serving the last good ones:\n{}", report.trim_end()));
     }
