@@ -137,6 +137,15 @@ codes! {
     NotAHookModule => "hooks::not-a-hook-module", Warning,
         "A `.tsx` or `.jsx` file under `hooks/` is not loaded: hooks have no JSX.",
         "Rename it to `.ts` (and drop the JSX), or move it out of `hooks/` if it is not a hook.";
+    CannotSilenceError => "suppression::cannot-silence-error", Warning,
+        "An `agent-sdk-ignore` comment names an error on the next line; errors cannot be silenced, so it is still reported.",
+        "Fix the error, and take its code out of the comment.";
+    UnusedSuppression => "suppression::unused", Warning,
+        "An `agent-sdk-ignore` comment names a code that no finding on the next line has.",
+        "Remove the code from the comment (or the whole comment), or move the comment to the line just before the finding.";
+    UnknownSuppressedCode => "suppression::unknown-code", Warning,
+        "An `agent-sdk-ignore` comment names no code, or a code that does not exist.",
+        "Name codes as `validate` prints them, e.g. `// agent-sdk-ignore hooks::unknown-event`; separate several with commas or spaces.";
 }
 
 #[cfg(test)]
