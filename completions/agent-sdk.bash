@@ -554,7 +554,7 @@ _agent__sdk() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "pretty json github sarif" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "pretty json github sarif concise" -- "${cur}"))
                     return 0
                     ;;
                 --color)

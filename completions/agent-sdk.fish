@@ -43,7 +43,8 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l dir -d 
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l format -d 'How to print the findings' -r -f -a "pretty\t'Source snippets with labels; colour on a terminal'
 json\t'One JSON document (schemaVersion 1), documented in the README'
 github\t'GitHub Actions workflow commands (`::error file=…`), one per line'
-sarif\t'SARIF 2.1.0, for code-scanning uploads'"
+sarif\t'SARIF 2.1.0, for code-scanning uploads'
+concise\t'One line per finding, `path:line:col: severity code message`, for editors and grep'"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"

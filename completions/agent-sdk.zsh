@@ -35,7 +35,8 @@ _arguments "${_arguments_options[@]}" : \
 '--format=[How to print the findings]:FORMAT:((pretty\:"Source snippets with labels; colour on a terminal"
 json\:"One JSON document (schemaVersion 1), documented in the README"
 github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
-sarif\:"SARIF 2.1.0, for code-scanning uploads"))' \
+sarif\:"SARIF 2.1.0, for code-scanning uploads"
+concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for editors and grep"))' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
 '--deny-warnings[Fail (exit 1) on warnings too, not only on errors]' \
 '-h[Print help (see more with '\''--help'\'')]' \

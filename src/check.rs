@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use crate::analyze::{self, HookAnalysis};
-use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::diagnostics::{Code, Diagnostic, Severity, suppression};
 use crate::discover::{self, HookModule};
 use crate::loader::cache::Cache;
 use crate::loader::graph::{self, ModuleGraph, Visited};
@@ -38,7 +38,8 @@ pub struct CheckedProject {
     pub hooks: Vec<HookReport>,
     /// Every finding, in report order.
     pub diagnostics: Vec<Diagnostic>,
-    /// The text of each file with a labelled diagnostic, by path, for rendering snippets.
+    /// The text of each file with a labelled diagnostic (for rendering snippets) or an
+    /// `agent-sdk-ignore` comment, by path.
     pub sources: HashMap<String, String>,
     /// Every module the hooks that would load reach, as Node will load them.
     pub modules: ModuleGraph,
@@ -125,9 +126,26 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
     }
     checked.diagnostics.extend(discovery.diagnostics);
     follow_imports(&project, entries, &entry_hooks, &resolver, &mut checked, cache);
+    apply_suppressions(&mut checked);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.project = Some(project);
     checked
+}
+
+/// Applies the `agent-sdk-ignore` comments of every file read with a finding or such a
+/// comment: only hook modules can have warnings or advice, and a module they import can
+/// have only errors, which no comment silences.
+fn apply_suppressions(checked: &mut CheckedProject) {
+    let mut paths: Vec<&String> = checked
+        .sources
+        .iter()
+        .filter(|(_, text)| text.contains(suppression::DIRECTIVE))
+        .map(|(path, _)| path)
+        .collect();
+    paths.sort();
+    for path in paths {
+        suppression::apply(&mut checked.diagnostics, path, &checked.sources[path]);
+    }
 }
 
 /// How long a compiled module is kept in the cache (edits leave old entries behind).
@@ -176,7 +194,7 @@ fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
 /// What checking one hook module found.
 struct ModuleCheck {
     analysis: HookAnalysis,
-    /// Its text, when a diagnostic points into it.
+    /// Its text, when a diagnostic points into it or it holds an `agent-sdk-ignore` comment.
     source: Option<String>,
     /// The hook as the import walk starts from it, when it would load so far.
     entry: Option<Visited>,
@@ -219,8 +237,10 @@ fn check_module(
             None,
         ),
     };
+    // Kept for snippets, and for the suppressions a module holds.
     let labelled = analysis.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some());
-    ModuleCheck { analysis, source: labelled.then_some(text), entry }
+    let keep = labelled || text.contains(suppression::DIRECTIVE);
+    ModuleCheck { analysis, source: keep.then_some(text), entry }
 }
 
 /// A naming problem that keeps module `index` from loading, whatever is in it. `modules`

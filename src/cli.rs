@@ -399,6 +399,8 @@ pub enum OutputFormat {
     Github,
     /// SARIF 2.1.0, for code-scanning uploads.
     Sarif,
+    /// One line per finding, `path:line:col: severity code message`, for editors and grep.
+    Concise,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

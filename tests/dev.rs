@@ -485,11 +485,11 @@ fn changed_hooks_reload_and_broken_ones_keep_the_last_good() {
     assert!(lines[summary].ends_with(" WARN  the changed hooks have 2 errors; still serving the last good ones"));
     let errors = &lines[summary - 2..summary];
     assert!(
-        errors[0].ends_with(" ERROR bot/hooks/broken.ts:3:10: error hooks::parse-error: Unexpected token"),
+        errors[0].ends_with(" ERROR bot/hooks/broken.ts:3:10: error hooks::parse-error Unexpected token"),
         "{stderr}"
     );
     assert!(
-        errors[1].ends_with(" ERROR bot/hooks/recorder.ts:1:16: error hooks::not-define-hook: the default export is not a call of `defineHook(...)`"),
+        errors[1].ends_with(" ERROR bot/hooks/recorder.ts:1:16: error hooks::not-define-hook the default export is not a call of `defineHook(...)`"),
         "{stderr}"
     );
     assert!(!lines[summary - 3].contains(" ERROR "), "nothing else: {stderr}");

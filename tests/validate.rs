@@ -44,6 +44,10 @@ cases! {
     unresolved_import => "unresolved-import",
     unsupported_syntax => "unsupported-syntax",
     not_a_hook_module => "not-a-hook-module",
+    suppression_silences => "suppression-silences",
+    suppression_cannot_silence_error => "suppression-cannot-silence-error",
+    suppression_unused => "suppression-unused",
+    suppression_unknown_code => "suppression-unknown-code",
 }
 
 /// The SDK packages `tsc` sees: missing while the project has a `tsconfig.json`, or written

@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock};
 use anyhow::Context;
 
 use crate::check::check_located;
-use crate::cli::{ColorChoice, DevArgs, OutputFormat};
+use crate::cli::{ColorChoice, DevArgs};
 use crate::dev::agent::{Agent, HookSet};
 use crate::dev::sessions::Sessions;
 use crate::dev::token::load_or_create_token;
@@ -99,7 +99,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
 /// Prints why the server does not start; exit 1.
 fn refuse(checked: &crate::check::CheckedProject, printer: &Printer) -> ExitStatus {
-    printer.stderr(&report::render(OutputFormat::Pretty, checked, &Printer::new(ColorChoice::Never)));
+    printer.stderr(&report::pretty(checked, &Printer::new(ColorChoice::Never)));
     let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
     printer.stderr(&format!("error: {what}, so the server did not start; see above\n"));
     ExitStatus::Failure

@@ -1,7 +1,7 @@
 //! `agent-sdk info`: describe the project's agent and the hooks that would load.
 
 use crate::check::check_project;
-use crate::cli::{InfoArgs, OutputFormat};
+use crate::cli::InfoArgs;
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 use crate::report;
@@ -12,7 +12,7 @@ use crate::report::info::{broken_hooks_note, render_json, render_tree};
 pub fn info(args: &InfoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let checked = check_project(&args.dir.dir)?;
     if checked.project.is_none() {
-        printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(crate::cli::ColorChoice::Never)));
+        printer.stderr(&report::pretty(&checked, &Printer::new(crate::cli::ColorChoice::Never)));
     }
     if args.json {
         printer.stdout(&render_json(&checked, &args.dir.dir.to_string_lossy()))?;

@@ -8,7 +8,8 @@ use crate::printer::Printer;
 use crate::report;
 
 /// Checks the project at `--dir` (its hooks, and whether the SDK packages `tsc` sees are
-/// there and current) and prints the findings in `--format`. Exit 1 on any error, or on
+/// there and current) and prints the findings in `--format`, naming files from the current
+/// directory in the formats CI and editors read. Exit 1 on any error, or on
 /// any warning with `--deny-warnings`.
 pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let mut checked = check_project(&args.dir.dir)?;
@@ -17,7 +18,11 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
         checked.diagnostics.extend(crate::sdk::freshness::check_packages(&args.dir.dir));
         checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
-    printer.stdout(&report::render(args.format, &checked, printer))?;
+    let dir = report::ProjectDir::new(&args.dir.dir, &checked);
+    printer.stdout(&report::render(args.format, &checked, &dir, printer))?;
+    if let Some(summary) = report::render_summary(args.format, &checked) {
+        printer.stderr(&summary);
+    }
     let failed = checked.count(Severity::Error) > 0 || (args.deny_warnings && checked.count(Severity::Warning) > 0);
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
 }

@@ -10,11 +10,11 @@ use std::time::Duration;
 
 use crate::check::check_project_with;
 use crate::dev::agent::{Agent, HookSet};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::Severity;
 use crate::engine::session::LoadPlan;
 use crate::fingerprint::fingerprint;
 use crate::loader::cache::Cache;
-use crate::report::plural;
+use crate::report::{ProjectDir, concise, plural};
 
 /// How often the code is looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -46,8 +46,9 @@ fn reload(agent: &Agent) {
     };
     let errors = checked.count(Severity::Error);
     if errors > 0 || checked.project.is_none() {
+        let dir = ProjectDir::new(&agent.project().dir, &checked);
         for diagnostic in checked.diagnostics.iter().filter(|diagnostic| diagnostic.severity() == Severity::Error) {
-            log.error(error_line(diagnostic));
+            log.error(concise::line(diagnostic, &dir));
         }
         let what = match errors {
             0 => "there is no agent here any more".to_owned(),
@@ -62,16 +63,4 @@ fn reload(agent: &Agent) {
         *set = HookSet { generation: set.generation + 1, plan };
     }
     log.info(format!("hooks changed: {count} hooks will load from each session's next turn"));
-}
-
-/// One error of a broken edit on one line, where an editor or a terminal can follow it:
-/// `bot/hooks/x.ts:3:7: error hooks::not-define-hook: <message>` (the help is for
-/// `validate`, which shows the whole diagnostic).
-fn error_line(diagnostic: &Diagnostic) -> String {
-    let place = match (&diagnostic.path, &diagnostic.label) {
-        (Some(path), Some(label)) => format!("{path}:{}:{}: ", label.start_at.line, label.start_at.column),
-        (Some(path), None) => format!("{path}: "),
-        (None, _) => String::new(),
-    };
-    format!("{place}error {}: {}", diagnostic.code.as_str(), diagnostic.message)
 }

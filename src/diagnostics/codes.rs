@@ -24,7 +24,7 @@ impl Severity {
 }
 
 macro_rules! codes {
-    ($($variant:ident => $code:literal, $severity:ident, $summary:literal;)*) => {
+    ($($variant:ident => $code:literal, $severity:ident, $summary:literal, $help:literal;)*) => {
         /// A stable diagnostic code.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code {
@@ -49,59 +49,103 @@ macro_rules! codes {
             pub fn summary(self) -> &'static str {
                 match self { $(Code::$variant => $summary,)* }
             }
+
+            /// How to fix any finding with this code, in general (each finding's own
+            /// `help` says it for its case); SARIF rules carry it.
+            pub fn help(self) -> &'static str {
+                match self { $(Code::$variant => $help,)* }
+            }
+
+            /// The code named `name`, as written in an `agent-sdk-ignore` comment.
+            pub fn from_name(name: &str) -> Option<Code> {
+                match name { $($code => Some(Code::$variant),)* _ => None }
+            }
         }
     };
 }
 
 codes! {
     NoAgentSource => "project::no-agent-source", Error,
-        "The project has neither a `bot/` nor an `agent/` source folder.";
+        "The project has neither a `bot/` nor an `agent/` source folder.",
+        "Run `agent-sdk validate` in the folder that holds `bot/` or `agent/` (or point `--dir` at it), or make the folder with `agent-sdk init`.";
     AmbiguousLayout => "project::ambiguous-layout", Error,
-        "The project has both `bot/` and `agent/`, so which one is the agent is ambiguous.";
+        "The project has both `bot/` and `agent/`, so which one is the agent is ambiguous.",
+        "Keep one source folder: move the hooks of the other into it and remove it.";
     InvalidPackageJson => "project::invalid-package-json", Warning,
-        "`package.json` could not be read as JSON, so the agent is named after its folder.";
+        "`package.json` could not be read as JSON, so the agent is named after its folder.",
+        "Fix the JSON syntax of `package.json` (it must be a single JSON object).";
     SdkPackagesMissing => "project::sdk-packages-missing", Warning,
-        "The project has a `tsconfig.json` but the SDK packages are not in `node_modules/`, so `tsc` and editors cannot type its hooks (`agent-sdk sdk` writes them).";
+        "The project has a `tsconfig.json` but the SDK packages are not in `node_modules/`, so `tsc` and editors cannot type its hooks (`agent-sdk sdk` writes them).",
+        "Run `agent-sdk sdk` to write the SDK packages into `node_modules/`.";
     SdkPackagesOutdated => "project::sdk-packages-outdated", Warning,
-        "The SDK packages in `node_modules/` were written by another version of agent-sdk, so their types may not match what hooks run with (`agent-sdk sdk` writes them again).";
+        "The SDK packages in `node_modules/` were written by another version of agent-sdk, so their types may not match what hooks run with (`agent-sdk sdk` writes them again).",
+        "Run `agent-sdk sdk` to write the SDK packages again with this version.";
     Unreadable => "hooks::unreadable", Error,
-        "A hook module could not be read: an I/O error, not UTF-8, binary, or over the size limit.";
+        "A hook module could not be read: an I/O error, not UTF-8, binary, or over the size limit.",
+        "Make the file a readable UTF-8 text file under 1 MiB, or move it out of `hooks/`.";
     SymlinkLoop => "hooks::symlink-loop", Warning,
-        "A symbolic link under `hooks/` points back at one of its own parent folders.";
+        "A symbolic link under `hooks/` points back at one of its own parent folders.",
+        "Remove the link, or point it at a folder that does not contain it.";
     LinkOutsideProject => "hooks::link-outside-project", Error,
-        "A symbolic link under `hooks/` leads outside the project.";
+        "A symbolic link under `hooks/` leads outside the project.",
+        "Copy the file into the project, or replace the link with one that stays inside it.";
     ParseError => "hooks::parse-error", Error,
-        "A hook module is not valid TypeScript or JavaScript.";
+        "A hook module is not valid TypeScript or JavaScript.",
+        "Fix the syntax error at the location shown.";
     NoDefaultExport => "hooks::no-default-export", Error,
-        "A hook module has no default export.";
+        "A hook module has no default export.",
+        "Add `export default defineHook({ events: { ... } })`, or move the module out of `hooks/` if it is not a hook.";
     NotDefineHook => "hooks::not-define-hook", Error,
-        "A hook module's default export is not a call of `defineHook(...)`.";
+        "A hook module's default export is not a call of `defineHook(...)`.",
+        "Export the result of `defineHook({ events: { ... } })` imported from the SDK's hooks module.";
     UnknownSdkModule => "hooks::unknown-sdk-module", Error,
-        "`defineHook` is imported from a module that is not the SDK's hooks module.";
+        "`defineHook` is imported from a module that is not the SDK's hooks module.",
+        "Import `defineHook` from `@cursor/bdk/hooks`, `@grok/agent-sdk/hooks` or `@cursor/july/hooks`.";
     ReservedName => "hooks::reserved-name", Error,
-        "A hook's name contains `__`, which is reserved for hooks mounted by extensions.";
+        "A hook's name contains `__`, which is reserved for hooks mounted by extensions.",
+        "Rename the file or folder so the hook's name has no `__`.";
     DuplicateName => "hooks::duplicate-name", Error,
-        "Two or more modules map to the same hook name.";
+        "Two or more modules map to the same hook name.",
+        "Keep one module per name: rename or remove the others (`a.ts` and `a.js` are both `a`).";
     EventsMissing => "hooks::events-missing", Error,
-        "`defineHook` is not given an object with an `events` object.";
+        "`defineHook` is not given an object with an `events` object.",
+        "Pass `defineHook` an object with an `events` object: `defineHook({ events: { \"turn.completed\"(event, ctx) {} } })`.";
     HandlerNotFunction => "hooks::handler-not-function", Error,
-        "A value in `events` is not a function.";
+        "A value in `events` is not a function.",
+        "Make each value in `events` a function (a method, an arrow or a function expression).";
     EmptyEvents => "hooks::empty-events", Warning,
-        "`events` is empty, so the hook is skipped.";
+        "`events` is empty, so the hook is skipped.",
+        "Add a handler to `events`, or remove the hook.";
     UnknownEvent => "hooks::unknown-event", Warning,
-        "A key in `events` is not an event type (or `\"*\"`), so its handler never runs.";
+        "A key in `events` is not an event type (or `\"*\"`), so its handler never runs.",
+        "Use one of the event types listed in the README (the message suggests the nearest), or `\"*\"` for every event.";
     DuplicateEvent => "hooks::duplicate-event", Warning,
-        "The same event key appears twice in `events`; only the last handler is kept.";
+        "The same event key appears twice in `events`; only the last handler is kept.",
+        "Keep one handler per event key: merge the two into one.";
     DynamicEvents => "hooks::dynamic-events", Advice,
-        "Part of a hook could not be checked statically (a spread, a computed key, an imported value).";
+        "Part of a hook could not be checked statically (a spread, a computed key, an imported value).",
+        "Nothing needs fixing: write `events` as a literal object in the hook module if you want it checked statically.";
     UnresolvedImport => "hooks::unresolved-import", Error,
-        "A hook, or a module it imports, imports something that resolves to no file or installed package.";
+        "A hook, or a module it imports, imports something that resolves to no file or installed package.",
+        "Fix the specifier, create the file it names, or install the package it names.";
     UnsupportedSyntax => "hooks::unsupported-syntax", Error,
-        "A module a hook loads uses syntax Node.js 20 cannot run and agent-sdk cannot lower (standard decorators).";
+        "A module a hook loads uses syntax Node.js 20 cannot run and agent-sdk cannot lower (standard decorators).",
+        "Set `\"experimentalDecorators\": true` in the compilerOptions of `tsconfig.json` to use TypeScript's decorators, or apply the decorator function by hand.";
     BrokenPackageJson => "hooks::broken-package-json", Error,
-        "The package.json Node reads to load a module the hooks reach is not valid JSON, so Node refuses to load it.";
+        "The package.json Node reads to load a module the hooks reach is not valid JSON, so Node refuses to load it.",
+        "Fix the JSON syntax of the package.json named in the message.";
     NotAHookModule => "hooks::not-a-hook-module", Warning,
-        "A `.tsx` or `.jsx` file under `hooks/` is not loaded: hooks have no JSX.";
+        "A `.tsx` or `.jsx` file under `hooks/` is not loaded: hooks have no JSX.",
+        "Rename it to `.ts` (and drop the JSX), or move it out of `hooks/` if it is not a hook.";
+    CannotSilenceError => "suppression::cannot-silence-error", Warning,
+        "An `agent-sdk-ignore` comment names an error on the next line; errors cannot be silenced, so it is still reported.",
+        "Fix the error, and take its code out of the comment.";
+    UnusedSuppression => "suppression::unused", Warning,
+        "An `agent-sdk-ignore` comment names a code that no finding on the next line has.",
+        "Remove the code from the comment (or the whole comment), or move the comment to the line just before the finding.";
+    UnknownSuppressedCode => "suppression::unknown-code", Warning,
+        "An `agent-sdk-ignore` comment names no code, or a code that does not exist.",
+        "Name codes as `validate` prints them, e.g. `// agent-sdk-ignore hooks::unknown-event`; separate several with commas or spaces.";
 }
 
 #[cfg(test)]
@@ -111,7 +155,9 @@ mod tests {
     #[test]
     fn codes_are_unique_and_namespaced() {
         for (i, a) in Code::ALL.iter().enumerate() {
-            assert!(a.as_str().starts_with("project::") || a.as_str().starts_with("hooks::"));
+            let namespace = a.as_str().split_once("::").map(|(namespace, _)| namespace);
+            assert!(matches!(namespace, Some("project" | "hooks" | "suppression")), "{}", a.as_str());
+            assert_eq!(Code::from_name(a.as_str()), Some(*a));
             assert!(Code::ALL[i + 1..].iter().all(|b| b.as_str() != a.as_str()));
         }
     }

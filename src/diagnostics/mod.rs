@@ -5,6 +5,7 @@
 
 pub mod codes;
 pub mod line_index;
+pub mod suppression;
 
 pub use codes::{Code, Severity};
 pub use line_index::{LineColumn, LineIndex};

@@ -1,14 +1,17 @@
 //! `--format github`: GitHub Actions workflow commands, one per diagnostic, escaped as
 //! ruff and oxlint do so that any path or message survives the runner's parser: a line
-//! break in a file name can never start a command of its own.
+//! break in a file name can never start a command of its own. Files are named from the
+//! current directory (the checkout root, in a workflow), not from `--dir`; a project-wide
+//! finding has no file, so GitHub shows it on the run's summary.
 
 use std::fmt::Write;
 
+use super::ProjectDir;
 use crate::check::CheckedProject;
 use crate::diagnostics::Severity;
 use crate::untrusted::{escape, escape_keeping_lines};
 
-pub fn render(checked: &CheckedProject) -> String {
+pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
     let mut out = String::new();
     for diagnostic in &checked.diagnostics {
         let command = match diagnostic.severity() {
@@ -18,7 +21,7 @@ pub fn render(checked: &CheckedProject) -> String {
         };
         let mut properties = Vec::new();
         if let Some(path) = &diagnostic.path {
-            properties.push(format!("file={}", escape_property(path)));
+            properties.push(format!("file={}", escape_property(&dir.file(path))));
         }
         if let Some(label) = &diagnostic.label {
             properties.push(format!("line={}", label.start_at.line));

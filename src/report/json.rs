@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::Summary;
+use super::{ProjectDir, Summary};
 use crate::check::CheckedProject;
 use crate::diagnostics::Diagnostic;
 
@@ -13,6 +13,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 #[serde(rename_all = "camelCase")]
 struct JsonReport<'c> {
     schema_version: u32,
+    /// `--dir` as given: every `path` is relative to it.
+    dir: &'c str,
     diagnostics: Vec<JsonDiagnostic<'c>>,
     summary: Summary,
 }
@@ -48,9 +50,10 @@ impl<'c> From<&'c Diagnostic> for JsonDiagnostic<'c> {
     }
 }
 
-pub fn render(checked: &CheckedProject) -> String {
+pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
     let report = JsonReport {
         schema_version: SCHEMA_VERSION,
+        dir: &dir.given,
         diagnostics: checked.diagnostics.iter().map(JsonDiagnostic::from).collect(),
         summary: Summary::of(checked),
     };

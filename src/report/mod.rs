@@ -1,25 +1,42 @@
 //! Rendering a [`CheckedProject`](crate::check::CheckedProject): one file per output
 //! format, all fed the same data, none of them deciding anything.
 
+pub mod concise;
 mod github;
 pub mod info;
 mod json;
+mod location;
 mod pretty;
 mod sarif;
+
+pub use location::{Location, ProjectDir};
 
 use crate::check::CheckedProject;
 use crate::cli::OutputFormat;
 use crate::diagnostics::Severity;
 use crate::printer::Printer;
 
-/// The `validate` report in `format`.
-pub fn render(format: OutputFormat, checked: &CheckedProject, printer: &Printer) -> String {
+/// The `validate` report in `format`, for stdout; `dir` is the project as the user named it.
+pub fn render(format: OutputFormat, checked: &CheckedProject, dir: &ProjectDir, printer: &Printer) -> String {
     match format {
         OutputFormat::Pretty => pretty::render(checked, printer.color()),
-        OutputFormat::Json => json::render(checked),
-        OutputFormat::Github => github::render(checked),
-        OutputFormat::Sarif => sarif::render(checked),
+        OutputFormat::Json => json::render(checked, dir),
+        OutputFormat::Github => github::render(checked, dir),
+        OutputFormat::Sarif => sarif::render(checked, dir),
+        OutputFormat::Concise => concise::render(checked, dir),
     }
+}
+
+/// What `format` says on stderr after the report, if anything: `concise` keeps stdout to
+/// one line per finding (for grep and problem matchers) and says its summary here.
+pub fn render_summary(format: OutputFormat, checked: &CheckedProject) -> Option<String> {
+    (format == OutputFormat::Concise)
+        .then(|| format!("{}\n", pretty::summary_line(&Summary::of(checked), checked.count(Severity::Advice), false)))
+}
+
+/// The pretty report alone: what `info`, `run` and `dev` show when hooks have errors.
+pub fn pretty(checked: &CheckedProject, printer: &Printer) -> String {
+    pretty::render(checked, printer.color())
 }
 
 /// Diagnostics found outside a project check (in the modules tests import), pretty, as

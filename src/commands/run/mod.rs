@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::check::check_located;
-use crate::cli::{ColorChoice, Mode, OutputFormat, Purpose, RunArgs};
+use crate::cli::{ColorChoice, Mode, Purpose, RunArgs};
 use crate::clock::new_id;
 use crate::diagnostics::Severity;
 use crate::engine::dispatcher::Dispatcher;
@@ -57,7 +57,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let Some((setup, runtime, env, _lease)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
-        printer.stderr(&report::render(OutputFormat::Pretty, &checked, &Printer::new(ColorChoice::Never)));
+        printer.stderr(&report::pretty(&checked, &Printer::new(ColorChoice::Never)));
         let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
         printer.stderr(&format!("error: {what}, so nothing ran; see above\n"));
         return Ok(ExitStatus::Failure);

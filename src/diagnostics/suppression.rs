@@ -1,0 +1,171 @@
+//! `// agent-sdk-ignore <code>…` on its own line silences the warnings and advice with those
+//! codes on the next line. Errors are never silenced (a hook with one does not load, and a
+//! comment cannot change that), and a comment that silences nothing is a finding itself,
+//! so suppressions cannot outlive what they were written for.
+
+use super::{Code, Diagnostic, Severity, SourceFile};
+
+/// The word that starts a suppression comment.
+pub const DIRECTIVE: &str = "agent-sdk-ignore";
+
+/// One `// agent-sdk-ignore` comment.
+#[derive(Debug, PartialEq, Eq)]
+struct Suppression {
+    /// The 1-based line of the comment; it covers the line after.
+    line: u32,
+    /// Byte offsets of the directive word, for a comment that names no code.
+    directive: (u32, u32),
+    /// Each code named, with its byte offsets.
+    codes: Vec<(String, (u32, u32))>,
+}
+
+/// Applies the suppressions in the file at `path` (whose text is `text`) to `diagnostics`:
+/// removes the warnings and advice they silence and adds a finding for each suppression
+/// that names an error, a code no finding on its next line has, or no known code.
+pub fn apply(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str) {
+    let suppressions = find(text);
+    if suppressions.is_empty() {
+        return;
+    }
+    let file = SourceFile::new(path, text);
+    let mut silenced = vec![false; diagnostics.len()];
+    let mut findings = Vec::new();
+    for suppression in &suppressions {
+        if suppression.codes.is_empty() {
+            findings.push(names_no_code(&file, suppression.directive));
+        }
+        for (name, span) in &suppression.codes {
+            let Some(code) = Code::from_name(name) else {
+                findings.push(unknown_code(&file, *span, name));
+                continue;
+            };
+            let covered: Vec<usize> = (0..diagnostics.len())
+                .filter(|&index| {
+                    let diagnostic = &diagnostics[index];
+                    diagnostic.code == code
+                        && diagnostic.path.as_deref() == Some(path)
+                        && diagnostic.label.as_ref().is_some_and(|label| label.start_at.line == suppression.line + 1)
+                })
+                .collect();
+            if covered.is_empty() {
+                findings.push(unused(&file, *span, code));
+            } else if code.severity() == Severity::Error {
+                findings.push(cannot_silence_error(&file, *span, code));
+            } else {
+                covered.into_iter().for_each(|index| silenced[index] = true);
+            }
+        }
+    }
+    let mut index = 0;
+    diagnostics.retain(|_| {
+        index += 1;
+        !silenced[index - 1]
+    });
+    diagnostics.extend(findings);
+}
+
+/// Every suppression comment in `text`: a line whose first non-blank characters are `//`
+/// then [`DIRECTIVE`]. Codes are separated by commas or spaces; `--` ends them, so a reason
+/// may follow (`// agent-sdk-ignore hooks::dynamic-events -- built at run time`).
+fn find(text: &str) -> Vec<Suppression> {
+    let mut found = Vec::new();
+    let mut line_start = 0;
+    for (number, line) in text.split('\n').enumerate() {
+        let start = line_start;
+        line_start += line.len() + 1;
+        let Some(comment) = line.trim_start().strip_prefix("//") else { continue };
+        let Some(rest) = comment.trim_start().strip_prefix(DIRECTIVE) else { continue };
+        if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+            continue; // `agent-sdk-ignored`, say: another word
+        }
+        let directive_start = start + line.len() - comment.trim_start().len();
+        let codes_start = directive_start + DIRECTIVE.len();
+        let codes = rest.split_once("--").map_or(rest, |(codes, _reason)| codes);
+        let mut names = Vec::new();
+        let mut offset = 0;
+        for piece in codes.split(|c: char| c == ',' || c.is_whitespace()) {
+            if !piece.is_empty() {
+                let at = (codes_start + offset) as u32;
+                names.push((piece.to_owned(), (at, at + piece.len() as u32)));
+            }
+            offset += piece.len() + 1;
+        }
+        found.push(Suppression {
+            line: number as u32 + 1,
+            directive: (directive_start as u32, codes_start as u32),
+            codes: names,
+        });
+    }
+    found
+}
+
+fn cannot_silence_error(file: &SourceFile, span: (u32, u32), code: Code) -> Diagnostic {
+    file.diagnostic(
+        Code::CannotSilenceError,
+        span,
+        "an error",
+        format!("`{}` is an error on the next line, and errors cannot be silenced", code.as_str()),
+        "fix the error, then take its code out of this comment",
+    )
+}
+
+fn unused(file: &SourceFile, span: (u32, u32), code: Code) -> Diagnostic {
+    file.diagnostic(
+        Code::UnusedSuppression,
+        span,
+        "silences nothing",
+        format!("no `{}` finding on the next line to silence", code.as_str()),
+        "remove it from the comment; a suppression covers only the line just after it",
+    )
+}
+
+fn unknown_code(file: &SourceFile, span: (u32, u32), name: &str) -> Diagnostic {
+    let nearest = Code::ALL
+        .iter()
+        .map(|code| (strsim::jaro_winkler(name, code.as_str()), code.as_str()))
+        .filter(|(similarity, _)| *similarity > 0.85)
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let help = match nearest {
+        Some((_, code)) => format!("did you mean `{code}`?"),
+        None => "name codes as `validate` prints them, e.g. `hooks::unknown-event`".to_owned(),
+    };
+    file.diagnostic(Code::UnknownSuppressedCode, span, "not a code", format!("`{name}` is not a diagnostic code"), help)
+}
+
+fn names_no_code(file: &SourceFile, span: (u32, u32)) -> Diagnostic {
+    file.diagnostic(
+        Code::UnknownSuppressedCode,
+        span,
+        "names no code",
+        format!("`{DIRECTIVE}` names no code, so it silences nothing"),
+        "name the codes to silence, e.g. `// agent-sdk-ignore hooks::unknown-event`: nothing is silenced wholesale",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_codes_separated_by_commas_and_spaces_up_to_a_reason() {
+        let text =
+            "a\n  // agent-sdk-ignore hooks::a, hooks::b  c -- why\n// agent-sdk-ignored x\n//agent-sdk-ignore\n";
+        let found = find(text);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].line, 2);
+        let names: Vec<&str> = found[0].codes.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["hooks::a", "hooks::b", "c"]);
+        for (name, (start, end)) in &found[0].codes {
+            assert_eq!(&text[*start as usize..*end as usize], name);
+        }
+        let (start, end) = found[0].directive;
+        assert_eq!(&text[start as usize..end as usize], DIRECTIVE);
+        assert_eq!(found[1].line, 4);
+        assert!(found[1].codes.is_empty());
+    }
+
+    #[test]
+    fn a_comment_after_code_is_not_a_suppression() {
+        assert!(find("let a = 1; // agent-sdk-ignore hooks::unknown-event\n").is_empty());
+    }
+}
