@@ -14,9 +14,60 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
+    /// The name the program was run as (not a flag).
+    #[arg(skip)]
+    pub program: ProgramName,
+
     /// When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+}
+
+/// The name the program was run as: `agent-sdk`, or `bdk`, the name BDK users type. It
+/// names the program in `--help`, `--version` and usage errors, and is the command the
+/// completion scripts complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProgramName {
+    #[default]
+    AgentSdk,
+    Bdk,
+}
+
+impl ProgramName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProgramName::AgentSdk => "agent-sdk",
+            ProgramName::Bdk => "bdk",
+        }
+    }
+
+    /// `bdk` when the program's file is named so (`bdk`, `/usr/bin/bdk`, `bdk.exe`).
+    pub fn from_argv0(argv0: Option<&std::ffi::OsStr>) -> Self {
+        let stem = argv0.and_then(|path| std::path::Path::new(path).file_stem());
+        if stem.is_some_and(|stem| stem == "bdk") { ProgramName::Bdk } else { ProgramName::AgentSdk }
+    }
+}
+
+impl Cli {
+    /// The command line's definition, naming the program `program`.
+    pub fn command_named(program: ProgramName) -> clap::Command {
+        use clap::CommandFactory;
+        Cli::command().name(program.as_str()).bin_name(program.as_str())
+    }
+
+    /// Parses `args` (the first one is the program's path) for the program `program`.
+    pub fn try_parse_as<I, T>(program: ProgramName, args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::FromArgMatches;
+        let mut command = Cli::command_named(program);
+        let matches = command.try_get_matches_from_mut(args)?;
+        let mut cli = Cli::from_arg_matches(&matches).map_err(|error| error.format(&mut command))?;
+        cli.program = program;
+        Ok(cli)
+    }
 }
 
 #[derive(Debug, Subcommand)]

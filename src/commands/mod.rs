@@ -26,6 +26,6 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Logs(args) => logs::logs(&args, printer),
         Command::Sdk(args) => sdk::sdk(&args, printer),
         Command::Init(args) => init::init(&args, printer),
-        Command::Completions(args) => completions::completions(&args, printer),
+        Command::Completions(args) => completions::completions(&args, cli.program, printer),
     }
 }
