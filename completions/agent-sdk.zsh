@@ -68,7 +68,7 @@ _arguments "${_arguments_options[@]}" : \
 '--session=[Continue this session (its events are appended after the recorded ones)]:ID:_default' \
 '--purpose=[\`ctx.session.purpose\`]:PURPOSE:(live eval)' \
 '--mode=[\`ctx.session.mode\`]:MODE:(chat task)' \
-'--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)]:DURATION:_default' \
+'--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m)]:DURATION:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
 json\:"One JSON record a line"))' \
 '*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
@@ -87,7 +87,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
 '--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
-'--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)]:DURATION:_default' \
+'--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m)]:DURATION:_default' \
 '--session-idle=[How long a session may sit idle before it is put to rest\: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history]:DURATION:_default' \
 '--max-sessions=[How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429]:COUNT:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
@@ -122,7 +122,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--host=[The server'\''s URL (else AGENT_SDK_HOST, else the local dev.json)]:URL:_default' \
 '--token=[The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed]:TOKEN:_default' \
-'--since=[Only lines from this long ago (\`10m\`, \`2h\`, \`30s\`) or since an RFC 3339 time]:WHEN:_default' \
+'--since=[Only lines from this long ago (\`30s\`, \`10m\`, \`1.5h\`, \`1h 30m\`) or since an RFC 3339 time]:WHEN:_default' \
 '--session=[Only this session'\''s lines]:ID:_default' \
 '--level=[Only lines at this level or above (debug, info, warn, error)]:LEVEL:_default' \
 '--tail=[Only the last N lines of the history]:N:_default' \

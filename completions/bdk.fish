@@ -69,7 +69,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand run" -l purpose -d '`ctx.session
 eval\t''"
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l mode -d '`ctx.session.mode`' -r -f -a "chat\t''
 task\t''"
-complete -c bdk -n "__fish_bdk_using_subcommand run" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
+complete -c bdk -n "__fish_bdk_using_subcommand run" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m)' -r
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
@@ -84,7 +84,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand run" -s V -l version -d 'Print v
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l port -d 'The port to listen on (0 picks a free one; `dev.json` says which)' -r
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
-complete -c bdk -n "__fish_bdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
+complete -c bdk -n "__fish_bdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m)' -r
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before it is put to rest: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history' -r
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l max-sessions -d 'How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429' -r
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
@@ -110,7 +110,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand test" -s V -l version -d 'Print 
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l host -d 'The server\'s URL (else AGENT_SDK_HOST, else the local dev.json)' -r
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l token -d 'The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed' -r
-complete -c bdk -n "__fish_bdk_using_subcommand logs" -l since -d 'Only lines from this long ago (`10m`, `2h`, `30s`) or since an RFC 3339 time' -r
+complete -c bdk -n "__fish_bdk_using_subcommand logs" -l since -d 'Only lines from this long ago (`30s`, `10m`, `1.5h`, `1h 30m`) or since an RFC 3339 time' -r
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l session -d 'Only this session\'s lines' -r
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l level -d 'Only lines at this level or above (debug, info, warn, error)' -r
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l tail -d 'Only the last N lines of the history' -r

@@ -281,7 +281,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
+    /// How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
@@ -328,7 +328,7 @@ pub struct DevArgs {
     #[arg(long)]
     pub rotate_token: bool,
 
-    /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
+    /// How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
@@ -387,7 +387,7 @@ pub struct LogsArgs {
     #[arg(long, short)]
     pub follow: bool,
 
-    /// Only lines from this long ago (`10m`, `2h`, `30s`) or since an RFC 3339 time.
+    /// Only lines from this long ago (`30s`, `10m`, `1.5h`, `1h 30m`) or since an RFC 3339 time.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
 
