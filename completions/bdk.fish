@@ -39,7 +39,7 @@ complete -c bdk -n "__fish_bdk_needs_command" -f -a "sdk" -d 'Write the SDK pack
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "init" -d 'Create a working agent project: hooks, their test, tsconfig and the SDK packages'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c bdk -n "__fish_bdk_using_subcommand validate" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand validate" -l dir -d 'The project root (as PATH): the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l format -d 'How to print the findings' -r -f -a "pretty\t'Source snippets with labels; colour on a terminal'
 json\t'One JSON document (schemaVersion 1), documented in the README'
 github\t'GitHub Actions workflow commands (`::error file=…`), one per line'
@@ -50,14 +50,14 @@ never\t''"
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l deny-warnings -d 'Fail (exit 1) on warnings too, not only on errors'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s V -l version -d 'Print version'
-complete -c bdk -n "__fish_bdk_using_subcommand info" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand info" -l dir -d 'The project root (as PATH): the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand info" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c bdk -n "__fish_bdk_using_subcommand info" -l json -d 'Print the stable JSON description (schemaVersion 1) instead of a tree'
 complete -c bdk -n "__fish_bdk_using_subcommand info" -s h -l help -d 'Print help'
 complete -c bdk -n "__fish_bdk_using_subcommand info" -s V -l version -d 'Print version'
-complete -c bdk -n "__fish_bdk_using_subcommand run" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand run" -l dir -d 'The project root (as PATH): the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand run" -s m -l message -d 'The user\'s message: runs one turn of the agent on the local model' -r
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l replay -d 'Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output) instead of calling a model' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l event -d 'Dispatch one synthetic event of this type, with a realistic default payload' -r
@@ -81,7 +81,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand run" -l json -d 'Print the recor
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c bdk -n "__fish_bdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand run" -s V -l version -d 'Print version'
-complete -c bdk -n "__fish_bdk_using_subcommand dev" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand dev" -l dir -d 'The project root (as PATH): the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l port -d 'The port to listen on (0 picks a free one; `dev.json` says which)' -r
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m)' -r
@@ -98,7 +98,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand dev" -l rotate-token -d 'Make a 
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand dev" -s V -l version -d 'Print version'
-complete -c bdk -n "__fish_bdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand test" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand test" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
@@ -107,7 +107,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand test" -l watch -d 'Run the tests
 complete -c bdk -n "__fish_bdk_using_subcommand test" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c bdk -n "__fish_bdk_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand test" -s V -l version -d 'Print version'
-complete -c bdk -n "__fish_bdk_using_subcommand logs" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand logs" -l dir -d 'The project root (as PATH): the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l host -d 'The server\'s URL (else AGENT_SDK_HOST, else the local dev.json)' -r
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l token -d 'The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed' -r
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l since -d 'Only lines from this long ago (`30s`, `10m`, `1.5h`, `1h 30m`) or since an RFC 3339 time' -r
@@ -124,7 +124,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand logs" -l utc -d 'Print times in 
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -l insecure -d 'Allow sending the token over plain HTTP to a host that is not loopback'
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -s V -l version -d 'Print version'
-complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l dir -d 'The project root (as PATH): the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
 always\t''
 never\t''"

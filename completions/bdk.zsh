@@ -31,7 +31,7 @@ _bdk() {
         case $line[1] in
             (validate)
 _arguments "${_arguments_options[@]}" : \
-'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--dir=[The project root (as PATH)\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--format=[How to print the findings]:FORMAT:((pretty\:"Source snippets with labels; colour on a terminal"
 json\:"One JSON document (schemaVersion 1), documented in the README"
 github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
@@ -42,22 +42,24 @@ sarif\:"SARIF 2.1.0, for code-scanning uploads"))' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
 && ret=0
 ;;
 (info)
 _arguments "${_arguments_options[@]}" : \
-'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--dir=[The project root (as PATH)\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
 '--json[Print the stable JSON description (schemaVersion 1) instead of a tree]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '-V[Print version]' \
 '--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
 && ret=0
 ;;
 (run)
 _arguments "${_arguments_options[@]}" : \
-'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--dir=[The project root (as PATH)\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '-m+[The user'\''s message\: runs one turn of the agent on the local model]:MESSAGE:_default' \
 '--message=[The user'\''s message\: runs one turn of the agent on the local model]:MESSAGE:_default' \
 '--replay=[Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous \`--json\` output) instead of calling a model]:EVENTS.JSONL:_files' \
@@ -80,11 +82,12 @@ json\:"One JSON record a line"))' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
 && ret=0
 ;;
 (dev)
 _arguments "${_arguments_options[@]}" : \
-'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--dir=[The project root (as PATH)\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
 '--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
 '--hook-timeout=[How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m)]:DURATION:_default' \
@@ -101,11 +104,12 @@ json\:"One JSON record a line"))' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
 && ret=0
 ;;
 (test)
 _arguments "${_arguments_options[@]}" : \
-'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`. By default the nearest such folder, from the current one up]:PATH:_files' \
 '*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
 '--watch[Run the tests again whenever the agent'\''s code changes, until Ctrl-C]' \
@@ -119,7 +123,7 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (logs)
 _arguments "${_arguments_options[@]}" : \
-'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--dir=[The project root (as PATH)\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--host=[The server'\''s URL (else AGENT_SDK_HOST, else the local dev.json)]:URL:_default' \
 '--token=[The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed]:TOKEN:_default' \
 '--since=[Only lines from this long ago (\`30s\`, \`10m\`, \`1.5h\`, \`1h 30m\`) or since an RFC 3339 time]:WHEN:_default' \
@@ -137,16 +141,18 @@ _arguments "${_arguments_options[@]}" : \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
 && ret=0
 ;;
 (sdk)
 _arguments "${_arguments_options[@]}" : \
-'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--dir=[The project root (as PATH)\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal unless \`NO_COLOR\` is set]:COLOR:(auto always never)' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
 && ret=0
 ;;
 (init)

@@ -151,18 +151,68 @@ pub struct LoadModuleArgs {
     pub specifier: String,
 }
 
-/// The project every command works on.
+/// The project a command works on, given as `--dir` (for `test`, whose positional
+/// arguments are patterns); without it, the nearest folder from here up that holds `bot/`
+/// or `agent/`.
 #[derive(Debug, Args)]
 pub struct DirArg {
-    /// The project root: the folder that holds `bot/` or `agent/`.
-    #[arg(long, default_value = ".", value_name = "PATH")]
+    /// The project root: the folder that holds `bot/` or `agent/`. By default the nearest
+    /// such folder, from the current one up.
+    #[arg(id = "dir", long = "dir", value_name = "PATH")]
+    pub given: Option<PathBuf>,
+
+    /// The project root the command works on: `--dir`, else the one found (set by
+    /// `commands::dispatch` before the command runs).
+    #[arg(skip)]
     pub dir: PathBuf,
+}
+
+/// The project a command works on, given as the positional PATH or as `--dir`; with
+/// neither, the nearest folder from here up that holds `bot/` or `agent/`.
+#[derive(Debug, Args)]
+pub struct ProjectArg {
+    /// The project root (as PATH): the folder that holds `bot/` or `agent/`.
+    #[arg(id = "dir", long = "dir", value_name = "PATH")]
+    pub given_dir: Option<PathBuf>,
+
+    /// The project root: the folder that holds `bot/` or `agent/`. By default the nearest
+    /// such folder, from the current one up.
+    #[arg(id = "path", value_name = "PATH", conflicts_with = "dir")]
+    pub given_path: Option<PathBuf>,
+
+    /// The project root the command works on: PATH or `--dir`, else the one found (set
+    /// by `commands::dispatch` before the command runs).
+    #[arg(skip)]
+    pub dir: PathBuf,
+}
+
+impl ProjectArg {
+    fn given_and_place(&mut self) -> (Option<PathBuf>, &mut PathBuf) {
+        (self.given_dir.clone().or_else(|| self.given_path.clone()), &mut self.dir)
+    }
+}
+
+impl Command {
+    /// The project folder the user gave (PATH or `--dir`), and the place for the one the
+    /// command works on; `None` for a command that works on no project.
+    pub fn project_dir(&mut self) -> Option<(Option<PathBuf>, &mut PathBuf)> {
+        match self {
+            Command::Validate(args) => Some(args.dir.given_and_place()),
+            Command::Info(args) => Some(args.dir.given_and_place()),
+            Command::Run(args) => Some(args.dir.given_and_place()),
+            Command::Dev(args) => Some(args.dir.given_and_place()),
+            Command::Logs(args) => Some(args.dir.given_and_place()),
+            Command::Sdk(args) => Some(args.dir.given_and_place()),
+            Command::Test(args) => Some((args.dir.given.clone(), &mut args.dir.dir)),
+            Command::Init(_) | Command::Completions(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// How to print the findings.
     #[arg(long, value_enum, default_value_t = OutputFormat::Pretty)]
@@ -213,13 +263,13 @@ impl LayoutChoice {
 #[derive(Debug, Args)]
 pub struct SdkArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 }
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// Print the stable JSON description (schemaVersion 1) instead of a tree.
     #[arg(long)]
@@ -231,7 +281,7 @@ pub struct InfoArgs {
 #[command(group(clap::ArgGroup::new("work").required(true).multiple(true).args(["message", "replay", "event", "redeliver"])))]
 pub struct RunArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// The user's message: runs one turn of the agent on the local model.
     #[arg(long, short)]
@@ -309,7 +359,7 @@ pub struct EnvArgs {
 #[derive(Debug, Args)]
 pub struct DevArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// The port to listen on (0 picks a free one; `dev.json` says which).
     #[arg(long, default_value_t = 7311)]
@@ -373,7 +423,7 @@ pub struct TestArgs {
 #[derive(Debug, Args)]
 pub struct LogsArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// The server's URL (else AGENT_SDK_HOST, else the local dev.json).
     #[arg(long, value_name = "URL")]

@@ -77,3 +77,44 @@ fn the_example_project_is_clean() {
     let dir = root().join("examples/acme-bot");
     insta::assert_snapshot!(common::transcripts(&dir, &[&["validate"], &["info"]]));
 }
+
+#[test]
+fn the_project_is_found_from_a_folder_inside_it() {
+    let nested = fixture("validate", "unknown-event").join("bot/hooks");
+    let info = run_in(&nested, &["info", "--json"]);
+    assert_eq!(exit_code(&info), 0, "{}", String::from_utf8_lossy(&info.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["dir"], "../..", "the root, spelt from where the user is");
+    let validate = run_in(&nested, &["validate", "--deny-warnings"]);
+    assert_eq!(exit_code(&validate), 1, "the project's warnings were found");
+    assert!(String::from_utf8_lossy(&validate.stdout).contains("typos.ts"));
+}
+
+#[test]
+fn with_no_project_above_the_folder_says_there_is_no_agent_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("some/folder");
+    std::fs::create_dir_all(&nested).unwrap();
+    let above = |folder: &std::path::Path| folder.join("bot").is_dir() || folder.join("agent").is_dir();
+    assert!(!nested.ancestors().any(above), "a folder above the temporary one holds a project");
+    let output = run_in(&nested, &["validate"]);
+    assert_eq!(exit_code(&output), 1);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("no agent source folder"));
+}
+
+#[test]
+fn the_project_can_be_given_as_a_path() {
+    let positional = run_in(&root(), &["validate", "examples/acme-bot", "--format", "json"]);
+    let flag = run_in(&root(), &["validate", "--dir", "examples/acme-bot", "--format", "json"]);
+    assert_eq!(exit_code(&positional), 0, "{}", String::from_utf8_lossy(&positional.stderr));
+    assert_eq!(positional.stdout, flag.stdout);
+    let info = run_in(&root(), &["info", "examples/acme-bot", "--json"]);
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["dir"], "examples/acme-bot");
+    assert_eq!(info["agents"][0]["name"], "acme-bot");
+}
+
+#[test]
+fn a_path_and_dir_together_are_a_usage_error() {
+    insta::assert_snapshot!(transcript(&root(), &["info", "examples/acme-bot", "--dir", "examples/acme-bot"]));
+}
