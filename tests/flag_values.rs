@@ -50,10 +50,8 @@ fn parse_one(command: &[&str], flag: &str, value: &str) -> Result<(), TestCaseEr
         Command::Dev(args) => vec![args.hook_timeout, args.session_idle],
         Command::Logs(args) => {
             // `--since` is checked by the command before anything is sent.
-            if let Some(since) = &args.since {
-                if let Ok(since) = agent_sdk::since::parse_since(since) {
-                    let _ = since.lower_bound(jiff::Timestamp::now());
-                }
+            if let Some(Ok(since)) = args.since.as_deref().map(agent_sdk::since::parse_since) {
+                let _ = since.lower_bound(jiff::Timestamp::now());
             }
             vec![args.retry_for]
         }
