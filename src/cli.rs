@@ -18,9 +18,14 @@ pub struct Cli {
     #[arg(skip)]
     pub program: ProgramName,
 
-    /// When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    /// When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and
+    /// even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, display_order = 900)]
     pub color: ColorChoice,
+
+    /// Print only results, findings and errors: no summary or progress lines.
+    #[arg(long, short, global = true, display_order = 901)]
+    pub quiet: bool,
 }
 
 /// The name the program was run as: `agent-sdk`, or `bdk`, the name BDK users type. It

@@ -58,7 +58,7 @@ pub fn main_as(program: cli::ProgramName) -> ExitCode {
             return if error.use_stderr() { ExitStatus::Error.into() } else { ExitStatus::Success.into() };
         }
     };
-    let printer = Printer::new(cli.color);
+    let printer = Printer::new(cli.color).quiet(cli.quiet);
     let outcome = commands::dispatch(cli, &printer);
     match outcome {
         Ok(status) => status.into(),

@@ -63,6 +63,56 @@ fn bdk_is_the_same_program() {
     assert_eq!(exit_code(&output), 0);
 }
 
+/// `agent-sdk validate` in a pipe, with only the given colour variables set.
+fn validate_with_colour_env(env: &[(&str, &str)]) -> bool {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .arg("validate")
+        .current_dir(fixture("validate", "unknown-event"))
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    output.stdout.contains(&0x1b)
+}
+
+#[test]
+fn force_color_and_clicolor_force_colour_a_pipe_unless_no_color() {
+    assert!(!validate_with_colour_env(&[]), "a pipe is not coloured");
+    assert!(validate_with_colour_env(&[("FORCE_COLOR", "1")]));
+    assert!(validate_with_colour_env(&[("FORCE_COLOR", "3")]));
+    assert!(validate_with_colour_env(&[("CLICOLOR_FORCE", "1")]));
+    assert!(!validate_with_colour_env(&[("FORCE_COLOR", "0")]), "0 forces nothing");
+    assert!(!validate_with_colour_env(&[("CLICOLOR_FORCE", "")]), "empty forces nothing");
+    assert!(!validate_with_colour_env(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]), "NO_COLOR wins");
+    let never = run_in(&fixture("validate", "unknown-event"), &["validate", "--color", "never"]);
+    assert!(!never.stdout.contains(&0x1b));
+}
+
+#[test]
+fn quiet_prints_the_findings_without_the_summary() {
+    let dir = fixture("validate", "unknown-event");
+    let quiet = String::from_utf8(run_in(&dir, &["validate", "--quiet"]).stdout).unwrap();
+    let full = String::from_utf8(run_in(&dir, &["validate"]).stdout).unwrap();
+    assert!(quiet.contains("`turn.complete` is not an event type"), "{quiet}");
+    assert!(!quiet.contains("Found"), "{quiet}");
+    assert!(full.starts_with(&quiet) && full.ends_with("Found 3 warnings in 1 file; 1 hook would load.\n"), "{full}");
+    let clean = run_in(&root(), &["-q", "validate", "examples/acme-bot"]);
+    assert_eq!((exit_code(&clean), clean.stdout.as_slice(), clean.stderr.as_slice()), (0, &b""[..], &b""[..]));
+}
+
+#[test]
+fn quiet_run_prints_the_reply_and_no_info_lines() {
+    let project = common::copy_project(&root().join("examples/acme-bot"));
+    let ran = common::run_recorded(project.path(), &["run", "-q", "--message", "hi"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert!(ran.stdout().contains("You said: \"hi\""), "{}", ran.both());
+    assert_eq!(ran.log(), "", "no serve-log line but warnings and errors");
+    let loud = common::run_recorded(project.path(), &["run", "--message", "hi"], &[]);
+    assert!(loud.log().contains("INFO"), "{}", loud.both());
+}
+
 #[test]
 fn colour_only_when_asked_or_on_a_terminal() {
     let dir = fixture("validate", "unknown-event");

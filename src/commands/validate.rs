@@ -1,7 +1,7 @@
 //! `agent-sdk validate`: check every hook statically and report; the CI gate.
 
 use crate::check::check_project;
-use crate::cli::ValidateArgs;
+use crate::cli::{OutputFormat, ValidateArgs};
 use crate::diagnostics::Severity;
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
@@ -17,7 +17,14 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
         checked.diagnostics.extend(crate::sdk::freshness::check_packages(&args.dir.dir));
         checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
-    printer.stdout(&report::render(args.format, &checked, printer))?;
+    let rendered = match args.format {
+        // `--quiet`: the findings without the summary line.
+        OutputFormat::Pretty if printer.is_quiet() => {
+            report::render_diagnostics(&checked.diagnostics, &checked.sources, printer)
+        }
+        format => report::render(format, &checked, printer),
+    };
+    printer.stdout(&rendered)?;
     let failed = checked.count(Severity::Error) > 0 || (args.deny_warnings && checked.count(Severity::Warning) > 0);
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
 }
