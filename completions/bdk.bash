@@ -83,7 +83,7 @@ _bdk() {
 
     case "${cmd}" in
         bdk)
-            opts="-h -V --color --help --version validate info run dev test logs sdk init completions help"
+            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -101,7 +101,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__completions)
-            opts="-h -V --color --help --version bash elvish fish powershell zsh"
+            opts="-q -h -V --color --quiet --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -119,7 +119,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__dev)
-            opts="-h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --color --help --version"
+            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -323,7 +323,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__info)
-            opts="-h -V --dir --json --color --help --version"
+            opts="-q -h -V --dir --json --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -345,7 +345,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__init)
-            opts="-h -V --layout --name --force --color --help --version"
+            opts="-q -h -V --layout --name --force --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -371,7 +371,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__logs)
-            opts="-f -h -V --dir --host --token --follow --since --session --level --tail --json --utc --insecure --retry-for --color --help --version"
+            opts="-f -q -h -V --dir --host --token --follow --since --session --level --tail --json --utc --insecure --retry-for --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -398,7 +398,7 @@ _bdk() {
                     return 0
                     ;;
                 --level)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "debug info warn error" -- "${cur}"))
                     return 0
                     ;;
                 --tail)
@@ -421,7 +421,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__run)
-            opts="-m -h -V --dir --message --replay --event --data --script --model --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --color --help --version"
+            opts="-m -q -h -V --dir --message --replay --event --data --script --model --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -444,7 +444,7 @@ _bdk() {
                     return 0
                     ;;
                 --event)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "message.received message.appended reasoning.appended message.completed actions.requested action.result action.tool_retry actions.completed turn.completed turn.failed" -- "${cur}"))
                     return 0
                     ;;
                 --data)
@@ -495,7 +495,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__sdk)
-            opts="-h -V --dir --color --help --version"
+            opts="-q -h -V --dir --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -517,7 +517,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__test)
-            opts="-h -V --dir --watch --env-file --no-env-file --color --help --version"
+            opts="-q -h -V --dir --watch --env-file --no-env-file --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -543,7 +543,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__validate)
-            opts="-h -V --dir --format --deny-warnings --color --help --version"
+            opts="-q -h -V --dir --format --deny-warnings --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

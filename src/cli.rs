@@ -6,8 +6,14 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// A fast, exact toolchain for TypeScript agent hooks.
 ///
-/// Finds the hooks of an agent project (`bot/hooks/` or `agent/hooks/`), checks them
-/// statically, and describes the project for scripts.
+/// For an agent project (hooks under `bot/hooks/` or `agent/hooks/`): validate checks the
+/// hooks statically, info describes the project, run runs one turn with the hooks executed
+/// in Node.js, dev serves the agent over HTTP, test runs the hooks' tests, logs tails a
+/// server's serve log, sdk writes the SDK packages for tsc and editors, init creates a
+/// project, and completions prints a shell completion script.
+///
+/// The project is the folder given as PATH or --dir, else the nearest one from the current
+/// folder up that holds `bot/` or `agent/`.
 #[derive(Debug, Parser)]
 #[command(name = "agent-sdk", version, propagate_version = true, max_term_width = 100)]
 pub struct Cli {
@@ -81,8 +87,12 @@ pub enum Command {
     ///
     /// The CI gate: no hook code runs. Exit codes: 0 no errors, 1 errors (or warnings
     /// with --deny-warnings), 2 usage or environment error.
+    ///
+    /// Example: agent-sdk validate examples/acme-bot --format github
     Validate(ValidateArgs),
     /// Describe the project: its agent and the hooks that would load.
+    ///
+    /// Example: agent-sdk info examples/acme-bot --json
     Info(InfoArgs),
     /// Run one local turn: record its events and fire the hooks for real in Node.js.
     ///
@@ -90,11 +100,15 @@ pub enum Command {
     /// summary) goes to stderr. Exit codes: 0 the turn completed and every hook ran clean,
     /// 1 it failed or the hooks have errors, 2 usage or environment error (e.g. no Node.js
     /// ≥ 20.6), 3 a hook failed to load, threw, timed out or crashed the runtime, 130 Ctrl-C.
+    ///
+    /// Example: agent-sdk run examples/acme-bot --message "What is the refund policy?"
     Run(RunArgs),
     /// Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`.
     ///
     /// Writes its URL and a bearer token to `<dir>/.agent-sdk/dev.json` (mode 0600) for
     /// `agent-sdk logs`. Ctrl-C or SIGTERM stops accepting, finishes what was recorded, exits 0.
+    ///
+    /// Example: agent-sdk dev examples/acme-bot --port 0 --session-idle 1h
     Dev(DevArgs),
     /// Run the hooks' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node's
     /// test runner, loading the project's code exactly as `run` does.
@@ -103,12 +117,16 @@ pub enum Command {
     /// `@cursor/july/testing`). Exit codes: 0 every test passed (or there are none), 1 a
     /// test failed, a test file has errors or no test file matches PATTERN, 2 usage or
     /// environment error (e.g. no Node.js ≥ 20.6), 130 Ctrl-C (the way --watch ends).
+    ///
+    /// Example: agent-sdk test --watch 'usage*'
     Test(TestArgs),
     /// Tail the serve log of a hosted agent or a local `agent-sdk dev`.
     ///
     /// Host and token come from --host/--token, then AGENT_SDK_HOST/AGENT_SDK_TOKEN, then
     /// the local `.agent-sdk/dev.json`. A dropped connection is resumed where it stopped:
     /// no line is printed twice and none is skipped.
+    ///
+    /// Example: agent-sdk logs examples/acme-bot --follow --since 1h --level warn
     Logs(LogsArgs),
     /// Write the SDK packages into `node_modules/`, with their TypeScript declarations.
     ///
@@ -116,6 +134,8 @@ pub enum Command {
     /// root, `/hooks`, `/memory`) for ESM and CommonJS, typed from the event vocabulary and
     /// stamped with this binary's version, so `tsc`, editors and test runners see them.
     /// Hooks run with the binary's own copy either way. Unchanged files are not rewritten.
+    ///
+    /// Example: agent-sdk sdk examples/acme-bot
     Sdk(SdkArgs),
     /// Create a working agent project: hooks, their test, tsconfig and the SDK packages.
     ///
@@ -127,6 +147,10 @@ pub enum Command {
     /// Example: agent-sdk init my-bot && cd my-bot && agent-sdk run --message "hello"
     Init(InitArgs),
     /// Print a shell completion script to stdout.
+    ///
+    /// Run as `bdk`, the script completes `bdk`.
+    ///
+    /// Example: agent-sdk completions bash > ~/.local/share/bash-completion/completions/agent-sdk
     Completions(CompletionsArgs),
 }
 
@@ -176,7 +200,7 @@ pub struct DirArg {
 /// neither, the nearest folder from here up that holds `bot/` or `agent/`.
 #[derive(Debug, Args)]
 pub struct ProjectArg {
-    /// The project root (as PATH): the folder that holds `bot/` or `agent/`.
+    /// The project root, as PATH: the folder that holds `bot/` or `agent/`.
     #[arg(id = "dir", long = "dir", value_name = "PATH")]
     pub given_dir: Option<PathBuf>,
 
@@ -298,7 +322,7 @@ pub struct RunArgs {
     pub replay: Option<PathBuf>,
 
     /// Dispatch one synthetic event of this type, with a realistic default payload.
-    #[arg(long, value_name = "TYPE")]
+    #[arg(long, value_name = "TYPE", value_parser = event_types())]
     pub event: Option<String>,
 
     /// The `data` of the `--event`, as JSON (replaces the default payload).
@@ -336,7 +360,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m).
+    /// How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
@@ -383,7 +407,7 @@ pub struct DevArgs {
     #[arg(long)]
     pub rotate_token: bool,
 
-    /// How long one handler may run before it is logged as timed out (e.g. 500ms, 30s, 1.5h, 1h 30m).
+    /// How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
@@ -450,9 +474,9 @@ pub struct LogsArgs {
     #[arg(long, value_name = "ID", value_parser = crate::state::parse_session_id)]
     pub session: Option<String>,
 
-    /// Only lines at this level or above (debug, info, warn, error).
-    #[arg(long, value_name = "LEVEL")]
-    pub level: Option<String>,
+    /// Only lines at this level or above.
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub level: Option<LogLevel>,
 
     /// Only the last N lines of the history.
     #[arg(long, value_name = "N")]
@@ -473,6 +497,33 @@ pub struct LogsArgs {
     /// After a lost connection, how long to keep trying before giving up with exit 1.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
     pub retry_for: std::time::Duration,
+}
+
+/// `--event`: the event types of the vocabulary, so that `--help` lists them and the
+/// shell completions offer them.
+fn event_types() -> clap::builder::PossibleValuesParser {
+    let types = crate::vocabulary::EVENTS.iter().map(|event| clap::builder::PossibleValue::new(event.name));
+    clap::builder::PossibleValuesParser::new(types)
+}
+
+/// `logs --level`: the least serious level shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

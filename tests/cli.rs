@@ -113,6 +113,26 @@ fn quiet_run_prints_the_reply_and_no_info_lines() {
     assert!(loud.log().contains("INFO"), "{}", loud.both());
 }
 
+/// Every command's `--help`, as a user reads it: each names an example.
+#[test]
+fn every_command_has_help_with_an_example() {
+    insta::assert_snapshot!("help", transcript(&root(), &["--help"]));
+    for command in ["validate", "info", "run", "dev", "test", "logs", "sdk", "init", "completions"] {
+        let help = transcript(&root(), &[command, "--help"]);
+        assert!(help.contains("Example: agent-sdk "), "{help}");
+        insta::assert_snapshot!(format!("help_{command}"), help);
+    }
+}
+
+#[test]
+fn the_about_text_names_every_command() {
+    let help = String::from_utf8(run_in(&root(), &["--help"]).stdout).unwrap();
+    let about = help.split("Usage:").next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    for command in ["validate", "info", "run", "dev", "test", "logs", "sdk", "init", "completions"] {
+        assert!(about.contains(&format!(" {command} ")), "{command} is not named in:\n{about}");
+    }
+}
+
 #[test]
 fn colour_only_when_asked_or_on_a_terminal() {
     let dir = fixture("validate", "unknown-event");

@@ -76,6 +76,8 @@ fn bash_completes_commands_flags_and_values_after_the_subcommand() {
     assert_eq!(complete_in_bash(&script, "agent-sdk run --ses"), ["--session"]);
     assert_eq!(complete_in_bash(&script, "agent-sdk init --layout "), ["bot", "agent"]);
     assert_eq!(complete_in_bash(&script, "agent-sdk --color always dev --rot"), ["--rotate-token"]);
+    assert_eq!(complete_in_bash(&script, "agent-sdk logs --level "), ["debug", "info", "warn", "error"]);
+    assert_eq!(complete_in_bash(&script, "agent-sdk run --event turn."), ["turn.completed", "turn.failed"]);
 }
 
 #[test]
