@@ -1,4 +1,4 @@
-_agent__sdk() {
+_agent_sdk() {
     local i cur prev opts cmd
     COMPREPLY=()
     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -14,67 +14,67 @@ _agent__sdk() {
     do
         case "${cmd},${i}" in
             ",$1")
-                cmd="agent__sdk"
+                cmd="agent_sdk"
                 ;;
-            agent__sdk,completions)
-                cmd="agent__sdk__subcmd__completions"
+            agent_sdk,completions)
+                cmd="agent_sdk__subcmd__completions"
                 ;;
-            agent__sdk,dev)
-                cmd="agent__sdk__subcmd__dev"
+            agent_sdk,dev)
+                cmd="agent_sdk__subcmd__dev"
                 ;;
-            agent__sdk,help)
-                cmd="agent__sdk__subcmd__help"
+            agent_sdk,help)
+                cmd="agent_sdk__subcmd__help"
                 ;;
-            agent__sdk,info)
-                cmd="agent__sdk__subcmd__info"
+            agent_sdk,info)
+                cmd="agent_sdk__subcmd__info"
                 ;;
-            agent__sdk,init)
-                cmd="agent__sdk__subcmd__init"
+            agent_sdk,init)
+                cmd="agent_sdk__subcmd__init"
                 ;;
-            agent__sdk,logs)
-                cmd="agent__sdk__subcmd__logs"
+            agent_sdk,logs)
+                cmd="agent_sdk__subcmd__logs"
                 ;;
-            agent__sdk,run)
-                cmd="agent__sdk__subcmd__run"
+            agent_sdk,run)
+                cmd="agent_sdk__subcmd__run"
                 ;;
-            agent__sdk,sdk)
-                cmd="agent__sdk__subcmd__sdk"
+            agent_sdk,sdk)
+                cmd="agent_sdk__subcmd__sdk"
                 ;;
-            agent__sdk,test)
-                cmd="agent__sdk__subcmd__test"
+            agent_sdk,test)
+                cmd="agent_sdk__subcmd__test"
                 ;;
-            agent__sdk,validate)
-                cmd="agent__sdk__subcmd__validate"
+            agent_sdk,validate)
+                cmd="agent_sdk__subcmd__validate"
                 ;;
-            agent__sdk__subcmd__help,completions)
-                cmd="agent__sdk__subcmd__help__subcmd__completions"
+            agent_sdk__subcmd__help,completions)
+                cmd="agent_sdk__subcmd__help__subcmd__completions"
                 ;;
-            agent__sdk__subcmd__help,dev)
-                cmd="agent__sdk__subcmd__help__subcmd__dev"
+            agent_sdk__subcmd__help,dev)
+                cmd="agent_sdk__subcmd__help__subcmd__dev"
                 ;;
-            agent__sdk__subcmd__help,help)
-                cmd="agent__sdk__subcmd__help__subcmd__help"
+            agent_sdk__subcmd__help,help)
+                cmd="agent_sdk__subcmd__help__subcmd__help"
                 ;;
-            agent__sdk__subcmd__help,info)
-                cmd="agent__sdk__subcmd__help__subcmd__info"
+            agent_sdk__subcmd__help,info)
+                cmd="agent_sdk__subcmd__help__subcmd__info"
                 ;;
-            agent__sdk__subcmd__help,init)
-                cmd="agent__sdk__subcmd__help__subcmd__init"
+            agent_sdk__subcmd__help,init)
+                cmd="agent_sdk__subcmd__help__subcmd__init"
                 ;;
-            agent__sdk__subcmd__help,logs)
-                cmd="agent__sdk__subcmd__help__subcmd__logs"
+            agent_sdk__subcmd__help,logs)
+                cmd="agent_sdk__subcmd__help__subcmd__logs"
                 ;;
-            agent__sdk__subcmd__help,run)
-                cmd="agent__sdk__subcmd__help__subcmd__run"
+            agent_sdk__subcmd__help,run)
+                cmd="agent_sdk__subcmd__help__subcmd__run"
                 ;;
-            agent__sdk__subcmd__help,sdk)
-                cmd="agent__sdk__subcmd__help__subcmd__sdk"
+            agent_sdk__subcmd__help,sdk)
+                cmd="agent_sdk__subcmd__help__subcmd__sdk"
                 ;;
-            agent__sdk__subcmd__help,test)
-                cmd="agent__sdk__subcmd__help__subcmd__test"
+            agent_sdk__subcmd__help,test)
+                cmd="agent_sdk__subcmd__help__subcmd__test"
                 ;;
-            agent__sdk__subcmd__help,validate)
-                cmd="agent__sdk__subcmd__help__subcmd__validate"
+            agent_sdk__subcmd__help,validate)
+                cmd="agent_sdk__subcmd__help__subcmd__validate"
                 ;;
             *)
                 ;;
@@ -82,8 +82,8 @@ _agent__sdk() {
     done
 
     case "${cmd}" in
-        agent__sdk)
-            opts="-h -V --color --help --version validate info run dev test logs sdk init completions help"
+        agent_sdk)
+            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -100,8 +100,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__completions)
-            opts="-h -V --color --help --version bash elvish fish powershell zsh"
+        agent_sdk__subcmd__completions)
+            opts="-q -h -V --color --quiet --help --version bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -118,8 +118,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__dev)
-            opts="-h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --color --help --version"
+        agent_sdk__subcmd__dev)
+            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -168,7 +168,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help)
+        agent_sdk__subcmd__help)
             opts="validate info run dev test logs sdk init completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -182,7 +182,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__completions)
+        agent_sdk__subcmd__help__subcmd__completions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -196,7 +196,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__dev)
+        agent_sdk__subcmd__help__subcmd__dev)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -210,7 +210,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__help)
+        agent_sdk__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -224,7 +224,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__info)
+        agent_sdk__subcmd__help__subcmd__info)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -238,7 +238,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__init)
+        agent_sdk__subcmd__help__subcmd__init)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -252,7 +252,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__logs)
+        agent_sdk__subcmd__help__subcmd__logs)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -266,7 +266,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__run)
+        agent_sdk__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -280,7 +280,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__sdk)
+        agent_sdk__subcmd__help__subcmd__sdk)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -294,7 +294,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__test)
+        agent_sdk__subcmd__help__subcmd__test)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -308,7 +308,7 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__help__subcmd__validate)
+        agent_sdk__subcmd__help__subcmd__validate)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -322,8 +322,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__info)
-            opts="-h -V --dir --json --color --help --version"
+        agent_sdk__subcmd__info)
+            opts="-q -h -V --dir --json --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -344,8 +344,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__init)
-            opts="-h -V --layout --name --force --color --help --version"
+        agent_sdk__subcmd__init)
+            opts="-q -h -V --layout --name --force --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -370,8 +370,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__logs)
-            opts="-f -h -V --dir --host --token --follow --since --session --level --tail --json --utc --insecure --retry-for --color --help --version"
+        agent_sdk__subcmd__logs)
+            opts="-f -q -h -V --dir --host --token --follow --since --session --level --tail --json --utc --insecure --retry-for --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -398,7 +398,7 @@ _agent__sdk() {
                     return 0
                     ;;
                 --level)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "debug info warn error" -- "${cur}"))
                     return 0
                     ;;
                 --tail)
@@ -420,8 +420,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__run)
-            opts="-m -h -V --dir --message --replay --event --data --script --model --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --color --help --version"
+        agent_sdk__subcmd__run)
+            opts="-m -q -h -V --dir --message --replay --event --data --script --model --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -444,7 +444,7 @@ _agent__sdk() {
                     return 0
                     ;;
                 --event)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "message.received message.appended reasoning.appended message.completed actions.requested action.result action.tool_retry actions.completed turn.completed turn.failed" -- "${cur}"))
                     return 0
                     ;;
                 --data)
@@ -494,8 +494,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__sdk)
-            opts="-h -V --dir --color --help --version"
+        agent_sdk__subcmd__sdk)
+            opts="-q -h -V --dir --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -516,8 +516,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__test)
-            opts="-h -V --dir --watch --env-file --no-env-file --color --help --version"
+        agent_sdk__subcmd__test)
+            opts="-q -h -V --dir --watch --env-file --no-env-file --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -542,8 +542,8 @@ _agent__sdk() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        agent__subcmd__sdk__subcmd__validate)
-            opts="-h -V --dir --format --deny-warnings --color --help --version"
+        agent_sdk__subcmd__validate)
+            opts="-q -h -V --dir --format --deny-warnings --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -572,7 +572,7 @@ _agent__sdk() {
 }
 
 if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERSINFO[0]}" -gt 4 ]]; then
-    complete -F _agent__sdk -o nosort -o bashdefault -o default agent-sdk
+    complete -F _agent_sdk -o nosort -o bashdefault -o default agent-sdk
 else
-    complete -F _agent__sdk -o bashdefault -o default agent-sdk
+    complete -F _agent_sdk -o bashdefault -o default agent-sdk
 fi

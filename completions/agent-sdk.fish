@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_agent_sdk_global_optspecs
-    string join \n color= h/help V/version
+    string join \n color= q/quiet h/help V/version
 end
 
 function __fish_agent_sdk_needs_command
@@ -24,9 +24,10 @@ function __fish_agent_sdk_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
@@ -39,29 +40,40 @@ complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "sdk" -d 'Write 
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "init" -d 'Create a working agent project: hooks, their test, tsconfig and the SDK packages'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c agent-sdk -n "__fish_agent_sdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l format -d 'How to print the findings' -r -f -a "pretty\t'Source snippets with labels; colour on a terminal'
 json\t'One JSON document (schemaVersion 1), documented in the README'
 github\t'GitHub Actions workflow commands (`::error file=…`), one per line'
 sarif\t'SARIF 2.1.0, for code-scanning uploads'
 concise\t'One line per finding, `path:line:col: severity code message`, for editors and grep'"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l deny-warnings -d 'Fail (exit 1) on warnings too, not only on errors'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l json -d 'Print the stable JSON description (schemaVersion 1) instead of a tree'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s h -l help -d 'Print help'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s m -l message -d 'The user\'s message: runs one turn of the agent on the local model' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l replay -d 'Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output) instead of calling a model' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l event -d 'Dispatch one synthetic event of this type, with a realistic default payload' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l event -d 'Dispatch one synthetic event of this type, with a realistic default payload' -r -f -a "message.received\t''
+message.appended\t''
+reasoning.appended\t''
+message.completed\t''
+actions.requested\t''
+action.result\t''
+action.tool_retry\t''
+actions.completed\t''
+turn.completed\t''
+turn.failed\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l data -d 'The `data` of the `--event`, as JSON (replaces the default payload)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l script -d 'Script the local model\'s turn (reasoning, tool calls, retries, pauses, a failure): a JSON file `{ "steps": [ { "text": "…" }, { "tools": [ { "toolName": "…" } ] }, … ] }`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model -d 'The model to answer with; `local` is embedded, deterministic and needs no network' -r
@@ -70,80 +82,90 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l purpose -d '
 eval\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l mode -d '`ctx.session.mode`' -r -f -a "chat\t''
 task\t''"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l hook-timeout -d 'How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l redeliver -d 'Dispatch the session\'s recorded events its hooks never saw (a run ended before dispatching them), before the new turn if one is given. Without it they are only counted in the log: delivery is at most once'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l json -d 'Print the recorded events as NDJSON on stdout instead of the reply'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on (0 picks a free one; `dev.json` says which)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out (e.g. 30s, 500ms)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before it is put to rest: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l max-sessions -d 'How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l allow-remote -d 'Allow listening on a non-loopback address'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l rotate-token -d 'Make a new bearer token (the old one stops working)'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l watch -d 'Run the tests again whenever the agent\'s code changes, until Ctrl-C'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l host -d 'The server\'s URL (else AGENT_SDK_HOST, else the local dev.json)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l token -d 'The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l since -d 'Only lines from this long ago (`10m`, `2h`, `30s`) or since an RFC 3339 time' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l since -d 'Only lines from this long ago (`30s`, `10m`, `1.5h`, `1h 30m`) or since an RFC 3339 time' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l session -d 'Only this session\'s lines' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l level -d 'Only lines at this level or above (debug, info, warn, error)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l level -d 'Only lines at this level or above' -r -f -a "debug\t''
+info\t''
+warn\t''
+error\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l tail -d 'Only the last N lines of the history' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l retry-for -d 'After a lost connection, how long to keep trying before giving up with exit 1' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -s f -l follow -d 'Keep following new lines after the history'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l json -d 'One JSON record a line (NDJSON), each with its cursor as `id`'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l utc -d 'Print times in UTC instead of local time'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l insecure -d 'Allow sending the token over plain HTTP to a host that is not loopback'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l layout -d 'The source folder: `bot` (the BDK layout) or `agent` (the Agent SDK layout)' -r -f -a "bot\t'`bot/`: the BDK layout'
 agent\t'`agent/`: the Agent SDK layout'"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l name -d 'The agent\'s name (`package.json`\'s `name`); by default the folder\'s name' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l force -d 'Overwrite the scaffold\'s files where they exist'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -s V -l version -d 'Print version'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -l color -d 'When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set' -r -f -a "auto\t''
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'

@@ -6,17 +6,79 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// A fast, exact toolchain for TypeScript agent hooks.
 ///
-/// Finds the hooks of an agent project (`bot/hooks/` or `agent/hooks/`), checks them
-/// statically, and describes the project for scripts.
+/// For an agent project (hooks under `bot/hooks/` or `agent/hooks/`): validate checks the
+/// hooks statically, info describes the project, run runs one turn with the hooks executed
+/// in Node.js, dev serves the agent over HTTP, test runs the hooks' tests, logs tails a
+/// server's serve log, sdk writes the SDK packages for tsc and editors, init creates a
+/// project, and completions prints a shell completion script.
+///
+/// The project is the folder given as PATH or --dir, else the nearest one from the current
+/// folder up that holds `bot/` or `agent/`.
 #[derive(Debug, Parser)]
 #[command(name = "agent-sdk", version, propagate_version = true, max_term_width = 100)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
-    /// When to use colour: `auto` uses it on a terminal unless `NO_COLOR` is set.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    /// The name the program was run as (not a flag).
+    #[arg(skip)]
+    pub program: ProgramName,
+
+    /// When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and
+    /// even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`).
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, display_order = 900)]
     pub color: ColorChoice,
+
+    /// Print only results, findings and errors: no summary or progress lines.
+    #[arg(long, short, global = true, display_order = 901)]
+    pub quiet: bool,
+}
+
+/// The name the program was run as: `agent-sdk`, or `bdk`, the name BDK users type. It
+/// names the program in `--help`, `--version` and usage errors, and is the command the
+/// completion scripts complete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProgramName {
+    #[default]
+    AgentSdk,
+    Bdk,
+}
+
+impl ProgramName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProgramName::AgentSdk => "agent-sdk",
+            ProgramName::Bdk => "bdk",
+        }
+    }
+
+    /// `bdk` when the program's file is named so (`bdk`, `/usr/bin/bdk`, `bdk.exe`).
+    pub fn from_argv0(argv0: Option<&std::ffi::OsStr>) -> Self {
+        let stem = argv0.and_then(|path| std::path::Path::new(path).file_stem());
+        if stem.is_some_and(|stem| stem == "bdk") { ProgramName::Bdk } else { ProgramName::AgentSdk }
+    }
+}
+
+impl Cli {
+    /// The command line's definition, naming the program `program`.
+    pub fn command_named(program: ProgramName) -> clap::Command {
+        use clap::CommandFactory;
+        Cli::command().name(program.as_str()).bin_name(program.as_str())
+    }
+
+    /// Parses `args` (the first one is the program's path) for the program `program`.
+    pub fn try_parse_as<I, T>(program: ProgramName, args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::FromArgMatches;
+        let mut command = Cli::command_named(program);
+        let matches = command.try_get_matches_from_mut(args)?;
+        let mut cli = Cli::from_arg_matches(&matches).map_err(|error| error.format(&mut command))?;
+        cli.program = program;
+        Ok(cli)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -25,8 +87,12 @@ pub enum Command {
     ///
     /// The CI gate: no hook code runs. Exit codes: 0 no errors, 1 errors (or warnings
     /// with --deny-warnings), 2 usage or environment error.
+    ///
+    /// Example: agent-sdk validate examples/acme-bot --format github
     Validate(ValidateArgs),
     /// Describe the project: its agent and the hooks that would load.
+    ///
+    /// Example: agent-sdk info examples/acme-bot --json
     Info(InfoArgs),
     /// Run one local turn: record its events and fire the hooks for real in Node.js.
     ///
@@ -34,11 +100,15 @@ pub enum Command {
     /// summary) goes to stderr. Exit codes: 0 the turn completed and every hook ran clean,
     /// 1 it failed or the hooks have errors, 2 usage or environment error (e.g. no Node.js
     /// ≥ 20.6), 3 a hook failed to load, threw, timed out or crashed the runtime, 130 Ctrl-C.
+    ///
+    /// Example: agent-sdk run examples/acme-bot --message "What is the refund policy?"
     Run(RunArgs),
     /// Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`.
     ///
     /// Writes its URL and a bearer token to `<dir>/.agent-sdk/dev.json` (mode 0600) for
     /// `agent-sdk logs`. Ctrl-C or SIGTERM stops accepting, finishes what was recorded, exits 0.
+    ///
+    /// Example: agent-sdk dev examples/acme-bot --port 0 --session-idle 1h
     Dev(DevArgs),
     /// Run the hooks' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node's
     /// test runner, loading the project's code exactly as `run` does.
@@ -47,12 +117,16 @@ pub enum Command {
     /// `@cursor/july/testing`). Exit codes: 0 every test passed (or there are none), 1 a
     /// test failed, a test file has errors or no test file matches PATTERN, 2 usage or
     /// environment error (e.g. no Node.js ≥ 20.6), 130 Ctrl-C (the way --watch ends).
+    ///
+    /// Example: agent-sdk test --watch 'usage*'
     Test(TestArgs),
     /// Tail the serve log of a hosted agent or a local `agent-sdk dev`.
     ///
     /// Host and token come from --host/--token, then AGENT_SDK_HOST/AGENT_SDK_TOKEN, then
     /// the local `.agent-sdk/dev.json`. A dropped connection is resumed where it stopped:
     /// no line is printed twice and none is skipped.
+    ///
+    /// Example: agent-sdk logs examples/acme-bot --follow --since 1h --level warn
     Logs(LogsArgs),
     /// Write the SDK packages into `node_modules/`, with their TypeScript declarations.
     ///
@@ -60,6 +134,8 @@ pub enum Command {
     /// root, `/hooks`, `/memory`) for ESM and CommonJS, typed from the event vocabulary and
     /// stamped with this binary's version, so `tsc`, editors and test runners see them.
     /// Hooks run with the binary's own copy either way. Unchanged files are not rewritten.
+    ///
+    /// Example: agent-sdk sdk examples/acme-bot
     Sdk(SdkArgs),
     /// Create a working agent project: hooks, their test, tsconfig and the SDK packages.
     ///
@@ -71,6 +147,10 @@ pub enum Command {
     /// Example: agent-sdk init my-bot && cd my-bot && agent-sdk run --message "hello"
     Init(InitArgs),
     /// Print a shell completion script to stdout.
+    ///
+    /// Run as `bdk`, the script completes `bdk`.
+    ///
+    /// Example: agent-sdk completions bash > ~/.local/share/bash-completion/completions/agent-sdk
     Completions(CompletionsArgs),
 }
 
@@ -100,18 +180,68 @@ pub struct LoadModuleArgs {
     pub specifier: String,
 }
 
-/// The project every command works on.
+/// The project a command works on, given as `--dir` (for `test`, whose positional
+/// arguments are patterns); without it, the nearest folder from here up that holds `bot/`
+/// or `agent/`.
 #[derive(Debug, Args)]
 pub struct DirArg {
-    /// The project root: the folder that holds `bot/` or `agent/`.
-    #[arg(long, default_value = ".", value_name = "PATH")]
+    /// The project root: the folder that holds `bot/` or `agent/`. By default the nearest
+    /// such folder, from the current one up.
+    #[arg(id = "dir", long = "dir", value_name = "PATH")]
+    pub given: Option<PathBuf>,
+
+    /// The project root the command works on: `--dir`, else the one found (set by
+    /// `commands::dispatch` before the command runs).
+    #[arg(skip)]
     pub dir: PathBuf,
+}
+
+/// The project a command works on, given as the positional PATH or as `--dir`; with
+/// neither, the nearest folder from here up that holds `bot/` or `agent/`.
+#[derive(Debug, Args)]
+pub struct ProjectArg {
+    /// The project root, as PATH: the folder that holds `bot/` or `agent/`.
+    #[arg(id = "dir", long = "dir", value_name = "PATH")]
+    pub given_dir: Option<PathBuf>,
+
+    /// The project root: the folder that holds `bot/` or `agent/`. By default the nearest
+    /// such folder, from the current one up.
+    #[arg(id = "path", value_name = "PATH", conflicts_with = "dir")]
+    pub given_path: Option<PathBuf>,
+
+    /// The project root the command works on: PATH or `--dir`, else the one found (set
+    /// by `commands::dispatch` before the command runs).
+    #[arg(skip)]
+    pub dir: PathBuf,
+}
+
+impl ProjectArg {
+    fn given_and_place(&mut self) -> (Option<PathBuf>, &mut PathBuf) {
+        (self.given_dir.clone().or_else(|| self.given_path.clone()), &mut self.dir)
+    }
+}
+
+impl Command {
+    /// The project folder the user gave (PATH or `--dir`), and the place for the one the
+    /// command works on; `None` for a command that works on no project.
+    pub fn project_dir(&mut self) -> Option<(Option<PathBuf>, &mut PathBuf)> {
+        match self {
+            Command::Validate(args) => Some(args.dir.given_and_place()),
+            Command::Info(args) => Some(args.dir.given_and_place()),
+            Command::Run(args) => Some(args.dir.given_and_place()),
+            Command::Dev(args) => Some(args.dir.given_and_place()),
+            Command::Logs(args) => Some(args.dir.given_and_place()),
+            Command::Sdk(args) => Some(args.dir.given_and_place()),
+            Command::Test(args) => Some((args.dir.given.clone(), &mut args.dir.dir)),
+            Command::Init(_) | Command::Completions(_) => None,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// How to print the findings.
     #[arg(long, value_enum, default_value_t = OutputFormat::Pretty)]
@@ -162,13 +292,13 @@ impl LayoutChoice {
 #[derive(Debug, Args)]
 pub struct SdkArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 }
 
 #[derive(Debug, Args)]
 pub struct InfoArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// Print the stable JSON description (schemaVersion 1) instead of a tree.
     #[arg(long)]
@@ -180,7 +310,7 @@ pub struct InfoArgs {
 #[command(group(clap::ArgGroup::new("work").required(true).multiple(true).args(["message", "replay", "event", "redeliver"])))]
 pub struct RunArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// The user's message: runs one turn of the agent on the local model.
     #[arg(long, short)]
@@ -192,7 +322,7 @@ pub struct RunArgs {
     pub replay: Option<PathBuf>,
 
     /// Dispatch one synthetic event of this type, with a realistic default payload.
-    #[arg(long, value_name = "TYPE")]
+    #[arg(long, value_name = "TYPE", value_parser = event_types())]
     pub event: Option<String>,
 
     /// The `data` of the `--event`, as JSON (replaces the default payload).
@@ -230,7 +360,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
+    /// How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
@@ -258,7 +388,7 @@ pub struct EnvArgs {
 #[derive(Debug, Args)]
 pub struct DevArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// The port to listen on (0 picks a free one; `dev.json` says which).
     #[arg(long, default_value_t = 7311)]
@@ -277,7 +407,7 @@ pub struct DevArgs {
     #[arg(long)]
     pub rotate_token: bool,
 
-    /// How long one handler may run before it is logged as timed out (e.g. 30s, 500ms).
+    /// How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
@@ -322,7 +452,7 @@ pub struct TestArgs {
 #[derive(Debug, Args)]
 pub struct LogsArgs {
     #[command(flatten)]
-    pub dir: DirArg,
+    pub dir: ProjectArg,
 
     /// The server's URL (else AGENT_SDK_HOST, else the local dev.json).
     #[arg(long, value_name = "URL")]
@@ -336,7 +466,7 @@ pub struct LogsArgs {
     #[arg(long, short)]
     pub follow: bool,
 
-    /// Only lines from this long ago (`10m`, `2h`, `30s`) or since an RFC 3339 time.
+    /// Only lines from this long ago (`30s`, `10m`, `1.5h`, `1h 30m`) or since an RFC 3339 time.
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
 
@@ -344,9 +474,9 @@ pub struct LogsArgs {
     #[arg(long, value_name = "ID", value_parser = crate::state::parse_session_id)]
     pub session: Option<String>,
 
-    /// Only lines at this level or above (debug, info, warn, error).
-    #[arg(long, value_name = "LEVEL")]
-    pub level: Option<String>,
+    /// Only lines at this level or above.
+    #[arg(long, value_name = "LEVEL", value_enum)]
+    pub level: Option<LogLevel>,
 
     /// Only the last N lines of the history.
     #[arg(long, value_name = "N")]
@@ -367,6 +497,33 @@ pub struct LogsArgs {
     /// After a lost connection, how long to keep trying before giving up with exit 1.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
     pub retry_for: std::time::Duration,
+}
+
+/// `--event`: the event types of the vocabulary, so that `--help` lists them and the
+/// shell completions offer them.
+fn event_types() -> clap::builder::PossibleValuesParser {
+    let types = crate::vocabulary::EVENTS.iter().map(|event| clap::builder::PossibleValue::new(event.name));
+    clap::builder::PossibleValuesParser::new(types)
+}
+
+/// `logs --level`: the least serious level shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+impl LogLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -40,20 +40,25 @@ use cli::Cli;
 use exit_status::ExitStatus;
 use printer::Printer;
 
-/// The whole program: parse the command line, run the command, turn the outcome into
-/// an exit code, and report an error once.
+/// The whole program, named after the file it was run as (see [`cli::ProgramName`]).
 pub fn main() -> ExitCode {
+    main_as(cli::ProgramName::from_argv0(std::env::args_os().next().as_deref()))
+}
+
+/// The whole program under the name `program`: parse the command line, run the command,
+/// turn the outcome into an exit code, and report an error once.
+pub fn main_as(program: cli::ProgramName) -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|first| first == cli::LOAD_MODULE) {
         return load_module();
     }
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_as(program, std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
             return if error.use_stderr() { ExitStatus::Error.into() } else { ExitStatus::Success.into() };
         }
     };
-    let printer = Printer::new(cli.color);
+    let printer = Printer::new(cli.color).quiet(cli.quiet);
     let outcome = commands::dispatch(cli, &printer);
     match outcome {
         Ok(status) => status.into(),

@@ -1,5 +1,6 @@
 //! The one way output reaches the terminal: stdout for results, stderr for messages,
-//! with the colour decision (`--color`, `NO_COLOR`, TTY) made once.
+//! with the colour decision (`--color`, `NO_COLOR`, `FORCE_COLOR`, `CLICOLOR_FORCE`, TTY)
+//! and `--quiet` decided once.
 
 use std::io::{IsTerminal, Write};
 
@@ -29,10 +30,12 @@ impl StdoutClosed {
     }
 }
 
-/// Where a command's output goes, and whether it may be coloured.
+/// Where a command's output goes, whether it may be coloured, and whether summary and
+/// progress lines are left out (`--quiet`).
 #[derive(Debug, Clone, Copy)]
 pub struct Printer {
     color: bool,
+    quiet: bool,
 }
 
 impl Printer {
@@ -40,11 +43,27 @@ impl Printer {
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
-            }
+            ColorChoice::Auto => auto_color(std::io::stdout().is_terminal(), |name| std::env::var_os(name)),
         };
-        Self { color }
+        Self { color, quiet: false }
+    }
+
+    /// The same printer, leaving out summary and progress lines when `quiet`.
+    pub fn quiet(self, quiet: bool) -> Self {
+        Self { quiet, ..self }
+    }
+
+    /// Whether summary and progress lines are left out (`--quiet`): only results,
+    /// findings and errors are printed.
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
+    /// Writes a progress or summary line to stderr, unless `--quiet`.
+    pub fn progress(&self, text: &str) {
+        if !self.quiet {
+            self.stderr(text);
+        }
     }
 
     /// Whether output may use colour and other terminal styling.
@@ -68,5 +87,42 @@ impl Printer {
     /// Writes a message for the person at the terminal to stderr.
     pub fn stderr(&self, text: &str) {
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+}
+
+/// `--color auto`: `NO_COLOR` (set and not empty) turns colour off; else `FORCE_COLOR` or
+/// `CLICOLOR_FORCE` (set, not empty and not `0`) turns it on, terminal or not; else colour
+/// on a terminal. `NO_COLOR` wins over the two, as in cargo and uv (anstream), so a
+/// user's "never" is never overridden by a tool's "force"; `--color` wins over all three.
+fn auto_color(is_terminal: bool, var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    let set = |name: &str| var(name).filter(|value| !value.is_empty());
+    if set("NO_COLOR").is_some() {
+        return false;
+    }
+    let forced = |name: &str| set(name).is_some_and(|value| value != "0");
+    forced("FORCE_COLOR") || forced("CLICOLOR_FORCE") || is_terminal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto_color;
+
+    fn with(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<std::ffi::OsString> {
+        let vars: Vec<(String, String)> = vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        move |name| vars.iter().find(|(key, _)| key == name).map(|(_, value)| value.into())
+    }
+
+    #[test]
+    fn the_environment_decides_auto_colour_in_order() {
+        assert!(auto_color(true, with(&[])));
+        assert!(!auto_color(false, with(&[])));
+        assert!(auto_color(false, with(&[("FORCE_COLOR", "1")])));
+        assert!(auto_color(false, with(&[("FORCE_COLOR", "true")])));
+        assert!(auto_color(false, with(&[("CLICOLOR_FORCE", "1")])));
+        assert!(!auto_color(false, with(&[("FORCE_COLOR", "0")])));
+        assert!(!auto_color(false, with(&[("FORCE_COLOR", "")])));
+        assert!(!auto_color(false, with(&[("CLICOLOR_FORCE", "0")])));
+        assert!(!auto_color(true, with(&[("NO_COLOR", "1"), ("FORCE_COLOR", "1")])));
+        assert!(auto_color(true, with(&[("NO_COLOR", "")])));
     }
 }

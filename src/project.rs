@@ -55,6 +55,21 @@ impl Project {
     }
 }
 
+/// The project root when none was given: the nearest folder, from the current one up,
+/// that holds `bot/` or `agent/` (as cargo finds `Cargo.toml` and tsc `tsconfig.json`),
+/// spelt relative to the current folder (`.`, `..`, `../..`) so that the paths printed
+/// stay relative to where the user is. With none above, `.`, where the command then
+/// says there is no agent source folder.
+pub fn find_root() -> PathBuf {
+    let Ok(current) = std::env::current_dir() else { return PathBuf::from(".") };
+    let holds_a_source_folder =
+        |folder: &Path| Layout::ALL.into_iter().any(|layout| folder.join(layout.folder()).is_dir());
+    match current.ancestors().position(holds_a_source_folder) {
+        Some(0) | None => PathBuf::from("."),
+        Some(levels) => std::iter::repeat_n("..", levels).collect(),
+    }
+}
+
 /// Why a project could not even be looked at: a usage or environment error (exit 2).
 #[derive(Debug)]
 pub struct DirError {

@@ -46,11 +46,18 @@ pub struct ServeLog {
     unrecorded: RefCell<Vec<Record>>,
     /// Told the cursor of every recorded line (the dev server's `/v1/logs` followers wait on it).
     newest: Option<Arc<tokio::sync::watch::Sender<u64>>>,
+    /// `--quiet`: only warnings and errors reach stderr (every line is still recorded).
+    quiet: bool,
 }
 
 impl ServeLog {
     pub fn new(format: LogFormat) -> Self {
-        Self { format, session_id: None, store: None, unrecorded: RefCell::new(Vec::new()), newest: None }
+        Self { format, session_id: None, store: None, unrecorded: RefCell::new(Vec::new()), newest: None, quiet: false }
+    }
+
+    /// `--quiet`: from now on only warnings and errors are written to stderr.
+    pub fn quiet(&mut self) {
+        self.quiet = true;
     }
 
     /// Announces the cursor of every line recorded from now on.
@@ -82,6 +89,9 @@ impl ServeLog {
                 }
             }
             None => self.unrecorded.borrow_mut().push(record.clone()),
+        }
+        if self.quiet && matches!(record.level, Level::Debug | Level::Info) {
+            return;
         }
         let line = match self.format {
             LogFormat::Text => text_lines(&record),

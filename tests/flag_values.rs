@@ -50,9 +50,8 @@ fn parse_one(command: &[&str], flag: &str, value: &str) -> Result<(), TestCaseEr
         Command::Dev(args) => vec![args.hook_timeout, args.session_idle],
         Command::Logs(args) => {
             // `--since` is checked by the command before anything is sent.
-            if let Some(since) = &args.since {
-                let _ = agent_sdk::since::validate_since(since);
-                let _ = agent_sdk::since::age_millis(since);
+            if let Some(Ok(since)) = args.since.as_deref().map(agent_sdk::since::parse_since) {
+                let _ = since.lower_bound(jiff::Timestamp::now());
             }
             vec![args.retry_for]
         }
@@ -85,8 +84,8 @@ proptest! {
 }
 
 /// Values that panicked (exit 101) or could: past every clock, past a float, no number,
-/// two units, a sign, non-ASCII digits.
-const EXTREME_VALUES: [&str; 12] = [
+/// no unit, two units, a sign, non-ASCII digits, months.
+const EXTREME_VALUES: [&str; 15] = [
     "99999999999999999999h",
     "18446744073709551615s",
     "99999999999999999999",
@@ -99,6 +98,9 @@ const EXTREME_VALUES: [&str; 12] = [
     "NaN",
     "8d",
     "0.0001ms",
+    "1.5",
+    "1mo",
+    "99999999999d",
 ];
 
 #[test]
@@ -125,10 +127,33 @@ fn extreme_values_are_usage_errors_never_panics() {
 fn the_reasons_say_what_is_wrong() {
     let dir = tempfile::tempdir().unwrap();
     let reason = |args: &[&str]| String::from_utf8_lossy(&run_in(dir.path(), args).stderr).into_owned();
-    let too_long = reason(&["dev", "--session-idle=99999999999999999999h"]);
+    let too_long = reason(&["dev", "--session-idle=9999h"]);
     assert!(too_long.contains("is longer than the longest duration allowed, 7d"), "{too_long}");
+    let past_counting = reason(&["dev", "--session-idle=99999999999999999999h"]);
+    assert!(past_counting.contains("number too big"), "{past_counting}");
     let too_short = reason(&["logs", "--retry-for=0s"]);
     assert!(too_short.contains("is shorter than the shortest duration allowed, 1ms"), "{too_short}");
     let no_duration = reason(&["run", "--event", "turn.completed", "--hook-timeout=1h1h"]);
-    assert!(no_duration.contains("is not a duration: write a number and a unit (ms, s, m, h or d)"), "{no_duration}");
+    assert!(no_duration.contains("units must be written from largest to smallest"), "{no_duration}");
+    assert!(no_duration.contains("write a number and a unit (ms, s, m, h, d or w)"), "{no_duration}");
+    let no_unit = reason(&["dev", "--session-idle=90"]);
+    assert!(no_unit.contains("`90` is not a duration"), "{no_unit}");
+    let months = reason(&["logs", "--retry-for=1mo"]);
+    assert!(months.contains("months and years have no fixed length"), "{months}");
+}
+
+#[test]
+fn friendly_and_fractional_durations_are_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    for value in ["1.5h", "1h 30m", "500ms", "2 minutes", "PT90M", "1w"] {
+        let cli = Cli::try_parse_from(["agent-sdk", "dev", "--hook-timeout", value]).unwrap();
+        let Command::Dev(args) = cli.command else { unreachable!() };
+        assert!(args.hook_timeout >= Duration::from_millis(500), "{value}: {:?}", args.hook_timeout);
+    }
+    // Through the binary: a friendly `--since` passes the check and reaches the (absent) server.
+    for since in ["1.5h", "1h 30m", "2026-11-30T05:52:01Z"] {
+        let output = run_in(dir.path(), &["logs", "--since", since, "--host", "http://127.0.0.1:9"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("is neither an age"), "--since {since}: {stderr}");
+    }
 }

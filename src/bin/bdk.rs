@@ -1,5 +1,5 @@
 //! `bdk`: the same program as `agent-sdk`, under the name BDK users type.
 
 fn main() -> std::process::ExitCode {
-    agent_sdk::main()
+    agent_sdk::main_as(agent_sdk::cli::ProgramName::Bdk)
 }

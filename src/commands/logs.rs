@@ -35,8 +35,13 @@ pub fn logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 }
 
 fn print_logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<()> {
-    let query =
-        Query::new(args.follow, args.since.as_deref(), args.session.as_deref(), args.level.as_deref(), args.tail)?;
+    let query = Query::new(
+        args.follow,
+        args.since.as_deref(),
+        args.session.as_deref(),
+        args.level.map(crate::cli::LogLevel::as_str),
+        args.tail,
+    )?;
     let flags = Given { host: args.host.clone(), token: args.token.clone() };
     let env = Given { host: std::env::var("AGENT_SDK_HOST").ok(), token: std::env::var("AGENT_SDK_TOKEN").ok() };
     // Only the local server's absence means the local history is the one to read: a

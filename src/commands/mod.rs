@@ -16,7 +16,10 @@ use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 
 /// Runs the command the user asked for.
-pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
+pub fn dispatch(mut cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    if let Some((given, dir)) = cli.command.project_dir() {
+        *dir = given.unwrap_or_else(crate::project::find_root);
+    }
     match cli.command {
         Command::Validate(args) => validate::validate(&args, printer),
         Command::Info(args) => info::info(&args, printer),
@@ -26,6 +29,6 @@ pub fn dispatch(cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Logs(args) => logs::logs(&args, printer),
         Command::Sdk(args) => sdk::sdk(&args, printer),
         Command::Init(args) => init::init(&args, printer),
-        Command::Completions(args) => completions::completions(&args, printer),
+        Command::Completions(args) => completions::completions(&args, cli.program, printer),
     }
 }

@@ -1,7 +1,7 @@
 //! `agent-sdk validate`: check every hook statically and report; the CI gate.
 
 use crate::check::check_project;
-use crate::cli::ValidateArgs;
+use crate::cli::{OutputFormat, ValidateArgs};
 use crate::diagnostics::Severity;
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
@@ -19,8 +19,15 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
         checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
     let dir = report::ProjectDir::new(&args.dir.dir, &checked);
-    printer.stdout(&report::render(args.format, &checked, &dir, printer))?;
-    if let Some(summary) = report::render_summary(args.format, &checked) {
+    let rendered = match args.format {
+        // `--quiet`: the findings without the summary line.
+        OutputFormat::Pretty if printer.is_quiet() => {
+            report::render_diagnostics(&checked.diagnostics, &checked.sources, printer)
+        }
+        format => report::render(format, &checked, &dir, printer),
+    };
+    printer.stdout(&rendered)?;
+    if let Some(summary) = report::render_summary(args.format, &checked).filter(|_| !printer.is_quiet()) {
         printer.stderr(&summary);
     }
     let failed = checked.count(Severity::Error) > 0 || (args.deny_warnings && checked.count(Severity::Warning) > 0);

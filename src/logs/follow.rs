@@ -204,7 +204,7 @@ impl Follower<'_> {
     /// The stream works: an outage, if any, is over.
     fn working(&mut self) {
         if self.outage.take().is_some() {
-            self.output.printer.stderr(if self.worked_once { "reconnected\n" } else { "connected\n" });
+            self.output.printer.progress(if self.worked_once { "reconnected\n" } else { "connected\n" });
         }
         self.worked_once = true;
     }

@@ -8,9 +8,9 @@
 use owo_colors::OwoColorize;
 use serde_json::{Map, Value};
 
-use crate::clock::format_millis;
+use crate::clock::format_timestamp;
 use crate::printer::Printer;
-use crate::since::rfc3339_millis;
+use crate::since::parse_rfc3339;
 
 /// How many characters of a session id the human line shows (its end: ids share their start).
 const SESSION_SHORT_LEN: usize = 8;
@@ -127,12 +127,11 @@ pub fn json_line(record: &LogRecord) -> serde_json::Result<String> {
 
 /// The record's time with milliseconds, in `zone` (else UTC); as given when it is not RFC 3339.
 fn display_time(at: &str, zone: Option<&jiff::tz::TimeZone>) -> String {
-    let Some(millis) = rfc3339_millis(at) else { return escape_controls(at) };
-    let local = zone.and_then(|zone| {
-        let instant = jiff::Timestamp::from_millisecond(millis).ok()?;
-        Some(instant.to_zoned(zone.clone()).strftime("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string())
-    });
-    local.unwrap_or_else(|| format_millis(millis))
+    let Some(instant) = parse_rfc3339(at) else { return escape_controls(at) };
+    match zone {
+        Some(zone) => instant.to_zoned(zone.clone()).strftime("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string(),
+        None => format_timestamp(instant),
+    }
 }
 
 /// The level in capitals, padded so messages line up (`INFO `, `ERROR`).

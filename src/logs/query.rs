@@ -92,9 +92,10 @@ mod tests {
 
     #[test]
     fn a_bad_since_is_a_usage_error() {
-        let stop = Query::new(false, Some("10 minutes"), None, None, None).unwrap_err();
+        let stop = Query::new(false, Some("10 fortnights"), None, None, None).unwrap_err();
         assert_eq!(stop.status, ExitStatus::Error);
         assert!(Query::new(false, Some("10m"), None, None, None).is_ok());
+        assert!(Query::new(false, Some("10 minutes"), None, None, None).is_ok());
     }
 
     #[test]

@@ -42,6 +42,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let session_id = args.session.clone().unwrap_or_else(|| new_id("ses"));
     let mut log = ServeLog::new(args.log_format);
     log.for_session(&session_id);
+    if printer.is_quiet() {
+        log.quiet();
+    }
     if args.model != LOCAL_MODEL {
         anyhow::bail!("unknown model `{}`: this build has the embedded `local` model only", args.model);
     }

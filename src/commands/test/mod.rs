@@ -99,7 +99,7 @@ impl Tests<'_> {
                 Ended::Finished(_) => {
                     if !watched.changed() {
                         watched.follow(config.iter().cloned().chain(reached).collect());
-                        self.printer.stderr("\nwaiting for changes to the agent's code (Ctrl-C stops)\n");
+                        self.printer.progress("\nwaiting for changes to the agent's code (Ctrl-C stops)\n");
                         let mut next_look = Instant::now() + POLL;
                         while !watched.changed_by(&mut next_look) {
                             if self.interrupted.load(Ordering::SeqCst) {
@@ -110,7 +110,7 @@ impl Tests<'_> {
                     }
                 }
             }
-            self.printer.stderr("\nthe code changed: running the tests again\n");
+            self.printer.progress("\nthe code changed: running the tests again\n");
         }
     }
 

@@ -1,0 +1,396 @@
+#compdef bdk
+
+autoload -U is-at-least
+
+_bdk() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_bdk_commands" \
+"*::: :->bdk" \
+&& ret=0
+    case $state in
+    (bdk)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:bdk-command-$line[1]:"
+        case $line[1] in
+            (validate)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--format=[How to print the findings]:FORMAT:((pretty\:"Source snippets with labels; colour on a terminal"
+json\:"One JSON document (schemaVersion 1), documented in the README"
+github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
+sarif\:"SARIF 2.1.0, for code-scanning uploads"
+concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for editors and grep"))' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--deny-warnings[Fail (exit 1) on warnings too, not only on errors]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--json[Print the stable JSON description (schemaVersion 1) instead of a tree]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+&& ret=0
+;;
+(run)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'-m+[The user'\''s message\: runs one turn of the agent on the local model]:MESSAGE:_default' \
+'--message=[The user'\''s message\: runs one turn of the agent on the local model]:MESSAGE:_default' \
+'--replay=[Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous \`--json\` output) instead of calling a model]:EVENTS.JSONL:_files' \
+'--event=[Dispatch one synthetic event of this type, with a realistic default payload]:TYPE:(message.received message.appended reasoning.appended message.completed actions.requested action.result action.tool_retry actions.completed turn.completed turn.failed)' \
+'--data=[The \`data\` of the \`--event\`, as JSON (replaces the default payload)]:JSON:_default' \
+'--script=[Script the local model'\''s turn (reasoning, tool calls, retries, pauses, a failure)\: a JSON file \`{ "steps"\: \[ { "text"\: "…" }, { "tools"\: \[ { "toolName"\: "…" } \] }, … \] }\`]:FILE.json:_files' \
+'--model=[The model to answer with; \`local\` is embedded, deterministic and needs no network]:MODEL:_default' \
+'--session=[Continue this session (its events are appended after the recorded ones)]:ID:_default' \
+'--purpose=[\`ctx.session.purpose\`]:PURPOSE:(live eval)' \
+'--mode=[\`ctx.session.mode\`]:MODE:(chat task)' \
+'--hook-timeout=[How long one handler may run before it is logged as timed out\: \`500ms\`, \`30s\`, \`1.5h\`…]:DURATION:_default' \
+'--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
+json\:"One JSON record a line"))' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--redeliver[Dispatch the session'\''s recorded events its hooks never saw (a run ended before dispatching them), before the new turn if one is given. Without it they are only counted in the log\: delivery is at most once]' \
+'--json[Print the recorded events as NDJSON on stdout instead of the reply]' \
+'(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+&& ret=0
+;;
+(dev)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
+'--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
+'--hook-timeout=[How long one handler may run before it is logged as timed out\: \`500ms\`, \`30s\`, \`1.5h\`…]:DURATION:_default' \
+'--session-idle=[How long a session may sit idle before it is put to rest\: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history]:DURATION:_default' \
+'--max-sessions=[How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429]:COUNT:_default' \
+'--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
+json\:"One JSON record a line"))' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--allow-remote[Allow listening on a non-loopback address]' \
+'--rotate-token[Make a new bearer token (the old one stops working)]' \
+'(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+&& ret=0
+;;
+(test)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`. By default the nearest such folder, from the current one up]:PATH:_files' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--watch[Run the tests again whenever the agent'\''s code changes, until Ctrl-C]' \
+'(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::patterns -- Run only the test files matching one of these globs\: over the path relative to --dir (`bot/hooks/*.test.ts`; `*` stays within a folder, `**` crosses folders), or over the file name when the glob has no `/` (`usage*`):_default' \
+&& ret=0
+;;
+(logs)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--host=[The server'\''s URL (else AGENT_SDK_HOST, else the local dev.json)]:URL:_default' \
+'--token=[The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed]:TOKEN:_default' \
+'--since=[Only lines from this long ago (\`30s\`, \`10m\`, \`1.5h\`, \`1h 30m\`) or since an RFC 3339 time]:WHEN:_default' \
+'--session=[Only this session'\''s lines]:ID:_default' \
+'--level=[Only lines at this level or above]:LEVEL:(debug info warn error)' \
+'--tail=[Only the last N lines of the history]:N:_default' \
+'--retry-for=[After a lost connection, how long to keep trying before giving up with exit 1]:DURATION:_default' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'-f[Keep following new lines after the history]' \
+'--follow[Keep following new lines after the history]' \
+'--json[One JSON record a line (NDJSON), each with its cursor as \`id\`]' \
+'--utc[Print times in UTC instead of local time]' \
+'--insecure[Allow sending the token over plain HTTP to a host that is not loopback]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+&& ret=0
+;;
+(sdk)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+&& ret=0
+;;
+(init)
+_arguments "${_arguments_options[@]}" : \
+'--layout=[The source folder\: \`bot\` (the BDK layout) or \`agent\` (the Agent SDK layout)]:LAYOUT:((bot\:"\`bot/\`\: the BDK layout"
+agent\:"\`agent/\`\: the Agent SDK layout"))' \
+'--name=[The agent'\''s name (\`package.json\`'\''s \`name\`); by default the folder'\''s name]:NAME:_default' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--force[Overwrite the scaffold'\''s files where they exist]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::dir -- The project folder (made when missing):_files' \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':shell -- The shell to complete for:(bash elvish fish powershell zsh)' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_bdk__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:bdk-help-command-$line[1]:"
+        case $line[1] in
+            (validate)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(info)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(run)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(dev)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(test)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(logs)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(sdk)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(init)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completions)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_bdk_commands] )) ||
+_bdk_commands() {
+    local commands; commands=(
+'validate:Find every hook and check it statically; exit 1 if any has an error' \
+'info:Describe the project\: its agent and the hooks that would load' \
+'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
+'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
+'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
+'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
+'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
+'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
+'completions:Print a shell completion script to stdout' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'bdk commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__completions_commands] )) ||
+_bdk__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk completions commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__dev_commands] )) ||
+_bdk__subcmd__dev_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk dev commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help_commands] )) ||
+_bdk__subcmd__help_commands() {
+    local commands; commands=(
+'validate:Find every hook and check it statically; exit 1 if any has an error' \
+'info:Describe the project\: its agent and the hooks that would load' \
+'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
+'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
+'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
+'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
+'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
+'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
+'completions:Print a shell completion script to stdout' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'bdk help commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__completions_commands] )) ||
+_bdk__subcmd__help__subcmd__completions_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help completions commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__dev_commands] )) ||
+_bdk__subcmd__help__subcmd__dev_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help dev commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__help_commands] )) ||
+_bdk__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help help commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__info_commands] )) ||
+_bdk__subcmd__help__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help info commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__init_commands] )) ||
+_bdk__subcmd__help__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help init commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__logs_commands] )) ||
+_bdk__subcmd__help__subcmd__logs_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help logs commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__run_commands] )) ||
+_bdk__subcmd__help__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help run commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__sdk_commands] )) ||
+_bdk__subcmd__help__subcmd__sdk_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help sdk commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__test_commands] )) ||
+_bdk__subcmd__help__subcmd__test_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help test commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__validate_commands] )) ||
+_bdk__subcmd__help__subcmd__validate_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help validate commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__info_commands] )) ||
+_bdk__subcmd__info_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk info commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__init_commands] )) ||
+_bdk__subcmd__init_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk init commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__logs_commands] )) ||
+_bdk__subcmd__logs_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk logs commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__run_commands] )) ||
+_bdk__subcmd__run_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk run commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__sdk_commands] )) ||
+_bdk__subcmd__sdk_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk sdk commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__test_commands] )) ||
+_bdk__subcmd__test_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk test commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__validate_commands] )) ||
+_bdk__subcmd__validate_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk validate commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_bdk" ]; then
+    _bdk "$@"
+else
+    compdef _bdk bdk
+fi
