@@ -271,6 +271,15 @@ pub struct InitArgs {
     pub force: bool,
 }
 
+/// How the serve log is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `2026-11-30T05:52:01.123Z INFO  message`
+    Text,
+    /// One JSON record a line.
+    Json,
+}
+
 /// `--layout`: which source folder a new project gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LayoutChoice {
@@ -278,15 +287,6 @@ pub enum LayoutChoice {
     Bot,
     /// `agent/`: the Agent SDK layout.
     Agent,
-}
-
-impl LayoutChoice {
-    pub fn layout(self) -> crate::project::Layout {
-        match self {
-            LayoutChoice::Bot => crate::project::Layout::Bot,
-            LayoutChoice::Agent => crate::project::Layout::Agent,
-        }
-    }
 }
 
 #[derive(Debug, Args)]
@@ -339,7 +339,7 @@ pub struct RunArgs {
     pub model: String,
 
     /// Continue this session (its events are appended after the recorded ones).
-    #[arg(long, value_name = "ID", value_parser = crate::state::parse_session_id)]
+    #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
     pub session: Option<String>,
 
     /// Dispatch the session's recorded events its hooks never saw (a run ended before
@@ -365,8 +365,8 @@ pub struct RunArgs {
     pub hook_timeout: std::time::Duration,
 
     /// The serve log's format on stderr.
-    #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
-    pub log_format: crate::serve_log::LogFormat,
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 
     #[command(flatten)]
     pub env: EnvArgs,
@@ -423,8 +423,8 @@ pub struct DevArgs {
     pub max_sessions: u32,
 
     /// The serve log's format on stderr.
-    #[arg(long, value_enum, default_value_t = crate::serve_log::LogFormat::Text)]
-    pub log_format: crate::serve_log::LogFormat,
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 
     #[command(flatten)]
     pub env: EnvArgs,
@@ -471,7 +471,7 @@ pub struct LogsArgs {
     pub since: Option<String>,
 
     /// Only this session's lines.
-    #[arg(long, value_name = "ID", value_parser = crate::state::parse_session_id)]
+    #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
     pub session: Option<String>,
 
     /// Only lines at this level or above.

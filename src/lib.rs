@@ -26,6 +26,7 @@ pub mod runtime;
 pub mod scaffold;
 pub mod sdk;
 pub mod serve_log;
+pub mod session_id;
 pub mod since;
 pub mod state;
 pub mod untrusted;

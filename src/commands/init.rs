@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::cli::InitArgs;
+use crate::cli::{InitArgs, LayoutChoice};
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 use crate::project::Layout;
@@ -18,7 +18,10 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         printer.stderr(&format!("error: `{}` exists and is not a folder\n", escape(&dir.display().to_string())));
         return Ok(ExitStatus::Error);
     }
-    let layout = args.layout.layout();
+    let layout = match args.layout {
+        LayoutChoice::Bot => Layout::Bot,
+        LayoutChoice::Agent => Layout::Agent,
+    };
     let other = Layout::ALL.into_iter().find(|other| *other != layout && dir.join(other.folder()).is_dir());
     if let Some(other) = other {
         printer.stderr(&format!(

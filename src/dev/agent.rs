@@ -5,10 +5,11 @@
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use crate::cli::LogFormat;
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::session::{LoadPlan, SessionFacts, SessionSetup};
 use crate::project::Project;
-use crate::serve_log::{LogFormat, ServeLog};
+use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 
 /// The hooks sessions load; `generation` changes when they are reloaded.

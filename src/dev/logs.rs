@@ -94,7 +94,7 @@ impl Filter {
     pub fn parse(query: &LogQuery) -> Result<Self, String> {
         let since = query.since.as_deref().map(since_bound).transpose()?;
         if let Some(session) = &query.session {
-            crate::state::check_session_id(session)?;
+            crate::session_id::check_session_id(session)?;
         }
         let levels = match query.level.as_deref() {
             None => vec!["debug", "info", "warn", "error"],

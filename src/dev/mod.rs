@@ -141,7 +141,7 @@ struct Message {
 }
 
 async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json(message): Json<Message>) -> Response {
-    if let Err(problem) = crate::state::check_session_id(&id) {
+    if let Err(problem) = crate::session_id::check_session_id(&id) {
         return error(StatusCode::BAD_REQUEST, problem);
     }
     let sessions = Arc::clone(&server.sessions);
@@ -179,7 +179,7 @@ async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json
 }
 
 async fn session_events(State(server): State<Server>, Path(id): Path<String>) -> Response {
-    if let Err(problem) = crate::state::check_session_id(&id) {
+    if let Err(problem) = crate::session_id::check_session_id(&id) {
         return error(StatusCode::BAD_REQUEST, problem);
     }
     let dir = server.agent.project().dir.clone();

@@ -132,7 +132,7 @@ impl HostCalls {
             return Err(format!("ctx.host.files: `{path}` is not a relative path inside the {scope} scope"));
         }
         if scope == "session" {
-            crate::state::check_session_id(&self.session_id)?;
+            crate::session_id::check_session_id(&self.session_id)?;
         }
         let root = self.scope_root(scope);
         crate::state::create_private_dir_all(&root).map_err(|error| error.to_string())?;

@@ -10,7 +10,4 @@ pub mod log_record;
 pub mod session_lease;
 mod store;
 
-pub use store::{
-    LogRow, SESSION_ID_MAX_LEN, STATE_DIR, StateStore, check_session_id, create_private_dir_all, parse_session_id,
-    runtime_dir, state_root,
-};
+pub use store::{LogRow, STATE_DIR, StateStore, create_private_dir_all, runtime_dir, state_root};

@@ -53,28 +53,6 @@ pub fn create_private_dir_all(path: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
 }
 
-/// The longest session id accepted from outside.
-pub const SESSION_ID_MAX_LEN: usize = 128;
-
-/// Checks a session id given from outside (`run --session`, `logs --session`, a `dev`
-/// URL): it names a folder of `ctx.host.files` under the state root, so it is 1 to 128 of
-/// `A-Z a-z 0-9 _ -` and can never be `..`, a path or an absolute one.
-pub fn check_session_id(id: &str) -> Result<(), String> {
-    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
-    if (1..=SESSION_ID_MAX_LEN).contains(&id.len()) && id.chars().all(allowed) {
-        return Ok(());
-    }
-    Err(format!(
-        "`{}` is not a session id: use 1 to {SESSION_ID_MAX_LEN} letters, digits, `_` or `-` (such as ses_0193a1b2c3d4e5f6)",
-        crate::untrusted::escape(id)
-    ))
-}
-
-/// A session id flag's value, checked by [`check_session_id`].
-pub fn parse_session_id(text: &str) -> Result<String, String> {
-    check_session_id(text).map(|()| text.to_owned())
-}
-
 /// The hook runtime's own files under the state root (`host.mjs`, its loader, the SDK).
 pub fn runtime_dir(state_root: &Path) -> PathBuf {
     state_root.join("runtime")
