@@ -25,3 +25,37 @@ impl From<ExitStatus> for ExitCode {
         }
     }
 }
+
+/// An error that ends the command with an exit status of its own rather than the 2 any other
+/// error gets: `main` prints it once (`error: …`) and exits with its status. Each error thus
+/// carries its exit code, wherever in the command it arises.
+#[derive(Debug)]
+pub struct Exit {
+    pub status: ExitStatus,
+    pub message: String,
+}
+
+impl Exit {
+    /// Exit 1: the command ran and what it checked failed (errors in the hooks, files in the way).
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self { status: ExitStatus::Failure, message: message.into() }
+    }
+
+    /// Exit 2: a usage or environment error.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self { status: ExitStatus::Error, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Exit {}
+
+/// The exit status `error` asks for: that of the first [`Exit`] in its chain, else 2.
+pub fn status_of(error: &anyhow::Error) -> ExitStatus {
+    error.chain().find_map(|cause| cause.downcast_ref::<Exit>()).map_or(ExitStatus::Error, |exit| exit.status)
+}

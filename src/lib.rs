@@ -66,7 +66,7 @@ pub fn main_as(program: cli::ProgramName) -> ExitCode {
         Err(error) if printer::StdoutClosed::is_cause_of(&error) => ExitStatus::Success.into(),
         Err(error) => {
             printer.stderr(&format!("error: {error:#}\n"));
-            ExitStatus::Error.into()
+            exit_status::status_of(&error).into()
         }
     }
 }

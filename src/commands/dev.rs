@@ -14,7 +14,7 @@ use crate::dev::token::load_or_create_token;
 use crate::dev::{Server, connections, is_loopback, router, watch};
 use crate::diagnostics::Severity;
 use crate::engine::session::{LoadPlan, SessionSetup};
-use crate::exit_status::ExitStatus;
+use crate::exit_status::{Exit, ExitStatus};
 use crate::loader::cache::Cache;
 use crate::printer::Printer;
 use crate::project;
@@ -39,7 +39,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let checked = check_located(located, cache.as_ref());
     let Some((setup, env)) = prepared.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
-        return Ok(refuse(&checked, printer));
+        return Err(refuse(&checked, printer));
     };
     if let Err(problem) = crate::runtime::host::check_node_version(&node_version(&setup.node)?) {
         return Err(problem.into());
@@ -97,12 +97,11 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// Prints why the server does not start; exit 1.
-fn refuse(checked: &crate::check::CheckedProject, printer: &Printer) -> ExitStatus {
+/// Prints why the server does not start, and ends with exit 1.
+fn refuse(checked: &crate::check::CheckedProject, printer: &Printer) -> anyhow::Error {
     printer.stderr(&report::pretty(checked, &Printer::new(ColorChoice::Never)));
     let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
-    printer.stderr(&format!("error: {what}, so the server did not start; see above\n"));
-    ExitStatus::Failure
+    Exit::failure(format!("{what}, so the server did not start; see above")).into()
 }
 
 /// `node --version`, or why Node.js cannot be used (in Node's own words when it says why).

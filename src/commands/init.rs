@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::cli::{InitArgs, LayoutChoice};
-use crate::exit_status::ExitStatus;
+use crate::exit_status::{Exit, ExitStatus};
 use crate::printer::Printer;
 use crate::project::Layout;
 use crate::scaffold::{self, FileKind, ScaffoldFile};
@@ -15,8 +15,7 @@ use crate::untrusted::escape;
 pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let dir = &args.dir;
     if dir.exists() && !dir.is_dir() {
-        printer.stderr(&format!("error: `{}` exists and is not a folder\n", escape(&dir.display().to_string())));
-        return Ok(ExitStatus::Error);
+        return Err(Exit::usage(format!("`{}` exists and is not a folder", escape(&dir.display().to_string()))).into());
     }
     let layout = match args.layout {
         LayoutChoice::Bot => Layout::Bot,
@@ -24,26 +23,25 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     };
     let other = Layout::ALL.into_iter().find(|other| *other != layout && dir.join(other.folder()).is_dir());
     if let Some(other) = other {
-        printer.stderr(&format!(
-            "error: `{}` already has an `{}/` source folder; a project has one: use `--layout {}`\n",
+        return Err(Exit::usage(format!(
+            "`{}` already has an `{}/` source folder; a project has one: use `--layout {}`",
             escape(&dir.display().to_string()),
             other.folder(),
             other.folder()
-        ));
-        return Ok(ExitStatus::Error);
+        ))
+        .into());
     }
     let name = agent_name(args, printer);
     let files = scaffold::files(&name, layout);
     let in_the_way: Vec<&ScaffoldFile> =
         files.iter().filter(|file| file.kind == FileKind::Owned && dir.join(&file.path).exists()).collect();
     if !in_the_way.is_empty() && !args.force {
-        let mut message = String::from("error: init would overwrite files that exist (nothing was written):\n");
+        let mut message = String::from("init would overwrite files that exist (nothing was written):\n");
         for file in &in_the_way {
             message.push_str(&format!("  {}\n", escape(&file.path.to_string_lossy())));
         }
-        message.push_str("run it again with --force to overwrite them\n");
-        printer.stderr(&message);
-        return Ok(ExitStatus::Failure);
+        message.push_str("run it again with --force to overwrite them");
+        return Err(Exit::failure(message).into());
     }
 
     std::fs::create_dir_all(dir).with_context(|| format!("could not create `{}`", dir.display()))?;

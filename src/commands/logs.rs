@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::cli::LogsArgs;
 use crate::dev::logs::{LogQuery, LogRequest, read_history};
-use crate::exit_status::ExitStatus;
+use crate::exit_status::{Exit, ExitStatus};
 use crate::logs::Stop;
 use crate::logs::connect::{Given, check_transport, dev_json_path, discover, read_dev_json};
 use crate::logs::follow::follow;
@@ -25,10 +25,7 @@ pub fn logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     match print_logs(args, printer) {
         Ok(()) => Ok(ExitStatus::Success),
         Err(error) => match error.downcast::<Stop>() {
-            Ok(stop) => {
-                printer.stderr(&format!("error: {}\n", stop.message));
-                Ok(stop.status)
-            }
+            Ok(stop) => Err(Exit { status: stop.status, message: stop.message }.into()),
             Err(error) => Err(error),
         },
     }

@@ -17,7 +17,7 @@ use crate::engine::model::{self, LOCAL_MODEL};
 use crate::engine::session::{self, LoadPlan, SessionFacts, SessionSetup};
 use crate::engine::undelivered::{self, Undelivered};
 use crate::env_file;
-use crate::exit_status::ExitStatus;
+use crate::exit_status::{Exit, ExitStatus};
 use crate::loader::cache::Cache;
 use crate::printer::Printer;
 use crate::project::{self, Project};
@@ -62,8 +62,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     else {
         printer.stderr(&report::pretty(&checked, &Printer::new(ColorChoice::Never)));
         let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
-        printer.stderr(&format!("error: {what}, so nothing ran; see above\n"));
-        return Ok(ExitStatus::Failure);
+        return Err(Exit::failure(format!("{what}, so nothing ran; see above")).into());
     };
     let Some(project) = &checked.project else { unreachable!("checked above") };
     checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));
