@@ -13,13 +13,13 @@ use crate::loader::cache::Cache;
 use crate::loader::graph;
 use crate::loader::resolver::{ImportKind, Resolver, Target};
 use crate::printer::Printer;
-use crate::state::{runtime_dir, state_root};
+use crate::state::StateRoot;
 
 /// Prints the manifest of the module `args` names; exit 0 whether or not it loads (the
 /// runtime reads the answer), 2 only when the project itself cannot be used.
 pub fn load_module(args: &LoadModuleArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let root = args.dir.canonicalize()?;
-    let state_root = state_root(&root)?;
+    let state_root = StateRoot::create(&root)?;
     let resolver = Resolver::new(&root);
     let target = match &args.from {
         Some(importer) => {
@@ -45,7 +45,7 @@ pub fn load_module(args: &LoadModuleArgs, printer: &Printer) -> anyhow::Result<E
         let error = format!("{} (at {path}{})", error.message, at.unwrap_or_default());
         return answer(printer, json!({ "error": error }));
     }
-    let manifest = crate::loader::manifest(&modules, &runtime_dir(&state_root));
+    let manifest = crate::loader::manifest(&modules, &state_root.runtime());
     answer(printer, json!({ "target": target, "manifest": manifest }))
 }
 

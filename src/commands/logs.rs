@@ -14,7 +14,7 @@ use crate::logs::follow::follow;
 use crate::logs::print::{LogRecord, Output, Style};
 use crate::logs::query::Query;
 use crate::printer::Printer;
-use crate::state::{STATE_DIR, StateStore};
+use crate::state::{STATE_DIR, StateRoot, StateStore};
 
 /// Prints the log's history (and with `--follow` what comes after) until the history ends
 /// or Ctrl-C: exit 0. With no server running here, prints the local history instead (exit
@@ -53,7 +53,7 @@ fn print_logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<()> {
         });
     match served {
         Err(error) if local && error.downcast_ref::<Stop>().is_some_and(|stop| stop.no_server) => {
-            let state_db = args.dir.dir.join(STATE_DIR).join("state.db");
+            let state_db = StateRoot::of(&args.dir.dir).database();
             if !state_db.is_file() {
                 return Err(error);
             }

@@ -3,14 +3,14 @@
 //! rotated, and compared in constant time.
 
 use std::io::Read;
-use std::path::Path;
 
-use crate::state::dev_file::{DevFile, dev_file_path};
+use crate::state::StateRoot;
+use crate::state::dev_file::DevFile;
 
 /// The token to use: the one already in `dev.json`, unless rotating or there is none.
-pub fn load_or_create_token(state_root: &Path, rotate: bool) -> anyhow::Result<String> {
+pub fn load_or_create_token(root: &StateRoot, rotate: bool) -> anyhow::Result<String> {
     if !rotate
-        && let Ok(text) = std::fs::read_to_string(dev_file_path(state_root))
+        && let Ok(text) = std::fs::read_to_string(root.dev_file())
         && let Ok(existing) = serde_json::from_str::<DevFile>(&text)
         && existing.token.len() >= 32
     {
@@ -54,13 +54,12 @@ mod tests {
     #[test]
     fn a_token_is_kept_until_rotated() {
         let dir = tempfile::tempdir().unwrap();
-        let first = load_or_create_token(dir.path(), false).unwrap();
-        write_dev_file(dir.path(), &DevFile { url: "http://127.0.0.1:1".into(), token: first.clone() }).unwrap();
-        assert_eq!(load_or_create_token(dir.path(), false).unwrap(), first);
-        assert_ne!(load_or_create_token(dir.path(), true).unwrap(), first);
-        let mode = std::os::unix::fs::PermissionsExt::mode(
-            &std::fs::metadata(dev_file_path(dir.path())).unwrap().permissions(),
-        );
+        let root = StateRoot::create(dir.path()).unwrap();
+        let first = load_or_create_token(&root, false).unwrap();
+        write_dev_file(&root, &DevFile { url: "http://127.0.0.1:1".into(), token: first.clone() }).unwrap();
+        assert_eq!(load_or_create_token(&root, false).unwrap(), first);
+        assert_ne!(load_or_create_token(&root, true).unwrap(), first);
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(root.dev_file()).unwrap().permissions());
         assert_eq!(mode & 0o777, 0o600);
     }
 }

@@ -17,7 +17,7 @@ use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
 use crate::serve_log::ServeLog;
-use crate::state::{self, StateStore, state_root};
+use crate::state::{StateRoot, StateStore};
 
 /// Who the session is, as `ctx.session` and `ctx.channel` say.
 pub struct SessionFacts<'f> {
@@ -33,7 +33,7 @@ pub struct SessionFacts<'f> {
 #[derive(Debug, Clone)]
 pub struct SessionSetup {
     pub project: Project,
-    pub state_root: PathBuf,
+    pub state_root: StateRoot,
     pub node: PathBuf,
     /// Variables from `.env` files for the runtime.
     pub env: Vec<(String, String)>,
@@ -47,7 +47,7 @@ impl SessionSetup {
     pub fn prepare(project: Project, env: &EnvArgs, hook_timeout: Duration) -> anyhow::Result<(Self, LoadedEnv)> {
         let shell_has = |key: &str| std::env::var_os(key).is_some();
         let loaded = env_file::load(&project.dir, &env.env_file, env.no_env_file, shell_has)?;
-        let state_root = state_root(&project.dir).context("could not create the state folder")?;
+        let state_root = StateRoot::create(&project.dir).context("could not create the state folder")?;
         let setup = SessionSetup { project, state_root, node: node_command(), env: loaded.vars.clone(), hook_timeout };
         setup.install_runtime()?;
         Ok((setup, loaded))
@@ -55,13 +55,13 @@ impl SessionSetup {
 
     /// Where the runtime's own files live.
     pub fn runtime_dir(&self) -> PathBuf {
-        state::runtime_dir(&self.state_root)
+        self.state_root.runtime()
     }
 
     /// Writes the runtime's files (unchanged files are not rewritten), and removes the
     /// compiled copy of the project earlier versions kept.
     fn install_runtime(&self) -> anyhow::Result<()> {
-        let obsolete = self.state_root.join("compiled");
+        let obsolete = self.state_root.path().join("compiled");
         if obsolete.is_dir() {
             let _ = std::fs::remove_dir_all(obsolete);
         }
@@ -90,7 +90,7 @@ impl SessionSetup {
             "session": { "id": facts.id, "channelId": facts.channel_id, "mode": facts.mode, "purpose": facts.purpose, "auth": null },
             "agent": { "name": self.project.name },
             "channel": { "id": facts.channel_id, "continuationToken": facts.continuation_token },
-            "stateRoot": self.state_root,
+            "stateRoot": self.state_root.path(),
         })
     }
 

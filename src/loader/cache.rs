@@ -13,9 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::resolver::{ModuleFormat, TsOptions};
 use super::transform::{Compiled, Import};
-
-/// The folder under the state root.
-const CACHE_DIR: &str = "cache";
+use crate::state::StateRoot;
 
 /// An open cache folder.
 #[derive(Debug, Clone)]
@@ -42,9 +40,9 @@ pub struct Cached {
 }
 
 impl Cache {
-    /// The cache of the state root `state_root` (created on first write).
-    pub fn new(state_root: &Path) -> Self {
-        Self { dir: state_root.join(CACHE_DIR) }
+    /// The cache of the state root `root` (created on first write).
+    pub fn new(root: &StateRoot) -> Self {
+        Self { dir: root.cache() }
     }
 
     /// The key of a module: a 128-bit hash, as 32 hex digits, of everything that decides its output.
@@ -153,7 +151,7 @@ mod tests {
     #[test]
     fn entries_round_trip_and_keys_change_with_anything_that_changes_output() {
         let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path());
+        let cache = Cache::new(&StateRoot::of(dir.path()));
         let options = TsOptions::default();
         let key = Cache::key(Path::new("/p/a.ts"), "x", ModuleFormat::Esm, &options);
         assert_ne!(key, Cache::key(Path::new("/p/b.ts"), "x", ModuleFormat::Esm, &options));
@@ -175,6 +173,6 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(20));
         cache.prune(std::time::Duration::ZERO);
         assert!(cache.get(&key).is_none(), "an old one goes");
-        assert_eq!(std::fs::read_dir(dir.path().join(CACHE_DIR)).unwrap().count(), 0, "with its code");
+        assert_eq!(std::fs::read_dir(dir.path().join(".agent-sdk/cache")).unwrap().count(), 0, "with its code");
     }
 }

@@ -10,7 +10,7 @@ use reqwest::header::HeaderValue;
 use serde::Deserialize;
 
 use super::Stop;
-use crate::state::STATE_DIR;
+use crate::state::StateRoot;
 use crate::untrusted::escape;
 
 /// The bearer token. Its `Debug` never shows it, so it cannot leak into a message.
@@ -76,7 +76,7 @@ impl Endpoint {
 
 /// `<dir>/.agent-sdk/dev.json`.
 pub fn dev_json_path(dir: &Path) -> PathBuf {
-    dir.join(STATE_DIR).join("dev.json")
+    StateRoot::of(dir).dev_file()
 }
 
 /// Reads `dev.json`: `None` when there is none (no local server was started).

@@ -113,7 +113,7 @@ impl HostCalls {
 
     /// The folder a `files` scope maps to: the session's own, or the deployment's.
     fn scope_root(&self, scope: &str) -> PathBuf {
-        let files = self.store.root().join("files");
+        let files = self.store.root().files();
         match scope {
             "deployment" => files.join("deployment"),
             _ => files.join("sessions").join(&self.session_id),

@@ -1,9 +1,9 @@
 //! `dev.json`: the dev server's URL and bearer token, kept under the state root with mode
 //! 0600, for `agent-sdk logs` to find a local server.
 
-use std::path::{Path, PathBuf};
-
 use serde::{Deserialize, Serialize};
+
+use super::StateRoot;
 
 /// What `agent-sdk logs` reads to find a local dev server.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -12,16 +12,11 @@ pub struct DevFile {
     pub token: String,
 }
 
-/// `<state root>/dev.json`.
-pub fn dev_file_path(state_root: &Path) -> PathBuf {
-    state_root.join("dev.json")
-}
-
 /// Writes `dev.json` readable by its owner only.
-pub fn write_dev_file(state_root: &Path, dev: &DevFile) -> anyhow::Result<()> {
+pub fn write_dev_file(root: &StateRoot, dev: &DevFile) -> anyhow::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let path = dev_file_path(state_root);
+    let path = root.dev_file();
     let mut file = std::fs::OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(&path)?;
     // An older file may have been created with wider permissions.
     file.set_permissions(std::fs::Permissions::from_mode(0o600))?;

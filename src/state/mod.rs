@@ -10,4 +10,4 @@ pub mod log_record;
 pub mod session_lease;
 mod store;
 
-pub use store::{LogRow, STATE_DIR, StateStore, create_private_dir_all, runtime_dir, state_root};
+pub use store::{LogRow, STATE_DIR, StateRoot, StateStore, create_private_dir_all};

@@ -14,9 +14,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-/// The folder under the state root that holds the sessions' lock files.
-const LOCKS_DIR: &str = "sessions";
-
 /// How long a refused process waits for the holder to write its pid (it writes it right
 /// after taking the lock).
 const PID_WAIT: Duration = Duration::from_secs(1);
@@ -48,8 +45,8 @@ pub struct SessionLease {
 impl SessionLease {
     /// Takes the lease of `session_id` without waiting: a [`SessionInUse`] error when
     /// another process holds it.
-    pub fn take(state_root: &Path, session_id: &str) -> anyhow::Result<Self> {
-        let dir = state_root.join(LOCKS_DIR);
+    pub fn take(root: &super::StateRoot, session_id: &str) -> anyhow::Result<Self> {
+        let dir = root.sessions();
         crate::state::create_private_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;
         let path = dir.join(lock_file_name(session_id));
         loop {
@@ -144,14 +141,15 @@ mod tests {
 
     #[test]
     fn a_second_lease_on_a_held_session_names_the_holder_and_a_dropped_one_is_free() {
-        let root = tempfile::tempdir().unwrap();
-        let held = SessionLease::take(root.path(), "ses_a").unwrap();
-        let refused = SessionLease::take(root.path(), "ses_a").unwrap_err();
+        let dir = tempfile::tempdir().unwrap();
+        let root = super::super::StateRoot::create(dir.path()).unwrap();
+        let held = SessionLease::take(&root, "ses_a").unwrap();
+        let refused = SessionLease::take(&root, "ses_a").unwrap_err();
         let in_use = refused.downcast_ref::<SessionInUse>().unwrap();
         assert_eq!(in_use.pid, Some(std::process::id()));
-        assert!(SessionLease::take(root.path(), "ses_b").is_ok(), "sessions are leased one by one");
+        assert!(SessionLease::take(&root, "ses_b").is_ok(), "sessions are leased one by one");
         drop(held);
-        assert!(SessionLease::take(root.path(), "ses_a").is_ok());
+        assert!(SessionLease::take(&root, "ses_a").is_ok());
     }
 
     #[test]

@@ -15,13 +15,62 @@ use crate::state::log_record::Record;
 /// The folder under `--dir` that holds local state.
 pub const STATE_DIR: &str = ".agent-sdk";
 
-/// `<dir>/.agent-sdk`, created on demand (mode 0700), as an absolute path, with its own
-/// `.gitignore` (see [`ignore_in_git`]).
-pub fn state_root(dir: &Path) -> std::io::Result<PathBuf> {
-    let root = dir.join(STATE_DIR);
-    create_private_dir_all(&root)?;
-    ignore_in_git(&root)?;
-    root.canonicalize()
+/// The state root, `<dir>/.agent-sdk/`, and every path agent-sdk keeps in it: the one
+/// place that knows the layout of the folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateRoot {
+    path: PathBuf,
+}
+
+impl StateRoot {
+    /// Where the state root of the project at `dir` is; nothing is created (for readers).
+    pub fn of(dir: &Path) -> Self {
+        Self { path: dir.join(STATE_DIR) }
+    }
+
+    /// The state root of the project at `dir`, created on demand (mode 0700) with its own
+    /// `.gitignore` (see [`ignore_in_git`]), as an absolute path.
+    pub fn create(dir: &Path) -> std::io::Result<Self> {
+        let path = dir.join(STATE_DIR);
+        create_private_dir_all(&path)?;
+        ignore_in_git(&path)?;
+        Ok(Self { path: path.canonicalize()? })
+    }
+
+    /// The folder itself (`ctx.stateRoot`).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// `state.db`: the SQLite store.
+    pub fn database(&self) -> PathBuf {
+        self.path.join("state.db")
+    }
+
+    /// `runtime/`: the hook runtime's own files (`host.mjs`, its loader, the SDK).
+    pub fn runtime(&self) -> PathBuf {
+        self.path.join("runtime")
+    }
+
+    /// `cache/`: compiled modules.
+    pub fn cache(&self) -> PathBuf {
+        self.path.join("cache")
+    }
+
+    /// `files/`: what `ctx.host.files` keeps (`sessions/<id>/` and `deployment/`).
+    pub fn files(&self) -> PathBuf {
+        self.path.join("files")
+    }
+
+    /// `sessions/`: the sessions' lock files.
+    pub fn sessions(&self) -> PathBuf {
+        self.path.join("sessions")
+    }
+
+    /// `dev.json`: the dev server's URL and token.
+    pub fn dev_file(&self) -> PathBuf {
+        self.path.join("dev.json")
+    }
 }
 
 /// What the state root's own `.gitignore` says: everything in it.
@@ -53,11 +102,6 @@ pub fn create_private_dir_all(path: &Path) -> std::io::Result<()> {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
 }
 
-/// The hook runtime's own files under the state root (`host.mjs`, its loader, the SDK).
-pub fn runtime_dir(state_root: &Path) -> PathBuf {
-    state_root.join("runtime")
-}
-
 /// One recorded serve-log line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogRow {
@@ -74,7 +118,7 @@ pub struct LogRow {
 /// An open state store.
 pub struct StateStore {
     connection: Connection,
-    root: PathBuf,
+    root: StateRoot,
 }
 
 const SCHEMA: &str = "
@@ -130,8 +174,8 @@ CREATE TABLE IF NOT EXISTS artifacts (
 impl StateStore {
     /// Opens (creating on demand) the store of the project at `dir`.
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
-        let root = state_root(dir)?;
-        let connection = Connection::open(root.join("state.db"))?;
+        let root = StateRoot::create(dir)?;
+        let connection = Connection::open(root.database())?;
         connection.busy_timeout(std::time::Duration::from_secs(10))?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
         // NORMAL in WAL mode: a commit survives the process dying; only a power cut
@@ -141,8 +185,8 @@ impl StateStore {
         Ok(Self { connection, root })
     }
 
-    /// The absolute state root.
-    pub fn root(&self) -> &Path {
+    /// The state root it lives in.
+    pub fn root(&self) -> &StateRoot {
         &self.root
     }
 
