@@ -1231,3 +1231,16 @@ fn the_bearer_scheme_is_case_insensitive_and_spaces_are_tolerated() {
         assert_eq!(response.status(), 401, "{}", header.replace(token.as_str(), "<token>"));
     }
 }
+
+#[test]
+fn quiet_dev_writes_only_warnings_and_errors_but_records_every_line() {
+    let dir = copy_fixture("dev", "basic");
+    let child = dev_command(dir.path(), &["--quiet"]).spawn().unwrap();
+    let server = DevServer::adopt(child, dir.path(), "");
+    let session = server.create_session();
+    server.send(&session, "one");
+    wait_for_log(&server, "loaded hook \"recorder\"");
+    let printed = std::fs::read_to_string(dir.path().join("dev.log")).unwrap();
+    assert!(!printed.lines().any(|line| line.contains(" INFO ")), "{printed}");
+    assert!(!printed.contains("loaded hook"), "{printed}");
+}
