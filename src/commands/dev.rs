@@ -52,6 +52,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         setup,
         session_idle: args.session_idle,
         log_format: args.log_format,
+        quiet: printer.is_quiet(),
         hooks: RwLock::new(HookSet { generation: 0, plan }),
         log_cursor: Arc::new(log_cursor),
     });

@@ -26,6 +26,8 @@ pub struct Agent {
     /// runtime and store connections given back).
     pub session_idle: Duration,
     pub log_format: LogFormat,
+    /// `--quiet`: the serve log writes only warnings and errors to stderr (all is recorded).
+    pub quiet: bool,
     pub hooks: RwLock<HookSet>,
     /// The newest serve-log cursor, for `/v1/logs` followers to wake on.
     pub log_cursor: Arc<tokio::sync::watch::Sender<u64>>,
@@ -44,6 +46,9 @@ impl Agent {
     /// A serve log for `session_id` (or the server itself), recorded with cursors.
     pub fn serve_log(&self, session_id: Option<&str>) -> anyhow::Result<ServeLog> {
         let mut log = ServeLog::new(self.log_format);
+        if self.quiet {
+            log.quiet();
+        }
         if let Some(session_id) = session_id {
             log.for_session(session_id);
         }
