@@ -79,9 +79,10 @@ fn node_imports_and_requires_every_module() {
   const {{ memoryHook }} = await import("{package}/memory");
   const required = {{ root: require("{package}"), hooks: require("{package}/hooks"), memory: require("{package}/memory") }};
   const hook = defineHook({{ events: {{ "turn.completed"() {{}} }} }});
-  check(isHookDefinition(hook) && isHookDefinition(memoryHook()) && isHookDefinition(root.memoryHook()), "{package}: hooks");
-  check(required.hooks.isHookDefinition(hook) && required.root.defineHook === required.hooks.defineHook, "{package}: require");
-  check(root.defineHook === defineHook && typeof required.memory.memoryHook === "function", "{package}: one implementation");
+  check(isHookDefinition(hook) && isHookDefinition(memoryHook()), "{package}: hooks");
+  check(required.hooks.isHookDefinition(hook) && typeof required.memory.memoryHook === "function", "{package}: require");
+  // The root holds the types only, as `validate` has it: no function to import from it.
+  check(root.defineHook === undefined && required.root.memoryHook === undefined, "{package}: a root of types");
 }}"#
             )
         })

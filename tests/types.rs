@@ -157,3 +157,12 @@ fn a_field_the_event_does_not_have_fails_where_it_is_read() {
         assert!(text.contains("Property 'usage' does not exist on type '{ text: string; }'"), "{text}");
     }
 }
+
+/// The package root holds types only: `defineHook` imported from it is an error for `tsc`
+/// (TS2305) as it is for `validate` (`hooks::unknown-sdk-module`), at the same import.
+#[test]
+fn define_hook_from_the_package_root_fails_as_validate_says() {
+    let (code, errors, text) = type_check(&project("fixtures/validate", "unknown-sdk-module"), NODENEXT);
+    assert_ne!(code, 0, "{text}");
+    assert!(errors.iter().any(|error| error.starts_with("bot/hooks/root-module.ts(1,10): TS2305")), "{text}");
+}

@@ -2,8 +2,9 @@
 //! ([`crate::vocabulary::EVENTS`]): the same table the analyser checks handler keys
 //! against, so the types a user's editor sees never drift from what `validate` accepts.
 //!
-//! `index.d.ts` holds the types (`SessionEvent`, `HookContext`, …) and re-exports the
-//! functions; `hooks.d.ts` and `memory.d.ts` declare `defineHook` and `memoryHook`.
+//! `index.d.ts` holds the types (`SessionEvent`, `HookContext`, …) and nothing that runs;
+//! `hooks.d.ts` and `memory.d.ts` declare `defineHook` and `memoryHook` (SPEC §7: the root
+//! exports the types; importing a function from it is `hooks::unknown-sdk-module`).
 
 use std::fmt::Write;
 
@@ -197,8 +198,6 @@ export interface HookDefinition {
   readonly events: Handlers;
 }
 
-export { defineHook } from "./hooks.js";
-export { memoryHook } from "./memory.js";
 export type { MemoryHookOptions } from "./memory.js";
 "#;
 

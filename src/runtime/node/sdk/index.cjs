@@ -1,8 +1,7 @@
-// `@cursor/bdk` (and `@grok/agent-sdk`, `@cursor/july`) for `require`: the package root.
+// `@cursor/bdk` (and `@grok/agent-sdk`, `@cursor/july`) for `require`: the package root,
+// which holds the types and nothing that runs (`defineHook` is in `/hooks`, `memoryHook`
+// in `/memory`, as `validate` checks).
 
 'use strict';
 
-const { defineHook } = require('./hooks.cjs');
-const { memoryHook } = require('./memory.cjs');
-
-module.exports = { defineHook, memoryHook };
+module.exports = {};
