@@ -143,6 +143,28 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Writes `text` to `path` unless it already holds exactly that, so a second run writes
+/// nothing (one read per file); a write replaces the file whole, since another process (a
+/// second agent-sdk, an editor, `tsc`) may be reading it. A missing folder is made with
+/// `create_folder` (only then). Returns whether it wrote.
+pub fn write_if_changed(
+    path: &Path,
+    text: &str,
+    create_folder: fn(&Path) -> std::io::Result<()>,
+) -> std::io::Result<bool> {
+    if std::fs::read(path).is_ok_and(|existing| existing == text.as_bytes()) {
+        return Ok(false);
+    }
+    match write_atomically(path, text.as_bytes()) {
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            create_folder(path.parent().unwrap_or(Path::new(".")))?;
+            write_atomically(path, text.as_bytes())?;
+        }
+        written => written?,
+    }
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -161,14 +161,7 @@ pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
 
 /// Writes `text` to `path` unless it already holds exactly that, so a warm start writes nothing.
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
-    if std::fs::read_to_string(path).is_ok_and(|existing| existing == text) {
-        return Ok(());
-    }
-    if let Some(parent) = path.parent() {
-        crate::state::create_private_dir_all(parent)?;
-    }
-    // Another agent-sdk may be reading it: replace it whole, never write it in place.
-    crate::loader::cache::write_atomically(path, text.as_bytes())
+    crate::loader::cache::write_if_changed(path, text, crate::state::create_private_dir_all).map(drop)
 }
 
 impl Runtime {

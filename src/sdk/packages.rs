@@ -182,15 +182,7 @@ impl Json<'_> {
 
 /// Writes `text` to `path` unless it holds exactly that already; whether it wrote.
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|existing| existing == text.as_bytes()) {
-        return Ok(false);
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    // An editor or `tsc` may be reading it: replace it whole, never write it in place.
-    crate::loader::cache::write_atomically(path, text.as_bytes())?;
-    Ok(true)
+    crate::loader::cache::write_if_changed(path, text, |folder| std::fs::create_dir_all(folder))
 }
 
 #[cfg(test)]
