@@ -370,9 +370,10 @@ impl<'s> Dispatcher<'s> {
                     if self.running.as_ref().is_some_and(|running| running.since.elapsed() >= self.timeout + KILL_GRACE)
                     {
                         self.restart(Restart::NeverYielded)?;
-                    } else if self.runtime.exit_status().is_some() {
+                    } else if !max_wait.is_zero() && self.runtime.exit_status().is_some() {
                         // Ended, though its channel has not closed yet: what it sent last is
-                        // still on the way.
+                        // still on the way. (Asked only after a wait that brought nothing, not
+                        // on the no-wait pump after every dispatched event.)
                         self.drain_after_exit();
                         self.restart(Restart::Exited)?;
                     }
