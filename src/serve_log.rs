@@ -19,13 +19,7 @@ pub const LOG_ID_HEADER: &str = "log-id";
 /// what a hook prints can neither forge a line of the log nor reach the terminal as an
 /// escape sequence.
 fn text_lines(record: &Record) -> String {
-    let mut text = String::new();
-    for (index, line) in record.message.split('\n').enumerate() {
-        let mark = if index == 0 { "" } else { "| " };
-        let line = crate::untrusted::escape(line);
-        text.push_str(&format!("{} {} {mark}{line}\n", record.at, record.level.label()));
-    }
-    text
+    crate::untrusted::prefixed_lines(&format!("{} {}", record.at, record.level.label()), &record.message)
 }
 
 /// Writes serve-log records to stderr, each tagged with the session, and (once a state

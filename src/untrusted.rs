@@ -36,6 +36,22 @@ pub fn escape_keeping_lines(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` as log lines: each of its lines after `prefix` (our own time, level, labels),
+/// lines after the first marked `| `, each escaped. Text we did not write can neither forge
+/// a line of the log nor reach the terminal as an escape sequence.
+pub fn prefixed_lines(prefix: &str, text: &str) -> String {
+    let mut out = String::with_capacity(prefix.len() + text.len() + 8);
+    for (index, line) in text.split('\n').enumerate() {
+        let mark = if index == 0 { "" } else { "| " };
+        out.push_str(prefix);
+        out.push(' ');
+        out.push_str(mark);
+        out.push_str(&escape(line));
+        out.push('\n');
+    }
+    out
+}
+
 fn needs_escape(c: char) -> bool {
     c.is_control() || c == '\u{2028}' || c == '\u{2029}'
 }
@@ -70,6 +86,12 @@ mod tests {
         assert_eq!(escape("\u{1b}]8;;http://x\u{7}"), "\\u{1b}]8;;http://x\\u{7}");
         assert_eq!(escape("\u{9b}31m\u{7f}"), "\\u{9b}31m\\u{7f}");
         assert_eq!(escape("a\u{2028}b"), "a\\u{2028}b");
+    }
+
+    #[test]
+    fn every_line_gets_the_prefix_and_continuations_are_marked() {
+        assert_eq!(prefixed_lines("T INFO ", "one"), "T INFO  one\n");
+        assert_eq!(prefixed_lines("T", "a\nforged\u{1b}[2J\r"), "T a\nT | forged\\u{1b}[2J\\r\n");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::clock::format_timestamp;
 use crate::printer::Printer;
 use crate::since::parse_rfc3339;
+use crate::untrusted::escape;
 
 /// How many characters of a session id the human line shows (its end: ids share their start).
 const SESSION_SHORT_LEN: usize = 8;
@@ -95,16 +96,10 @@ pub fn human_line(record: &LogRecord, color: bool, zone: Option<&jiff::tz::TimeZ
         line.push_str(&format!(" [{}]", short_session(session)));
     }
     if let Some(hook) = record.text("hook").filter(|hook| !names_hook(record.text("message"), hook)) {
-        line.push_str(&format!(" [hook \"{}\"]", escape_controls(hook)));
+        line.push_str(&format!(" [hook \"{}\"]", escape(hook)));
     }
-    // Each line of the message gets the prefix (lines after the first marked `| `), as in
-    // the serve log itself: a message cannot forge a line of its own.
-    let mut text = String::new();
-    for (index, part) in record.text("message").unwrap_or_default().trim_end_matches('\n').split('\n').enumerate() {
-        let mark = if index == 0 { "" } else { "| " };
-        text.push_str(&format!("{line} {mark}{}\n", escape_controls(part)));
-    }
-    text
+    // Each line of the message gets the prefix, as in the serve log itself.
+    crate::untrusted::prefixed_lines(&line, record.text("message").unwrap_or_default().trim_end_matches('\n'))
 }
 
 /// Whether the message already says which hook it is about (`hook "x": …`, `hook "x"
@@ -127,7 +122,7 @@ pub fn json_line(record: &LogRecord) -> serde_json::Result<String> {
 
 /// The record's time with milliseconds, in `zone` (else UTC); as given when it is not RFC 3339.
 fn display_time(at: &str, zone: Option<&jiff::tz::TimeZone>) -> String {
-    let Some(instant) = parse_rfc3339(at) else { return escape_controls(at) };
+    let Some(instant) = parse_rfc3339(at) else { return escape(at).into_owned() };
     match zone {
         Some(zone) => instant.to_zoned(zone.clone()).strftime("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string(),
         None => format_timestamp(instant),
@@ -136,7 +131,7 @@ fn display_time(at: &str, zone: Option<&jiff::tz::TimeZone>) -> String {
 
 /// The level in capitals, padded so messages line up (`INFO `, `ERROR`).
 fn label(level: &str) -> String {
-    format!("{:<5}", escape_controls(&level.to_ascii_uppercase()))
+    format!("{:<5}", escape(&level.to_ascii_uppercase()))
 }
 
 fn colored_label(level: &str) -> String {
@@ -153,13 +148,7 @@ fn colored_label(level: &str) -> String {
 /// share their start, so the end is what tells them apart.
 fn short_session(id: &str) -> String {
     let chars: Vec<char> = id.chars().collect();
-    escape_controls(&chars[chars.len().saturating_sub(SESSION_SHORT_LEN)..].iter().collect::<String>())
-}
-
-/// Control characters escaped: a log line must not be able to move the cursor or recolour
-/// the terminal.
-fn escape_controls(text: &str) -> String {
-    crate::untrusted::escape(text).into_owned()
+    escape(&chars[chars.len().saturating_sub(SESSION_SHORT_LEN)..].iter().collect::<String>()).into_owned()
 }
 
 #[cfg(test)]
