@@ -28,6 +28,7 @@ pub mod sdk;
 pub mod serve_log;
 pub mod session_id;
 pub mod since;
+pub mod sse;
 pub mod state;
 pub mod untrusted;
 pub mod uri;

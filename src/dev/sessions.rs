@@ -293,7 +293,7 @@ impl<'a> OpenSession<'a> {
                 Ok(())
             };
             let mut feed = Feed { sink: &mut sink, recorder, dispatcher, interrupted: &never_interrupted };
-            feed.turn(&text, outputs)
+            feed.turn(&text, &mut model::LocalModel::new(outputs))
         });
         if stream.fell_behind() {
             self.log.warn(format!(

@@ -330,6 +330,16 @@ impl<'s> Dispatcher<'s> {
         Ok(())
     }
 
+    /// Whether dispatched events are still going through the hooks.
+    pub fn busy(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
+    /// The session's serve log.
+    pub fn serve_log(&self) -> &'s ServeLog {
+        self.log
+    }
+
     /// Keeps handling the runtime's messages for `duration` (while the model is slow).
     pub fn idle(&mut self, duration: Duration) -> anyhow::Result<()> {
         let until = Instant::now() + duration;

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::clock::{new_id, now_rfc3339};
 use crate::engine::dispatcher::Dispatcher;
-use crate::engine::model;
-use crate::engine::turn::{self, TurnEvent, TurnStep};
+use crate::engine::model::{ModelStream, Next};
+use crate::engine::turn::{self, Turn, TurnEvent, TurnStep};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
@@ -54,6 +54,13 @@ impl FailedTurn {
 /// Events recorded per transaction when replaying.
 const REPLAY_BATCH: usize = 512;
 
+/// How long one wait on a model lasts before Ctrl-C is looked at again.
+const MODEL_WAIT: Duration = Duration::from_millis(50);
+
+/// How long the hooks are served at a time, between looks at the model, while they have
+/// events in flight: the most an arriving output waits to be shown.
+const HOOKS_SLICE: Duration = Duration::from_millis(1);
+
 /// Where recorded events are shown.
 pub type Sink<'f> = dyn FnMut(&Envelope) -> anyhow::Result<()> + 'f;
 
@@ -66,30 +73,61 @@ pub struct Feed<'f, 's> {
 }
 
 impl Feed<'_, '_> {
-    /// One turn of the local model answering `message`.
-    pub fn turn(&mut self, message: &str, outputs: Vec<model::ModelOutput>) -> anyhow::Result<Outcome> {
+    /// One turn answering `message`: each of the model's outputs is recorded, shown and
+    /// dispatched as it comes, while the hooks are served in between.
+    pub fn turn(&mut self, message: &str, model: &mut dyn ModelStream) -> anyhow::Result<Outcome> {
         let mut outcome = Outcome::default();
         let turn_id = new_id("turn");
-        for step in turn::turn_steps(message, outputs) {
-            let event = match step {
-                TurnStep::Wait(duration) => {
-                    wait_for_model(self.dispatcher, duration, self.interrupted)?;
-                    continue;
+        let (mut turn, received) = Turn::start(message);
+        self.record_show_dispatch(received, &turn_id, &mut outcome)?;
+        while !turn.ended() {
+            if self.interrupted.load(Ordering::SeqCst) {
+                outcome.cancelled = true;
+                return self.record_show_dispatch(turn::cancelled(), &turn_id, &mut outcome).map(|()| outcome);
+            }
+            let steps = match self.next_output(model)? {
+                Next::Output(output) => turn.steps(output),
+                Next::Waiting => continue,
+                Next::Ended => {
+                    return self.record_show_dispatch(turn::model_stopped(), &turn_id, &mut outcome).map(|()| outcome);
                 }
-                TurnStep::Record(_) if self.interrupted.load(Ordering::SeqCst) => {
-                    outcome.cancelled = true;
-                    turn::cancelled()
-                }
-                TurnStep::Record(event) => event,
             };
-            let envelope = self.recorder.record(event.event_type, Some(&turn_id), event.data, now_rfc3339())?;
-            outcome.failed = outcome.failed.or_else(|| FailedTurn::of(&envelope));
-            self.show_and_dispatch(envelope)?;
-            if outcome.cancelled {
-                break;
+            for step in steps {
+                match step {
+                    TurnStep::Record(event) => self.record_show_dispatch(event, &turn_id, &mut outcome)?,
+                    TurnStep::Wait(duration) => wait_for_model(self.dispatcher, duration, self.interrupted)?,
+                    TurnStep::Log(level, line) => {
+                        let mut record = Record::new(level, line);
+                        record.turn_id = Some(turn_id.clone());
+                        self.dispatcher.serve_log().write(record);
+                    }
+                }
             }
         }
         Ok(outcome)
+    }
+
+    /// The model's next output. While the hooks have events in flight they are served
+    /// between short looks at the model; otherwise the wait is on the model alone, so an
+    /// output is shown the moment it arrives.
+    fn next_output(&mut self, model: &mut dyn ModelStream) -> anyhow::Result<Next> {
+        if !self.dispatcher.busy() {
+            return Ok(model.next(MODEL_WAIT));
+        }
+        match model.next(Duration::ZERO) {
+            Next::Waiting => {
+                self.dispatcher.idle(HOOKS_SLICE)?;
+                Ok(Next::Waiting)
+            }
+            next => Ok(next),
+        }
+    }
+
+    /// Records a turn's event, shows it and hands it to the hooks.
+    fn record_show_dispatch(&mut self, event: TurnEvent, turn_id: &str, outcome: &mut Outcome) -> anyhow::Result<()> {
+        let envelope = self.recorder.record(event.event_type, Some(turn_id), event.data, now_rfc3339())?;
+        outcome.failed = outcome.failed.take().or_else(|| FailedTurn::of(&envelope));
+        self.show_and_dispatch(envelope)
     }
 
     /// A recorded stream, read and recorded in batches (one transaction each), each batch

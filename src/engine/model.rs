@@ -1,12 +1,19 @@
-//! The embedded default model, `local`: no network, no key, deterministic. Unscripted, it
-//! answers from the prompt (the agent's instructions and the message); with `--script` it
-//! plays a scripted turn (reasoning, tool calls and retries, pauses, a failure) so tests
-//! can drive every kind of event. Replies stream in pieces; usage is counted from the text.
+//! What a model gives a turn: a stream of [`ModelOutput`]s, pulled one at a time as they
+//! arrive ([`ModelStream`]), so each is recorded, shown and dispatched at once.
+//!
+//! The embedded default model, `local`, is here too: no network, no key, deterministic.
+//! Unscripted, it answers from the prompt (the agent's instructions and the message); with
+//! `--script` it plays a scripted turn (reasoning, tool calls and retries, pauses, a
+//! failure) so tests can drive every kind of event. Replies stream in pieces; usage is
+//! counted from the text. The real providers are in [`crate::provider`].
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+use crate::state::log_record::Level;
 
 /// The model id `local` reports in `turn.completed`'s `cost`.
 pub const LOCAL_MODEL: &str = "local";
@@ -22,16 +29,38 @@ pub enum ModelOutput {
     Tools(Vec<ToolCall>),
     /// Time passing before the next output (a slow model, for tests of streaming and Ctrl-C).
     Pause(Duration),
-    /// The turn failed.
+    /// A line for the serve log (a retry, a model without a price); not an event.
+    Log(Level, String),
+    /// The turn failed: why, in words for the user.
     Failed(String),
-    /// The turn's end, with its usage and cost.
-    Completed { usage: Value, cost: Value },
+    /// The turn's end, with its usage and cost where they are known.
+    Completed { usage: Option<Value>, cost: Option<Value> },
 }
 
-/// A tool call and the stubbed (dry-run) result the local model answers it with.
+/// A stream of a model's outputs for one turn. It ends after a [`ModelOutput::Failed`] or
+/// a [`ModelOutput::Completed`]; dropping it early (Ctrl-C) stops the model.
+pub trait ModelStream {
+    /// The next output, waiting at most `wait` for it.
+    fn next(&mut self, wait: Duration) -> Next;
+}
+
+/// What a model stream has now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    Output(ModelOutput),
+    /// Nothing yet: the model is still working.
+    Waiting,
+    /// Nothing more will come.
+    Ended,
+}
+
+/// A tool call the model made, and the stubbed (dry-run) result it is answered with.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ToolCall {
+    /// The model's id for the call; the local model leaves it to the turn (`call_1`, …).
+    #[serde(default)]
+    pub call_id: Option<String>,
     pub tool_name: String,
     #[serde(default)]
     pub args: Option<Value>,
@@ -109,8 +138,28 @@ pub fn play(instructions: Option<&str>, message: &str, script: &Script) -> Vec<M
     if reasoning_tokens > 0 {
         usage["reasoningTokens"] = json!(reasoning_tokens);
     }
-    outputs.push(ModelOutput::Completed { usage, cost: json!({ "totalUsd": 0, "model": LOCAL_MODEL }) });
+    outputs.push(ModelOutput::Completed {
+        usage: Some(usage),
+        cost: Some(json!({ "totalUsd": 0, "model": LOCAL_MODEL })),
+    });
     outputs
+}
+
+/// The local model's outputs, all known before the turn starts.
+pub struct LocalModel {
+    outputs: VecDeque<ModelOutput>,
+}
+
+impl LocalModel {
+    pub fn new(outputs: Vec<ModelOutput>) -> Self {
+        Self { outputs: outputs.into() }
+    }
+}
+
+impl ModelStream for LocalModel {
+    fn next(&mut self, _wait: Duration) -> Next {
+        self.outputs.pop_front().map_or(Next::Ended, Next::Output)
+    }
 }
 
 /// Splits text into streamed pieces of a few words each, keeping every character.

@@ -16,7 +16,6 @@ pub mod follow;
 pub mod print;
 pub mod query;
 pub mod resume;
-pub mod sse;
 
 use crate::exit_status::ExitStatus;
 

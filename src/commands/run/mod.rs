@@ -128,7 +128,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
                 Some(path) => model::play(instructions.as_deref(), &message, &read_script(path)?),
                 None => model::local_reply(instructions.as_deref(), &message),
             };
-            let outcome = feed.turn(&message, outputs)?;
+            let outcome = feed.turn(&message, &mut model::LocalModel::new(outputs))?;
             if !json {
                 output.print("\n");
             }

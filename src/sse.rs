@@ -3,9 +3,10 @@
 //! are split into chunks (a line of megabytes that arrives in thousands of chunks is not
 //! searched again from its start for each one).
 //!
-//! The fields are the WHATWG ones `logs` needs: `data` (joined by newlines), `id` (kept
-//! from event to event, as the standard says) and `event`; comments (`: heartbeat`) and
-//! `retry` are read and dropped, since the client keeps its own backoff.
+//! The fields are the WHATWG ones the `logs` client and the model providers need: `data`
+//! (joined by newlines), `id` (kept from event to event, as the standard says) and `event`;
+//! comments (`: heartbeat`) and `retry` are read and dropped, since each client keeps its
+//! own backoff.
 
 /// The longest line accepted: a server that never ends a line must not fill the memory.
 pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
