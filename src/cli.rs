@@ -312,7 +312,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub dir: ProjectArg,
 
-    /// The user's message: runs one turn of the agent on the local model.
+    /// The user's message: runs one turn of the agent on the model (`--model`).
     #[arg(long, short)]
     pub message: Option<String>,
 
@@ -329,14 +329,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "JSON", requires = "event")]
     pub data: Option<String>,
 
-    /// Script the local model's turn (reasoning, tool calls, retries, pauses, a failure):
+    /// Script the `local` model's turn (reasoning, tool calls, retries, pauses, a failure):
     /// a JSON file `{ "steps": [ { "text": "…" }, { "tools": [ { "toolName": "…" } ] }, … ] }`.
     #[arg(long, value_name = "FILE.json", requires = "message")]
     pub script: Option<PathBuf>,
-
-    /// The model to answer with; `local` is embedded, deterministic and needs no network.
-    #[arg(long, default_value = "local")]
-    pub model: String,
 
     /// Continue this session (its events are appended after the recorded ones).
     #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
@@ -369,13 +365,55 @@ pub struct RunArgs {
     pub log_format: LogFormat,
 
     #[command(flatten)]
+    pub model: ModelArgs,
+
+    #[command(flatten)]
     pub env: EnvArgs,
+}
+
+/// Which model answers the turns, and how its server is reached.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Model")]
+pub struct ModelArgs {
+    /// The model that answers: `local` (embedded, deterministic, no network or key),
+    /// `openai:<model>`, `xai:<model>`, or `openai-compatible:<model>` with --base-url.
+    /// Default: AGENT_SDK_MODEL (from the shell or .env), else `local`.
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+
+    /// The model server's base URL, ending in `/v1`: required by `openai-compatible:`;
+    /// for `openai:` it replaces OPENAI_BASE_URL and the official URL, for `xai:` xAI's.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Tools to offer the model: a JSON file holding an OpenAI `tools` array. Each call is
+    /// recorded and answered with a stubbed dry-run result; no tool runs.
+    #[arg(long, value_name = "FILE.json")]
+    pub tools: Option<PathBuf>,
+
+    /// The most requests one turn makes to the model (answering its tool calls starts the next).
+    #[arg(long, value_name = "COUNT", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub max_steps: u32,
+
+    /// How often a request is retried when the server is rate limiting (429, honouring
+    /// Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached.
+    #[arg(long, value_name = "COUNT", default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=10))]
+    pub model_retries: u32,
+
+    /// How long connecting to the model server may take.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::clock::parse_duration)]
+    pub model_connect_timeout: std::time::Duration,
+
+    /// How long the model server may send nothing (before its answer starts, or within
+    /// it) before the turn fails.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
+    pub model_idle_timeout: std::time::Duration,
 }
 
 /// Environment files for the hook runtime.
 #[derive(Debug, Args)]
 pub struct EnvArgs {
-    /// Also read variables for the hooks from this file (after `<dir>/.env`; repeatable;
+    /// Also read variables for the hooks (and the model's API key) from this file (after `<dir>/.env`; repeatable;
     /// later files win, the shell's own variables win over every file).
     #[arg(long, value_name = "PATH")]
     pub env_file: Vec<PathBuf>,
@@ -425,6 +463,9 @@ pub struct DevArgs {
     /// The serve log's format on stderr.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    #[command(flatten)]
+    pub model: ModelArgs,
 
     #[command(flatten)]
     pub env: EnvArgs,

@@ -23,6 +23,15 @@ pub struct LoadedEnv {
 }
 
 impl LoadedEnv {
+    /// A variable as agent-sdk itself reads it (a model's key, `AGENT_SDK_MODEL`): the
+    /// shell's value, else the files'. An empty value counts as unset.
+    pub fn lookup(&self, name: &str) -> Option<String> {
+        std::env::var(name)
+            .ok()
+            .or_else(|| self.vars.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone()))
+            .filter(|value| !value.is_empty())
+    }
+
     /// The serve-log line, `loaded 3 variables from .env, ../shared.env`, or `None` when no file
     /// was read. It names files, never variables or values: a log is no place for secrets.
     pub fn summary(&self) -> Option<String> {

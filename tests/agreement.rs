@@ -59,6 +59,7 @@ fn copy(source: &Path) -> tempfile::TempDir {
 
 fn agent_sdk(cwd: &Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .args(args)
         .current_dir(cwd)
         .env("NO_COLOR", "1")

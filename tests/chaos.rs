@@ -101,6 +101,7 @@ fn run_replays_killed_at_random_points_leave_a_whole_store_and_report_every_unde
     let mut chaos = Chaos(0x5eed_1234_abcd_0001);
     for kill in 0..KILLS {
         let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+            .env_remove("AGENT_SDK_MODEL")
             .args(["run", "--replay", "events.jsonl", "--session", "ses_chaos"])
             .current_dir(dir)
             .stdout(Stdio::null())
@@ -126,6 +127,7 @@ fn dev_killed_at_random_points_leaves_a_whole_store_and_reports_every_undelivere
         let dev_file = dir.join(".agent-sdk/dev.json");
         let _ = std::fs::remove_file(&dev_file);
         let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+            .env_remove("AGENT_SDK_MODEL")
             .args(["dev", "--port", "0"])
             .current_dir(dir)
             .stdout(Stdio::null())

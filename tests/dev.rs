@@ -22,6 +22,7 @@ impl DevServer {
         let dev_file = dir.join(".agent-sdk/dev.json");
         let before = std::fs::read_to_string(&dev_file).ok();
         let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+            .env_remove("AGENT_SDK_MODEL")
             .args(["dev", "--dir", ".", "--port", &port.to_string(), "--hook-timeout", "5s"])
             .current_dir(dir)
             .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
@@ -718,6 +719,7 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
     second.signal("-TERM");
     assert_eq!(second.wait(), Some(0));
     let rotated = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .args(["dev", "--port", "0", "--rotate-token"])
         .current_dir(dir.path())
         .stdout(Stdio::null())
@@ -728,6 +730,7 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
     assert_ne!(rotated.token, token);
 
     let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .args(["dev", "--host", "0.0.0.0", "--port", "0"])
         .current_dir(dir.path())
         .output()
@@ -740,6 +743,7 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
 fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
     let dir = copy_fixture("dev", "basic");
     let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .args(["dev", "--port", "0", "--session-idle", "1s"])
         .current_dir(dir.path())
         .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
@@ -802,6 +806,7 @@ fn a_session_a_run_holds_is_refused_by_dev_with_409_until_the_run_ends() {
     let script = r#"{ "steps": [ { "text": "Holding the session" }, { "pauseMs": 60000 } ] }"#;
     std::fs::write(dir.path().join("held.json"), script).unwrap();
     let run = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .args(["run", "--message", "one", "--script", "held.json", "--session", "ses_shared"])
         .current_dir(dir.path())
         .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))

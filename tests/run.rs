@@ -18,6 +18,7 @@ fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
 /// `<dir>/record.txt`, its stderr piped.
 fn spawn_run(dir: &Path, args: &[&str], stdout: Stdio) -> Child {
     Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .arg("run")
         .args(args)
         .current_dir(dir)

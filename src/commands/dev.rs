@@ -13,6 +13,7 @@ use crate::dev::sessions::Sessions;
 use crate::dev::token::load_or_create_token;
 use crate::dev::{Server, connections, is_loopback, router, watch};
 use crate::diagnostics::Severity;
+use crate::engine::model_choice::ModelChoice;
 use crate::engine::session::{LoadPlan, SessionSetup};
 use crate::exit_status::{Exit, ExitStatus};
 use crate::loader::cache::Cache;
@@ -44,12 +45,15 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Err(problem) = crate::runtime::host::check_node_version(&node_version(&setup.node)?) {
         return Err(problem.into());
     }
+    let model = ModelChoice::choose(&args.model, None, &|name| env.lookup(name))?;
     let state_root = setup.state_root.clone();
     let token = load_or_create_token(&state_root, args.rotate_token)?;
     let plan = LoadPlan::new(&checked, &setup.runtime_dir());
     let (log_cursor, _) = tokio::sync::watch::channel(0);
     let agent = Arc::new(Agent {
         setup,
+        model,
+        stopping: AtomicBool::new(false),
         session_idle: args.session_idle,
         log_format: args.log_format,
         quiet: printer.is_quiet(),
@@ -60,6 +64,9 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));
     if let Some(line) = env.summary() {
         log.info(line);
+    }
+    if let ModelChoice::Provider(provider) = &agent.model {
+        log.info(provider.describe());
     }
     if !is_loopback(&address) {
         log.warn(format!(
@@ -82,8 +89,10 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         let url = format!("http://{bound}");
         write_dev_file(&state_root, &DevFile { url: url.clone(), token })?;
         log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project().name));
+        let stopping_agent = Arc::clone(&agent);
         connections::serve(listener, router(server), async move {
             stop_signal().await;
+            stopping_agent.stopping.store(true, Ordering::SeqCst);
             let _ = stop_sender.send(true);
         })
         .await;

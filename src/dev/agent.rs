@@ -2,11 +2,13 @@
 //! to load (swapped when the source changes), and the serve log's newest cursor (for
 //! `/v1/logs` followers).
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use crate::cli::LogFormat;
 use crate::engine::dispatcher::Dispatcher;
+use crate::engine::model_choice::ModelChoice;
 use crate::engine::session::{LoadPlan, SessionFacts, SessionSetup};
 use crate::project::Project;
 use crate::serve_log::ServeLog;
@@ -22,6 +24,11 @@ pub struct HookSet {
 /// The agent being served.
 pub struct Agent {
     pub setup: SessionSetup,
+    /// The model that answers every session's turns.
+    pub model: ModelChoice,
+    /// Set when the server is told to stop (Ctrl-C, SIGTERM): turns still waiting on the
+    /// model end as cancelled.
+    pub stopping: AtomicBool,
     /// How long a session may wait for its next turn before it is put to rest (its thread,
     /// runtime and store connections given back).
     pub session_idle: Duration,

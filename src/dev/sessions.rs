@@ -14,7 +14,6 @@ use crate::dev::agent::Agent;
 use crate::dev::turn_stream::{BUFFERED_EVENTS, TurnStream};
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::feed::Feed;
-use crate::engine::model;
 use crate::engine::session;
 use crate::engine::undelivered::Undelivered;
 use crate::serve_log::ServeLog;
@@ -284,16 +283,21 @@ impl<'a> OpenSession<'a> {
                 return stream.fail(&problem.context("could not start the session's hook runtime"));
             }
         };
-        let instructions = std::fs::read_to_string(self.agent.project().source_dir().join("instructions.md")).ok();
-        let outputs = model::local_reply(instructions.as_deref(), &text);
         let fed = session::recorder(&self.store, self.id).and_then(|recorder| {
-            let never_interrupted = std::sync::atomic::AtomicBool::new(false);
+            let mut answer =
+                self.agent.model.start_turn(&self.agent.project().source_dir(), &self.store, self.id, &text)?;
             let mut sink = |envelope: &Envelope| -> anyhow::Result<()> {
                 stream.send(envelope);
                 Ok(())
             };
-            let mut feed = Feed { sink: &mut sink, recorder, dispatcher, interrupted: &never_interrupted };
-            feed.turn(&text, &mut model::LocalModel::new(outputs))
+            let mut feed = Feed {
+                sink: &mut sink,
+                recorder,
+                dispatcher,
+                interrupted: &self.agent.stopping,
+                interrupted_by: "the server is stopping",
+            };
+            feed.turn(&text, answer.as_mut())
         });
         if stream.fell_behind() {
             self.log.warn(format!(

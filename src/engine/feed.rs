@@ -70,6 +70,8 @@ pub struct Feed<'f, 's> {
     pub recorder: Recorder<'s>,
     pub dispatcher: &'f mut Dispatcher<'s>,
     pub interrupted: &'f AtomicBool,
+    /// What sets `interrupted`, in the words a cancelled turn's `turn.failed` says.
+    pub interrupted_by: &'static str,
 }
 
 impl Feed<'_, '_> {
@@ -83,7 +85,9 @@ impl Feed<'_, '_> {
         while !turn.ended() {
             if self.interrupted.load(Ordering::SeqCst) {
                 outcome.cancelled = true;
-                return self.record_show_dispatch(turn::cancelled(), &turn_id, &mut outcome).map(|()| outcome);
+                return self
+                    .record_show_dispatch(turn::cancelled(self.interrupted_by), &turn_id, &mut outcome)
+                    .map(|()| outcome);
             }
             let steps = match self.next_output(model)? {
                 Next::Output(output) => turn.steps(output),

@@ -1,8 +1,9 @@
 //! The turn engine: one turn of an agent, recorded and dispatched to its hooks.
 //!
 //! ```text
-//!   message ─▶ model (local) ─▶ turn ──▶ event log (SQLite) ──▶ dispatcher ──▶ hook runtime (Node)
-//!                                │        durable first          send-ahead,     one event at a time,
+//!   message ─▶ model ──────────▶ turn ──▶ event log (SQLite) ──▶ dispatcher ──▶ hook runtime (Node)
+//!   (local, or a provider:       │        durable first          send-ahead,     one event at a time,
+//!    each output as it streams)  │
 //!   --replay <file> ─────────────┤                               watchdog,       hooks in discovery
 //!   --event <type>  ─────────────┘                               restarts        order, "*" last
 //!                                                                   │
@@ -14,6 +15,7 @@
 pub mod dispatcher;
 pub mod feed;
 pub mod model;
+pub mod model_choice;
 pub mod session;
 pub mod turn;
 pub mod undelivered;

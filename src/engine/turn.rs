@@ -131,11 +131,11 @@ pub fn model_stopped() -> TurnEvent {
     }
 }
 
-/// The event that ends a turn interrupted by the user.
-pub fn cancelled() -> TurnEvent {
+/// The event that ends a turn interrupted by the user (`by`: `Ctrl-C`, …).
+pub fn cancelled(by: &str) -> TurnEvent {
     TurnEvent {
         event_type: "turn.failed",
-        data: json!({ "message": "the turn was cancelled (Ctrl-C)", "status": "cancelled" }),
+        data: json!({ "message": format!("the turn was cancelled ({by})"), "status": "cancelled" }),
     }
 }
 
@@ -185,7 +185,7 @@ mod tests {
             "q",
             play(None, "q", &serde_json::from_str(r#"{ "steps": [ { "fail": "x" } ] }"#).unwrap()),
         )));
-        recorded.push(cancelled().event_type);
+        recorded.push(cancelled("Ctrl-C").event_type);
         recorded.push(model_stopped().event_type);
         for event_type in recorded {
             assert!(crate::vocabulary::event_type(event_type).is_some(), "{event_type} is not in the vocabulary");

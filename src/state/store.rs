@@ -229,6 +229,19 @@ impl StateStore {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The conversation so far: each `message.received` (the user's, `true`) and
+    /// `message.completed` (the agent's reply, `false`) text, in order.
+    pub fn messages(&self, session_id: &str) -> anyhow::Result<Vec<(bool, String)>> {
+        let mut query = self.connection.prepare_cached(
+            "SELECT type = 'message.received', json_extract(data, '$.text') FROM events \
+             WHERE session_id = ?1 AND type IN ('message.received', 'message.completed') ORDER BY idx",
+        )?;
+        let rows = query.query_map([session_id], |row| {
+            Ok((row.get::<_, bool>(0)?, row.get::<_, Option<String>>(1)?.unwrap_or_default()))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Remembers that every event of the session up to `index` reached the hooks.
     pub fn mark_dispatched(&self, session_id: &str, index: u64) -> anyhow::Result<()> {
         self.connection.execute(

@@ -34,6 +34,7 @@ pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
     let record = cwd.join("record.txt");
     let _ = std::fs::remove_file(&record);
     let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .args(args)
         .current_dir(cwd)
         .env("AGENT_SDK_TEST_RECORD", &record)
@@ -61,6 +62,7 @@ pub fn fixture(group: &str, case: &str) -> PathBuf {
 /// Runs `agent-sdk <args>` in `cwd` with a clean, colourless environment.
 pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
         .args(args)
         .current_dir(cwd)
         .env_remove("CLICOLOR_FORCE")

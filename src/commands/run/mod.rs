@@ -13,7 +13,8 @@ use crate::clock::new_id;
 use crate::diagnostics::Severity;
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::feed::{Feed, Outcome};
-use crate::engine::model::{self, LOCAL_MODEL};
+use crate::engine::model::Script;
+use crate::engine::model_choice::ModelChoice;
 use crate::engine::session::{self, LoadPlan, SessionFacts, SessionSetup};
 use crate::engine::undelivered::{self, Undelivered};
 use crate::env_file;
@@ -21,6 +22,7 @@ use crate::exit_status::{Exit, ExitStatus};
 use crate::loader::cache::Cache;
 use crate::printer::Printer;
 use crate::project::{self, Project};
+use crate::provider::ModelSpec;
 use crate::report::{self, plural};
 use crate::runtime::host::Runtime;
 use crate::serve_log::ServeLog;
@@ -45,19 +47,21 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if printer.is_quiet() {
         log.quiet();
     }
-    if args.model != LOCAL_MODEL {
-        anyhow::bail!("unknown model `{}`: this build has the embedded `local` model only", args.model);
+    // A model the flag names wrongly, or a script that does not read, stops the run first.
+    if let Some(named) = &args.model.model {
+        ModelSpec::parse(named)?;
     }
+    let script = args.script.as_deref().map(read_script).transpose()?;
     let input = Input::from_args(args)?;
     // Node starts as early as it can: it boots while the project is checked and compiled.
     let located = project::locate(&args.dir.dir)?;
     let early = match located.project.clone() {
-        Some(project) => Some(start_early(project, args, &session_id)?),
+        Some(project) => Some(start_early(project, args, script, &session_id)?),
         None => None,
     };
-    let cache = early.as_ref().map(|(setup, _, _, _)| Cache::new(&setup.state_root));
+    let cache = early.as_ref().map(|(setup, ..)| Cache::new(&setup.state_root));
     let checked = check_located(located, cache.as_ref());
-    let Some((setup, runtime, env, _lease)) =
+    let Some((setup, runtime, env, model, _lease)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
         printer.stderr(&report::pretty(&checked, &Printer::new(ColorChoice::Never)));
@@ -68,6 +72,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));
     if let Some(line) = env.summary() {
         log.info(line);
+    }
+    if let ModelChoice::Provider(provider) = &model {
+        log.info(provider.describe());
     }
     let plan = LoadPlan::new(&checked, &setup.runtime_dir());
     // An early return from here on drops the runtime, which kills it.
@@ -119,16 +126,19 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
         Ok(())
     };
-    let mut feed = Feed { sink: &mut show, recorder, dispatcher: &mut dispatcher, interrupted: &interrupted };
+    let mut feed = Feed {
+        sink: &mut show,
+        recorder,
+        dispatcher: &mut dispatcher,
+        interrupted: &interrupted,
+        interrupted_by: "Ctrl-C",
+    };
     let outcome = match input {
         None => Outcome::default(),
         Some(Input::Message(message)) => {
-            let instructions = std::fs::read_to_string(project.source_dir().join("instructions.md")).ok();
-            let outputs = match &args.script {
-                Some(path) => model::play(instructions.as_deref(), &message, &read_script(path)?),
-                None => model::local_reply(instructions.as_deref(), &message),
-            };
-            let outcome = feed.turn(&message, &mut model::LocalModel::new(outputs))?;
+            let mut answer = model.start_turn(&project.source_dir(), &store, &session_id, &message)?;
+            let outcome = feed.turn(&message, answer.as_mut())?;
+            drop(answer);
             if !json {
                 output.print("\n");
             }
@@ -213,15 +223,18 @@ fn redeliver_or_mention(
     Ok(())
 }
 
-/// Prepares what the session needs, takes its lease (a session in use by another process
-/// stops the run before anything is written), and starts Node for it.
+/// Prepares what the session needs, chooses its model (one that cannot be used stops the
+/// run here), takes its lease (a session in use by another process stops the run before
+/// anything is written), and starts Node for it.
 fn start_early(
     project: Project,
     args: &RunArgs,
+    script: Option<Script>,
     session_id: &str,
-) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv, SessionLease)> {
+) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv, ModelChoice, SessionLease)> {
     let (setup, env) = SessionSetup::prepare(project, &args.env, args.hook_timeout)?;
+    let model = ModelChoice::choose(&args.model, script, &|name| env.lookup(name))?;
     let lease = SessionLease::take(&setup.state_root, session_id)?;
     let runtime = setup.start_runtime(session_id)?;
-    Ok((setup, runtime, env, lease))
+    Ok((setup, runtime, env, model, lease))
 }

@@ -1,0 +1,758 @@
+//! Real model providers through the real binary: `run` and `dev` with `--model
+//! openai-compatible:…` against `@dwmkerr/mock-llm`, a third-party OpenAI-compatible server
+//! from npm (`npm ci --prefix tests/mock-llm`), and against a small in-test server for
+//! what that one cannot send (usage, tool calls, status codes with headers, a cut stream).
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use common::{Ran, copy_fixture, root, run_recorded};
+
+// ---------------------------------------------------------------------------------------
+// @dwmkerr/mock-llm, started on a free port with a rules file.
+
+/// A running mock-llm server; killed when dropped.
+struct MockLlm {
+    child: Child,
+    url: String,
+    _config: tempfile::NamedTempFile,
+}
+
+impl MockLlm {
+    /// Starts mock-llm with `rules` (its YAML `rules:` list) and its streaming settings.
+    fn start(chunk_size: usize, chunk_interval_ms: u64, rules: &str) -> MockLlm {
+        let mut config = tempfile::NamedTempFile::new().unwrap();
+        write!(config, "streaming:\n  chunkSize: {chunk_size}\n  chunkIntervalMs: {chunk_interval_ms}\nrules:\n{rules}")
+            .unwrap();
+        let start = root().join("tests/mock-llm/start.cjs");
+        assert!(
+            root().join("tests/mock-llm/node_modules/@dwmkerr/mock-llm").is_dir(),
+            "the mock server is not installed: run `npm ci --prefix tests/mock-llm`"
+        );
+        let mut child = Command::new("node")
+            .arg(start)
+            .arg(config.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let port = loop {
+            let line = lines.next().expect("mock-llm printed its port").unwrap();
+            if let Some(port) = line.strip_prefix("listening ") {
+                break port.trim().to_owned();
+            }
+        };
+        // It logs every request on stdout: keep reading so it never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        MockLlm { child, url: format!("http://127.0.0.1:{port}/v1"), _config: config }
+    }
+
+    /// A server that streams back `Echo: <the last message>`.
+    fn echo(chunk_size: usize, chunk_interval_ms: u64) -> MockLlm {
+        MockLlm::start(
+            chunk_size,
+            chunk_interval_ms,
+            r#"  - path: "/v1/chat/completions"
+    method: "POST"
+    match: "@"
+    response:
+      status: 200
+      content: |
+        {"id":"chatcmpl-1","object":"chat.completion","model":"{{jmes request body.model}}","choices":[{"message":{"role":"assistant","content":"Echo: {{jmes request body.messages[-1].content}} ({{jmes request length(body.messages)}} messages)"},"finish_reason":"stop"}]}
+"#,
+        )
+    }
+}
+
+impl Drop for MockLlm {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The in-test server: answers each request with the next of its answers.
+
+/// How the in-test server answers one request.
+#[derive(Clone)]
+enum Answer {
+    /// `200 text/event-stream`: each chunk as a `data:` event (with `pause` before each),
+    /// then `data: [DONE]` when `done`, then the connection is closed.
+    Stream { chunks: Vec<Value>, done: bool, pause: Duration },
+    /// A whole response with a status line, headers and a JSON body.
+    Status { status: &'static str, headers: Vec<(&'static str, String)>, body: Value },
+}
+
+/// One request the in-test server received.
+#[derive(Debug, Clone)]
+struct Received {
+    head: String,
+    body: Value,
+    at: Instant,
+}
+
+struct ModelServer {
+    url: String,
+    received: Arc<Mutex<Vec<Received>>>,
+    /// How many connections have ended (the client closed, or the answer was sent).
+    closed: Arc<Mutex<usize>>,
+}
+
+impl ModelServer {
+    /// The nth request gets `answers[n]`; later ones get the last answer.
+    fn start(answers: Vec<Answer>) -> ModelServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let closed = Arc::new(Mutex::new(0));
+        let (log, ends) = (Arc::clone(&received), Arc::clone(&closed));
+        std::thread::spawn(move || {
+            for (n, stream) in listener.incoming().enumerate() {
+                let Ok(stream) = stream else { continue };
+                let answer = answers[n.min(answers.len() - 1)].clone();
+                let (log, ends) = (Arc::clone(&log), Arc::clone(&ends));
+                std::thread::spawn(move || {
+                    serve(stream, &answer, &log);
+                    *ends.lock().unwrap() += 1;
+                });
+            }
+        });
+        ModelServer { url, received, closed }
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.received.lock().unwrap().clone()
+    }
+}
+
+fn serve(mut stream: TcpStream, answer: &Answer, log: &Mutex<Vec<Received>>) {
+    let Some(request) = read_request(&mut stream) else { return };
+    log.lock().unwrap().push(request);
+    match answer {
+        Answer::Status { status, headers, body } => {
+            let body = body.to_string();
+            let mut head = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                body.len()
+            );
+            for (name, value) in headers {
+                head.push_str(&format!("{name}: {value}\r\n"));
+            }
+            let _ = stream.write_all(format!("{head}\r\n{body}").as_bytes());
+        }
+        Answer::Stream { chunks, done, pause } => {
+            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+            if stream.write_all(head.as_bytes()).is_err() {
+                return;
+            }
+            for chunk in chunks {
+                std::thread::sleep(*pause);
+                if stream.write_all(format!("data: {chunk}\n\n").as_bytes()).is_err() {
+                    return;
+                }
+            }
+            if *done {
+                let _ = stream.write_all(b"data: [DONE]\n\n");
+            }
+        }
+    }
+    // Closed when this returns: a cut stream ends here without [DONE].
+    let _ = stream.shutdown(std::net::Shutdown::Both);
+}
+
+fn read_request(stream: &mut TcpStream) -> Option<Received> {
+    let mut bytes = Vec::new();
+    let mut buffer = [0; 8192];
+    let head_end = loop {
+        let read = stream.read(&mut buffer).ok().filter(|read| *read > 0)?;
+        bytes.extend_from_slice(&buffer[..read]);
+        if let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") {
+            break end + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&bytes[..head_end]).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(0);
+    while bytes.len() < head_end + length {
+        let read = stream.read(&mut buffer).ok().filter(|read| *read > 0)?;
+        bytes.extend_from_slice(&buffer[..read]);
+    }
+    let body = serde_json::from_slice(&bytes[head_end..head_end + length]).unwrap_or(Value::Null);
+    Some(Received { head, body, at: Instant::now() })
+}
+
+/// A chunk with a piece of the reply.
+fn text(delta: &str) -> Value {
+    json!({ "id": "c1", "object": "chat.completion.chunk", "model": "gpt-4o-mini-2024-07-18",
+            "choices": [{ "index": 0, "delta": { "content": delta }, "finish_reason": null }] })
+}
+
+/// A chunk that ends the step.
+fn finish(reason: &str) -> Value {
+    json!({ "id": "c1", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": {}, "finish_reason": reason }] })
+}
+
+/// The final chunk `stream_options.include_usage` asks for.
+fn usage(prompt: u64, completion: u64, cached: u64) -> Value {
+    json!({ "id": "c1", "object": "chat.completion.chunk", "choices": [],
+            "usage": { "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
+                       "prompt_tokens_details": { "cached_tokens": cached } } })
+}
+
+/// A streamed reply: the pieces, a stop, and usage.
+fn reply(pieces: &[&str]) -> Answer {
+    let mut chunks: Vec<Value> = pieces.iter().map(|piece| text(piece)).collect();
+    chunks.push(finish("stop"));
+    chunks.push(usage(20, 6, 0));
+    Answer::Stream { chunks, done: true, pause: Duration::ZERO }
+}
+
+// ---------------------------------------------------------------------------------------
+// Running the binary.
+
+/// `agent-sdk run` on a copy of the providers fixture, with no model variables from the
+/// test's own environment.
+fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
+    let mut all_env: Vec<(&str, &str)> = vec![
+        ("OPENAI_API_KEY", ""),
+        ("XAI_API_KEY", ""),
+        ("OPENAI_BASE_URL", ""),
+        ("OPENAI_COMPATIBLE_API_KEY", ""),
+    ];
+    all_env.extend_from_slice(env);
+    run_recorded(dir, &[&["run", "--dir", "."], args].concat(), &all_env)
+}
+
+fn compatible(url: &str) -> Vec<String> {
+    vec!["--model".into(), "openai-compatible:gpt-4o-mini".into(), "--base-url".into(), url.into()]
+}
+
+fn args<'a>(model: &'a [String], rest: &[&'a str]) -> Vec<&'a str> {
+    model.iter().map(String::as_str).chain(rest.iter().copied()).collect()
+}
+
+/// The envelopes of a `--json` run.
+fn envelopes(ran: &Ran) -> Vec<Value> {
+    ran.stdout().lines().map(|line| serde_json::from_str(line).expect("an envelope a line")).collect()
+}
+
+fn types(envelopes: &[Value]) -> Vec<String> {
+    envelopes.iter().map(|envelope| envelope["type"].as_str().unwrap().to_owned()).collect()
+}
+
+fn exit(ran: &Ran) -> i32 {
+    ran.output.status.code().unwrap_or(-1)
+}
+
+/// The one `turn.failed` of a run, checked to be the only terminal event and the last.
+fn the_failure(envelopes: &[Value]) -> &Value {
+    let terminal: Vec<&Value> =
+        envelopes.iter().filter(|envelope| envelope["type"].as_str().unwrap().starts_with("turn.")).collect();
+    assert_eq!(terminal.len(), 1, "exactly one terminal event: {envelopes:#?}");
+    assert_eq!(terminal[0]["type"], "turn.failed");
+    assert_eq!(envelopes.last(), Some(terminal[0]));
+    &terminal[0]["data"]
+}
+
+// ---------------------------------------------------------------------------------------
+// Against mock-llm.
+
+#[test]
+fn a_reply_streamed_by_a_real_openai_compatible_server_is_printed_recorded_and_dispatched() {
+    let server = MockLlm::echo(6, 5);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "hello there"]), &[]);
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
+    // The system message (instructions.md) and the user's message were sent.
+    assert_eq!(ran.stdout(), "Echo: hello there (2 messages)\n", "{}", ran.both());
+    let log = ran.log();
+    assert!(log.contains("model openai-compatible:gpt-4o-mini at http://127.0.0.1:"), "{log}");
+    // mock-llm sends no usage chunk: said once, and turn.completed has no usage.
+    assert_eq!(log.matches("reported no usage").count(), 1, "{log}");
+    let seen: Vec<&str> = ran.record.iter().filter_map(|line| line.strip_prefix("event ")).collect();
+    let appended = seen.iter().filter(|line| line.ends_with(" message.appended")).count();
+    assert!(appended >= 4, "the reply streamed in pieces: {seen:?}");
+    assert!(seen.first().unwrap().ends_with("message.received"));
+    assert!(seen.last().unwrap().ends_with("turn.completed"));
+    assert!(ran.record.contains(&"usage null cost null".to_owned()), "{:?}", ran.record);
+    assert!(log.contains("summary: "), "{log}");
+}
+
+#[test]
+fn hooks_see_the_same_event_types_from_the_local_model_and_from_a_provider() {
+    let server = MockLlm::echo(8, 1);
+    let kinds = |ran: &Ran| -> Vec<String> {
+        let mut kinds: Vec<String> = ran
+            .record
+            .iter()
+            .filter_map(|line| line.strip_prefix("event "))
+            .map(|line| line.split_once(' ').unwrap().1.to_owned())
+            .collect();
+        kinds.dedup();
+        kinds
+    };
+    let local_dir = copy_fixture("providers", "agent");
+    let local = run(local_dir.path(), &["--message", "hello"], &[]);
+    let provider_dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let provider = run(provider_dir.path(), &args(&model, &["--message", "hello"]), &[]);
+    assert_eq!(exit(&local), 0, "{}", local.both());
+    assert_eq!(exit(&provider), 0, "{}", provider.both());
+    assert_eq!(kinds(&local), ["message.received", "message.appended", "message.completed", "turn.completed"]);
+    assert_eq!(kinds(&local), kinds(&provider));
+}
+
+#[test]
+fn an_error_the_server_streams_ends_the_turn_with_its_message_and_never_the_key() {
+    // mock-llm sends an error status inside a 200 stream, as OpenAI documents for streams;
+    // this one echoes the request's Authorization header back, key and all.
+    let server = MockLlm::start(
+        50,
+        5,
+        r#"  - path: "/v1/chat/completions"
+    match: "@"
+    response:
+      status: 500
+      content: |
+        {"error":{"message":"upstream exploded while serving {{jmes request headers.authorization}}","type":"server_error","code":null}}
+"#,
+    );
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(
+        dir.path(),
+        &args(&model, &["--message", "hi", "--json"]),
+        &[("OPENAI_COMPATIBLE_API_KEY", "sk-test-very-secret-1234")],
+    );
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let failure = the_failure(&envelopes);
+    assert_eq!(failure["status"], "error");
+    let message = failure["message"].as_str().unwrap();
+    assert!(message.contains("upstream exploded while serving Bearer"), "{message}");
+    assert!(ran.log().contains("turn failed: "), "{}", ran.log());
+    for (what, text) in [("stdout", ran.stdout()), ("stderr", ran.log()), ("record", ran.record.join("\n"))] {
+        assert!(!text.contains("very-secret"), "the key is in the {what}: {text}");
+    }
+    let database = std::fs::read(dir.path().join(".agent-sdk/state.db")).unwrap_or_default();
+    assert!(!String::from_utf8_lossy(&database).contains("very-secret"), "the key is in the state store");
+}
+
+#[test]
+fn a_server_that_sends_nothing_is_given_up_after_the_idle_timeout() {
+    // mock-llm writes its first chunk only after a whole interval.
+    let server = MockLlm::echo(50, 60_000);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let started = Instant::now();
+    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json", "--model-idle-timeout", "700ms"]), &[]);
+    assert!(started.elapsed() < Duration::from_secs(20), "gave up in time");
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("700ms") && message.contains("--model-idle-timeout"), "{message}");
+    assert!(ran.record.iter().any(|line| line.starts_with("failed error: ")), "{:?}", ran.record);
+}
+
+#[test]
+fn ctrl_c_while_the_model_streams_records_one_cancelled_failure_and_exits_130() {
+    let server = MockLlm::echo(4, 300);
+    let dir = copy_fixture("providers", "agent");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .env_remove("AGENT_SDK_MODEL")
+        .args(["run", "--dir", ".", "--message", "a long question", "--json"])
+        .args(compatible(&server.url))
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    // Wait for the first piece of the reply, then press Ctrl-C.
+    loop {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "the run ended before its reply started");
+        let envelope: Value = serde_json::from_str(&line).unwrap();
+        let first_delta = envelope["type"] == "message.appended";
+        lines.push(envelope);
+        if first_delta {
+            break;
+        }
+    }
+    let pressed = Instant::now();
+    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    lines.extend(rest.lines().map(|line| serde_json::from_str::<Value>(line).unwrap()));
+    let status = child.wait().unwrap();
+    assert!(pressed.elapsed() < Duration::from_secs(5), "Ctrl-C ended the turn at once");
+    assert_eq!(status.code(), Some(130));
+    let failure = the_failure(&lines);
+    assert_eq!(failure["status"], "cancelled");
+    assert!(!types(&lines).contains(&"message.completed".to_owned()));
+}
+
+#[test]
+fn dev_serves_sessions_on_a_real_model_and_sends_each_turn_its_history() {
+    let server = MockLlm::echo(10, 1);
+    let dir = copy_fixture("providers", "agent");
+    let dev = Dev::start(dir.path(), &compatible(&server.url));
+    let client = reqwest::blocking::Client::new();
+    let session: Value = client
+        .post(format!("{}/v1/sessions", dev.url))
+        .bearer_auth(&dev.token)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let session = session["id"].as_str().unwrap().to_owned();
+    let mut replies = Vec::new();
+    for message in ["first", "second"] {
+        let response = client
+            .post(format!("{}/v1/sessions/{session}/messages", dev.url))
+            .bearer_auth(&dev.token)
+            .json(&json!({ "text": message }))
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let events: Vec<Value> = response
+            .text()
+            .unwrap()
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter_map(|data| serde_json::from_str(data).ok())
+            .collect();
+        let completed = events.iter().find(|event| event["type"] == "message.completed").expect("a reply");
+        replies.push(completed["data"]["text"].as_str().unwrap().to_owned());
+    }
+    // The system message, then each turn's messages: the second turn sent the first's.
+    assert_eq!(replies, ["Echo: first (2 messages)", "Echo: second (4 messages)"]);
+}
+
+/// A `dev` server on a free port; stopped when dropped.
+struct Dev {
+    child: Child,
+    url: String,
+    token: String,
+}
+
+impl Dev {
+    fn start(dir: &Path, model: &[String]) -> Dev {
+        let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+            .env_remove("AGENT_SDK_MODEL")
+            .args(["dev", "--dir", ".", "--port", "0"])
+            .args(model)
+            .current_dir(dir)
+            .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(std::fs::File::create(dir.join("dev.log")).unwrap()))
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        loop {
+            if let Ok(text) = std::fs::read_to_string(dir.join(".agent-sdk/dev.json"))
+                && let Ok(file) = serde_json::from_str::<Value>(&text)
+                && TcpStream::connect(file["url"].as_str().unwrap().trim_start_matches("http://")).is_ok()
+            {
+                return Dev {
+                    child,
+                    url: file["url"].as_str().unwrap().to_owned(),
+                    token: file["token"].as_str().unwrap().to_owned(),
+                };
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "dev never started: {}",
+                std::fs::read_to_string(dir.join("dev.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Against the in-test server.
+
+#[test]
+fn usage_and_cost_come_from_the_final_chunk_and_the_price_table() {
+    let server = ModelServer::start(vec![reply(&["The refund ", "policy is ", "30 days."])]);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "refunds?", "--json"]), &[]);
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let completed = envelopes.last().unwrap();
+    assert_eq!(completed["type"], "turn.completed");
+    assert_eq!(completed["data"]["result"], "The refund policy is 30 days.");
+    assert_eq!(
+        completed["data"]["usage"],
+        json!({ "inputTokens": 20, "outputTokens": 6, "cacheReadTokens": 0, "cacheWriteTokens": 0 })
+    );
+    assert_eq!(completed["data"]["cost"]["model"], "gpt-4o-mini");
+    assert!(completed["data"]["cost"]["totalUsd"].as_f64().unwrap() > 0.0);
+    // What was asked: streaming with usage, the system message first.
+    let request = &server.received()[0];
+    assert!(request.head.starts_with("post /v1/chat/completions "), "{}", request.head);
+    assert_eq!(request.body["stream"], true);
+    assert_eq!(request.body["stream_options"]["include_usage"], true);
+    assert_eq!(request.body["model"], "gpt-4o-mini");
+    assert_eq!(request.body["messages"][0]["role"], "system");
+    assert!(request.body["messages"][0]["content"].as_str().unwrap().starts_with("You are the Acme support agent."));
+    assert_eq!(request.body["messages"][1], json!({ "role": "user", "content": "refunds?" }));
+}
+
+#[test]
+fn a_tool_call_is_recorded_answered_with_a_stub_and_the_turn_continues() {
+    let call = |delta: Value| {
+        json!({ "id": "c1", "object": "chat.completion.chunk",
+                "choices": [{ "index": 0, "delta": { "tool_calls": [delta] }, "finish_reason": null }] })
+    };
+    let first = Answer::Stream {
+        chunks: vec![
+            call(json!({ "index": 0, "id": "call_abc", "type": "function",
+                         "function": { "name": "lookup_order", "arguments": "" } })),
+            call(json!({ "index": 0, "function": { "arguments": "{\"order\":" } })),
+            call(json!({ "index": 0, "function": { "arguments": "\"A-17\"}" } })),
+            finish("tool_calls"),
+            usage(30, 10, 0),
+        ],
+        done: true,
+        pause: Duration::ZERO,
+    };
+    let server = ModelServer::start(vec![first, reply(&["Order A-17 ", "ships today."])]);
+    let dir = copy_fixture("providers", "agent");
+    let tools = json!([{ "type": "function", "function": { "name": "lookup_order", "description": "Find an order",
+                          "parameters": { "type": "object", "properties": { "order": { "type": "string" } } } } }]);
+    std::fs::write(dir.path().join("tools.json"), tools.to_string()).unwrap();
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "where is A-17?", "--json", "--tools", "tools.json"]), &[]);
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    assert_eq!(
+        types(&envelopes),
+        [
+            "message.received",
+            "actions.requested",
+            "action.result",
+            "actions.completed",
+            "message.appended",
+            "message.appended",
+            "message.completed",
+            "turn.completed"
+        ]
+    );
+    assert_eq!(
+        envelopes[1]["data"]["calls"],
+        json!([{ "callId": "call_abc", "toolName": "lookup_order", "args": { "order": "A-17" } }])
+    );
+    assert_eq!(envelopes[2]["data"]["stubbed"], true);
+    assert_eq!(envelopes[2]["data"]["isError"], false);
+    assert!(ran.record.contains(&"result call_abc lookup_order stubbed=true".to_owned()), "{:?}", ran.record);
+    // Usage adds up over both requests.
+    assert_eq!(envelopes[7]["data"]["usage"]["inputTokens"], 50);
+    assert_eq!(envelopes[7]["data"]["usage"]["outputTokens"], 16);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[0].body["tools"], tools);
+    // The second request answers the call with the stub.
+    let messages = received[1].body["messages"].as_array().unwrap();
+    let assistant = &messages[messages.len() - 2];
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(assistant["tool_calls"][0]["id"], "call_abc");
+    assert_eq!(assistant["tool_calls"][0]["function"]["name"], "lookup_order");
+    let tool = &messages[messages.len() - 1];
+    assert_eq!(tool["role"], "tool");
+    assert_eq!(tool["tool_call_id"], "call_abc");
+    let stub: Value = serde_json::from_str(tool["content"].as_str().unwrap()).unwrap();
+    assert_eq!(stub["dryRun"], true);
+}
+
+#[test]
+fn a_model_that_keeps_calling_tools_is_stopped_after_max_steps() {
+    let again = Answer::Stream {
+        chunks: vec![
+            json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "id": "call_x", "type": "function",
+                     "function": { "name": "search", "arguments": "{}" } }] }, "finish_reason": null }] }),
+            finish("tool_calls"),
+        ],
+        done: true,
+        pause: Duration::ZERO,
+    };
+    let server = ModelServer::start(vec![again]);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "loop", "--json", "--max-steps", "2"]), &[]);
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("after 2 steps") && message.contains("--max-steps"), "{message}");
+    assert_eq!(server.received().len(), 2);
+    assert_eq!(types(&envelopes).iter().filter(|kind| *kind == "actions.completed").count(), 2);
+}
+
+#[test]
+fn a_500_with_no_retries_left_fails_the_turn_with_the_status_and_the_server_s_words() {
+    let server = ModelServer::start(vec![Answer::Status {
+        status: "500 Internal Server Error",
+        headers: vec![],
+        body: json!({ "error": { "message": "the GPUs are on fire", "type": "server_error" } }),
+    }]);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json", "--model-retries", "1"]), &[]);
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("500") && message.contains("the GPUs are on fire"), "{message}");
+    // One retry, logged, then the failure.
+    assert_eq!(server.received().len(), 2);
+    assert_eq!(ran.log().matches("retry 1 of 1").count(), 1, "{}", ran.log());
+    assert!(ran.log().contains("turn failed: "), "{}", ran.log());
+}
+
+#[test]
+fn a_429_is_retried_after_the_wait_its_retry_after_asks() {
+    let server = ModelServer::start(vec![
+        Answer::Status {
+            status: "429 Too Many Requests",
+            headers: vec![("retry-after", "1".to_owned())],
+            body: json!({ "error": { "message": "Rate limit reached", "type": "rate_limit_error" } }),
+        },
+        reply(&["Hello ", "again."]),
+    ]);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "hi"]), &[]);
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
+    assert_eq!(ran.stdout(), "Hello again.\n");
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    let waited = received[1].at - received[0].at;
+    assert!(waited >= Duration::from_millis(950), "waited {waited:?}");
+    let log = ran.log();
+    assert_eq!(log.matches("429").count(), 1, "one retry, logged once: {log}");
+    assert!(log.contains("Retry-After"), "{log}");
+}
+
+#[test]
+fn a_stream_cut_halfway_keeps_what_arrived_and_ends_in_one_failure() {
+    let server = ModelServer::start(vec![Answer::Stream {
+        chunks: vec![text("The refund "), text("policy")],
+        done: false,
+        pause: Duration::from_millis(20),
+    }]);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json"]), &[]);
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("ended before the reply was complete"), "{message}");
+    assert_eq!(types(&envelopes), ["message.received", "message.appended", "message.appended", "turn.failed"]);
+    // Nothing is retried once the reply has started.
+    assert_eq!(server.received().len(), 1);
+}
+
+#[test]
+fn a_malformed_chunk_ends_the_turn_saying_what_came() {
+    let server = ModelServer::start(vec![Answer::Stream {
+        chunks: vec![text("Hi"), json!("not a chunk")],
+        done: true,
+        pause: Duration::ZERO,
+    }]);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json"]), &[]);
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("malformed chunk") && message.contains("not a chunk"), "{message}");
+}
+
+#[test]
+fn a_session_sends_its_earlier_turns_as_history() {
+    let server = ModelServer::start(vec![reply(&["First answer."]), reply(&["Second answer."])]);
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&server.url);
+    for message in ["first question", "second question"] {
+        let ran = run(dir.path(), &args(&model, &["--message", message, "--session", "ses_history"]), &[]);
+        assert_eq!(exit(&ran), 0, "{}", ran.both());
+    }
+    let received = server.received();
+    let roles: Vec<(String, String)> = received[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| (message["role"].as_str().unwrap().to_owned(), message["content"].as_str().unwrap().to_owned()))
+        .skip(1)
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            ("user".to_owned(), "first question".to_owned()),
+            ("assistant".to_owned(), "First answer.".to_owned()),
+            ("user".to_owned(), "second question".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn openai_takes_its_key_and_base_url_from_dot_env_and_sends_the_key_as_a_bearer_token() {
+    let server = ModelServer::start(vec![reply(&["Hi."])]);
+    let dir = copy_fixture("providers", "agent");
+    std::fs::write(
+        dir.path().join(".env"),
+        format!("OPENAI_API_KEY=sk-from-dot-env\nOPENAI_BASE_URL={}\n", server.url),
+    )
+    .unwrap();
+    // The test's own environment sets them empty: an empty variable counts as unset.
+    let ran = run(dir.path(), &["--model", "openai:gpt-4o", "--message", "hi"], &[]);
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
+    let head = &server.received()[0].head;
+    assert!(head.contains("authorization: bearer sk-from-dot-env\r\n"), "{head}");
+    assert!(!ran.log().contains("sk-from-dot-env"), "{}", ran.log());
+}
+
+#[test]
+fn a_model_that_cannot_be_used_stops_the_run_before_anything_runs() {
+    let dir = copy_fixture("providers", "agent");
+    let cases: [(&[&str], &str); 5] = [
+        (&["--model", "openai:gpt-4o"], "OPENAI_API_KEY"),
+        (&["--model", "xai:grok-4"], "XAI_API_KEY"),
+        (&["--model", "openai-compatible:llama3"], "--base-url"),
+        (&["--model", "gpt-4o"], "openai:gpt-4o"),
+        (&["--model", "anthropic:claude"], "anthropic"),
+    ];
+    for (model, named) in cases {
+        let ran = run(dir.path(), &[model, &["--message", "hi"]].concat(), &[]);
+        assert_eq!(exit(&ran), 2, "{model:?}: {}", ran.both());
+        assert!(ran.log().contains(named), "{model:?} names {named}: {}", ran.log());
+        assert!(ran.record.is_empty(), "no hook ran: {:?}", ran.record);
+    }
+    // And the model may come from AGENT_SDK_MODEL.
+    let ran = run(dir.path(), &["--message", "hi"], &[("AGENT_SDK_MODEL", "xai:grok-4")]);
+    assert_eq!(exit(&ran), 2, "{}", ran.both());
+    assert!(ran.log().contains("XAI_API_KEY"), "{}", ran.log());
+}
