@@ -458,7 +458,7 @@ pub fn show_duration(duration: Duration) -> String {
     let millis = duration.as_millis();
     if millis < 1000 {
         format!("{millis}ms")
-    } else if millis % 1000 == 0 {
+    } else if millis.is_multiple_of(1000) {
         format!("{}s", millis / 1000)
     } else {
         format!("{:.1}s", duration.as_secs_f64())

@@ -65,12 +65,12 @@ impl TurnUsage {
     }
 
     /// The tokens read fresh, read from the cache, and written.
-    pub fn tokens(&self) -> Option<(u64, u64, u64)> {
+    pub fn tokens(self) -> Option<(u64, u64, u64)> {
         self.total.map(|total| (total.prompt.saturating_sub(total.cached), total.cached, total.completion))
     }
 
     /// `turn.completed`'s `usage`, if any step reported one.
-    pub fn to_json(&self) -> Option<Value> {
+    pub fn to_json(self) -> Option<Value> {
         let total = self.total?;
         let mut usage = json!({
             "inputTokens": total.prompt.saturating_sub(total.cached),
