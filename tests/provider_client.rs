@@ -550,3 +550,27 @@ fn missing_usage_and_price_are_told_once_per_provider() {
     let second = outputs_of(&provider);
     assert!(logs(&second).is_empty(), "{second:?}");
 }
+
+#[test]
+fn a_provider_is_shared_across_threads_and_its_turns_end_when_it_is_dropped() {
+    fn shared_across_threads<T: Send + Sync>() {}
+    shared_across_threads::<Provider>();
+    let server = Server::start(vec![hang_after(format!("{SSE_HEAD}{}", event(&text("a").to_string())))]);
+    let provider = connect(settings(&server.url));
+    let mut turn = provider.start_turn(conversation());
+    assert_eq!(turn.next(Duration::from_secs(5)), Next::Output(ModelOutput::Text("a".to_owned())));
+    drop(provider);
+    assert_eq!(turn.next(Duration::from_secs(2)), Next::Ended, "the provider's thread stopped the turn");
+}
+
+#[test]
+fn a_compatible_server_without_a_key_is_described_so() {
+    let provider = Provider::connect(
+        ProviderKind::OpenAiCompatible,
+        "llama3.1:8b",
+        settings("http://127.0.0.1:1234/v1/"),
+        &|name: &str| (name == "OPENAI_API_KEY").then(|| KEY.to_owned()),
+    )
+    .unwrap();
+    assert_eq!(provider.describe(), "model openai-compatible:llama3.1:8b at http://127.0.0.1:1234/v1 (no key)");
+}
