@@ -16,10 +16,11 @@ const fn price(input: f64, cached_input: f64, output: f64) -> Price {
     Price { input, cached_input, output }
 }
 
-/// Standard (not batch, not priority, short-context) prices per million tokens: input,
-/// cached input, output. From the providers' published price lists (platform.openai.com
-/// /docs/pricing and docs.x.ai/docs/models), as of November 2026; a provider may change them
-/// at any time, so `cost` is an estimate. A model not in the table gets no cost.
+/// Standard (not batch, not priority, short-context) prices in US dollars per million
+/// tokens: input, cached input, output. From the providers' published price lists
+/// (developers.openai.com/api/docs/pricing, docs.x.ai/docs/models), as read in November
+/// 2026, partly through copies of those pages; a provider may change its prices at any time,
+/// so `cost` is an estimate. A model not in the table gets no cost, never a guess.
 pub const PRICES: &[(ProviderKind, &str, Price)] = &[
     (ProviderKind::OpenAi, "gpt-4o", price(2.50, 1.25, 10.00)),
     (ProviderKind::OpenAi, "gpt-4o-mini", price(0.15, 0.075, 0.60)),
@@ -33,6 +34,11 @@ pub const PRICES: &[(ProviderKind, &str, Price)] = &[
     (ProviderKind::OpenAi, "gpt-5-mini", price(0.25, 0.025, 2.00)),
     (ProviderKind::OpenAi, "gpt-5-nano", price(0.05, 0.005, 0.40)),
     (ProviderKind::OpenAi, "gpt-5.1", price(1.25, 0.125, 10.00)),
+    (ProviderKind::OpenAi, "gpt-5.2", price(1.75, 0.175, 14.00)),
+    (ProviderKind::OpenAi, "gpt-5.4", price(2.50, 0.25, 15.00)),
+    (ProviderKind::OpenAi, "gpt-5.4-mini", price(0.75, 0.075, 4.50)),
+    (ProviderKind::OpenAi, "gpt-5.4-nano", price(0.20, 0.02, 1.25)),
+    (ProviderKind::OpenAi, "gpt-5.5", price(5.00, 0.50, 30.00)),
     (ProviderKind::Xai, "grok-4", price(3.00, 0.75, 15.00)),
     (ProviderKind::Xai, "grok-3", price(3.00, 0.75, 15.00)),
     (ProviderKind::Xai, "grok-3-mini", price(0.30, 0.075, 0.50)),
@@ -41,6 +47,8 @@ pub const PRICES: &[(ProviderKind, &str, Price)] = &[
     (ProviderKind::Xai, "grok-4-1-fast-reasoning", price(0.20, 0.05, 0.50)),
     (ProviderKind::Xai, "grok-4-1-fast-non-reasoning", price(0.20, 0.05, 0.50)),
     (ProviderKind::Xai, "grok-code-fast-1", price(0.20, 0.02, 1.50)),
+    (ProviderKind::Xai, "grok-4.20-0309-reasoning", price(2.00, 0.20, 6.00)),
+    (ProviderKind::Xai, "grok-4.20-0309-non-reasoning", price(2.00, 0.20, 6.00)),
 ];
 
 /// The table entry for `model` of `kind`: its exact name, else (OpenAI and xAI only) the
