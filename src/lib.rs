@@ -21,6 +21,7 @@ pub mod loader;
 pub mod logs;
 pub mod printer;
 pub mod project;
+pub mod provider;
 pub mod report;
 pub mod runtime;
 pub mod scaffold;

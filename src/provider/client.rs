@@ -1,0 +1,510 @@
+//! The HTTP side of a turn: the provider's thread and client, one request per model step,
+//! retries and timeouts, and every way a request can fail put in words for the user.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
+use reqwest::{Response, StatusCode};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::engine::model::ModelOutput;
+use crate::provider::Settings;
+use crate::provider::prices::{cost, price_of};
+use crate::provider::request::{ChatMessage, Messages};
+use crate::provider::spec::{Endpoint, ProviderKind};
+use crate::provider::stream::{Step, TurnUsage, shown};
+use crate::sse::SseParser;
+use crate::state::log_record::Level;
+
+/// One turn's work, run on the provider's thread.
+pub(crate) type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// The longest Retry-After agent-sdk waits for.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// The first backoff between retries; it doubles each retry, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(8);
+/// The most of an error body read, and of a whole (non-streamed) completion.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+const MAX_COMPLETION_BODY: usize = 16 * 1024 * 1024;
+/// What a redacted key reads as.
+const REDACTED: &str = "[redacted]";
+
+/// What every turn of one provider shares.
+pub(crate) struct Shared {
+    pub kind: ProviderKind,
+    pub model: String,
+    pub endpoint: Endpoint,
+    settings: Settings,
+    client: reqwest::Client,
+    told_no_usage: AtomicBool,
+    told_no_price: AtomicBool,
+}
+
+impl Shared {
+    pub fn new(kind: ProviderKind, model: &str, endpoint: Endpoint, settings: Settings) -> anyhow::Result<Shared> {
+        let client = reqwest::Client::builder()
+            .connect_timeout(settings.connect_timeout)
+            // A redirect would re-send the key somewhere else; the user gives the final URL.
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|error| anyhow::anyhow!("could not start the HTTP client: {error}"))?;
+        Ok(Shared {
+            kind,
+            model: model.to_owned(),
+            endpoint,
+            settings,
+            client,
+            told_no_usage: AtomicBool::new(false),
+            told_no_price: AtomicBool::new(false),
+        })
+    }
+
+    /// `text` with the key, wherever it appears, replaced by `[redacted]`.
+    fn scrub(&self, text: &str) -> String {
+        scrub(text, self.endpoint.key.as_deref())
+    }
+
+    fn idle_failure(&self) -> String {
+        format!(
+            "the model server sent nothing for {} (--model-idle-timeout); gave up",
+            show_duration(self.settings.idle_timeout)
+        )
+    }
+}
+
+/// `text` with every occurrence of `key` replaced by `[redacted]`.
+pub fn scrub(text: &str, key: Option<&str>) -> String {
+    match key {
+        Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, REDACTED),
+        _ => text.to_owned(),
+    }
+}
+
+/// Starts the provider's thread: one runtime, running each submitted turn as a task until
+/// the sender (the provider) is dropped; the runtime, and with it every task still running,
+/// is then dropped on that thread, outside any async context.
+pub(crate) fn start_runner() -> anyhow::Result<tokio::sync::mpsc::UnboundedSender<Job>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| anyhow::anyhow!("could not start the model client's runtime: {error}"))?;
+    let (jobs, mut submitted) = tokio::sync::mpsc::unbounded_channel::<Job>();
+    std::thread::Builder::new()
+        .name("agent-sdk-model".to_owned())
+        .spawn(move || {
+            runtime.block_on(async move {
+                while let Some(job) = submitted.recv().await {
+                    tokio::spawn(job);
+                }
+            });
+        })
+        .map_err(|error| anyhow::anyhow!("could not start the model client's thread: {error}"))?;
+    Ok(jobs)
+}
+
+/// One turn, as a job for the provider's thread; it stops at once when `cancelled` fires
+/// (the [`super::ProviderTurn`] was dropped), dropping the request and its connection.
+pub(crate) fn turn_job(
+    shared: Arc<Shared>,
+    conversation: Vec<ChatMessage>,
+    outputs: mpsc::Sender<ModelOutput>,
+    cancelled: oneshot::Receiver<()>,
+) -> Job {
+    Box::pin(async move {
+        let outputs = Outputs { sender: outputs, shared: &shared };
+        tokio::select! {
+            _ = cancelled => {}
+            () = run_turn(&shared, &conversation, &outputs) => {}
+        }
+    })
+}
+
+/// Where a turn's outputs go, each the moment it is known.
+struct Outputs<'a> {
+    sender: mpsc::Sender<ModelOutput>,
+    shared: &'a Shared,
+}
+
+impl Outputs<'_> {
+    fn send(&self, output: ModelOutput) {
+        let output = match output {
+            ModelOutput::Failed(message) => ModelOutput::Failed(self.shared.scrub(&message)),
+            ModelOutput::Log(level, line) => ModelOutput::Log(level, self.shared.scrub(&line)),
+            output => output,
+        };
+        // A closed receiver means the turn was dropped; the cancel signal ends the work.
+        let _ = self.sender.send(output);
+    }
+}
+
+/// Every step of one turn, ending with exactly one `Completed` or `Failed`.
+async fn run_turn(shared: &Shared, conversation: &[ChatMessage], outputs: &Outputs<'_>) {
+    let mut messages = Messages::new(conversation);
+    let mut usage = TurnUsage::default();
+    let mut calls_made = 0;
+    let max_steps = shared.settings.max_steps.max(1);
+    for step_number in 1..=max_steps {
+        let step = match run_step(shared, &messages, outputs).await {
+            Ok(step) => step,
+            Err(message) => return outputs.send(ModelOutput::Failed(message)),
+        };
+        if let Some(step_usage) = step.usage() {
+            usage.add(step_usage);
+        }
+        if !step.called_tools() {
+            return completed(shared, usage, outputs);
+        }
+        let (made, calls) = step.tool_calls(calls_made);
+        calls_made += calls.len();
+        outputs.send(ModelOutput::Tools(calls));
+        if step_number == max_steps {
+            let steps = if max_steps == 1 { "1 step" } else { &format!("{max_steps} steps") };
+            return outputs.send(ModelOutput::Failed(format!(
+                "the model was still calling tools after {steps} (--max-steps {max_steps})"
+            )));
+        }
+        messages.push_tool_step(step.text(), &made);
+    }
+}
+
+/// The turn's end: its usage and cost, and a line (once per provider) for what is missing.
+fn completed(shared: &Shared, usage: TurnUsage, outputs: &Outputs<'_>) {
+    if usage.to_json().is_none() && !shared.told_no_usage.swap(true, Ordering::Relaxed) {
+        outputs.send(ModelOutput::Log(
+            Level::Info,
+            "the model server reported no usage (it ignores stream_options.include_usage): turn.completed has no usage"
+                .to_owned(),
+        ));
+    }
+    let price = price_of(shared.kind, &shared.model);
+    if price.is_none() && !shared.told_no_price.swap(true, Ordering::Relaxed) {
+        outputs.send(ModelOutput::Log(
+            Level::Info,
+            format!(
+                "no price is known for `{}`: turn.completed has no cost (the README lists the priced models)",
+                crate::untrusted::escape(&shared.model)
+            ),
+        ));
+    }
+    let cost = price.zip(usage.tokens()).map(|((entry, price), tokens)| cost(entry, price, tokens));
+    outputs.send(ModelOutput::Completed { usage: usage.to_json(), cost });
+}
+
+/// One request and its answer, read as it arrives.
+async fn run_step(shared: &Shared, messages: &Messages, outputs: &Outputs<'_>) -> Result<Step, String> {
+    let body = messages.request_body(&shared.model, &shared.settings.tools);
+    let response = send_with_retries(shared, &body, outputs).await?;
+    let content_type = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .map(|value| value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+    match content_type.as_deref() {
+        None | Some("text/event-stream") => read_stream(shared, response, outputs).await,
+        Some("application/json") => {
+            let body = read_body(shared, response, MAX_COMPLETION_BODY).await?;
+            let mut step = Step::default();
+            for output in step.read_completion(&shared.scrub(&body))? {
+                outputs.send(output);
+            }
+            Ok(step)
+        }
+        Some(other) => {
+            let body = read_body(shared, response, MAX_ERROR_BODY).await.unwrap_or_default();
+            Err(format!(
+                "the model server answered with `{}`, not an event stream: {}",
+                crate::untrusted::escape(other),
+                shown(&shared.scrub(&body), 200)
+            ))
+        }
+    }
+}
+
+/// Reads the event stream of one step, sending each output as soon as its chunk is read.
+async fn read_stream(shared: &Shared, response: Response, outputs: &Outputs<'_>) -> Result<Step, String> {
+    let mut body = response.bytes_stream();
+    let mut parser = SseParser::default();
+    let mut step = Step::default();
+    loop {
+        let bytes = match tokio::time::timeout(shared.settings.idle_timeout, body.next()).await {
+            Err(_) => return Err(shared.idle_failure()),
+            Ok(Some(Ok(bytes))) => bytes,
+            // A connection cut and a clean end read the same: the stream is over.
+            Ok(None | Some(Err(_))) => break,
+        };
+        parser.push(&bytes);
+        loop {
+            let event = match parser.next_event() {
+                Ok(Some(event)) => event,
+                Ok(None) => break,
+                Err(problem) => return Err(format!("the model server sent a stream agent-sdk cannot read: {problem}")),
+            };
+            let data = event.data.trim();
+            if data.is_empty() {
+                continue;
+            }
+            if data == "[DONE]" {
+                return Ok(step);
+            }
+            for output in step.read_chunk(&shared.scrub(data))? {
+                outputs.send(output);
+            }
+        }
+    }
+    // Some servers end the stream without `[DONE]` once the reply has finished.
+    if step.finished() {
+        return Ok(step);
+    }
+    Err(format!(
+        "the model server's stream ended before the reply was complete (after {} chunk{})",
+        step.chunks(),
+        if step.chunks() == 1 { "" } else { "s" }
+    ))
+}
+
+/// How one attempt to send a request failed before any answer came.
+enum SendFailure {
+    Connect(String),
+    Idle,
+    Other(String),
+}
+
+/// Sends one step's request, retrying on 429, 5xx and failed connects before any answer was
+/// read; the answer is returned once its status is a success.
+async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs<'_>) -> Result<Response, String> {
+    let retries = shared.settings.retries;
+    let mut attempt: u32 = 0;
+    loop {
+        let attempts = if attempt == 0 { String::new() } else { format!(" (gave up after {} attempts)", attempt + 1) };
+        let (problem, retry_after) = match send_once(shared, body).await {
+            Ok(response) if response.status().is_success() => return Ok(response),
+            Ok(response) => {
+                let status = response.status();
+                if !is_retried(status) || attempt == retries {
+                    return Err(format!("{}{attempts}", status_failure(shared, response).await));
+                }
+                let retry_after = response
+                    .headers()
+                    .get(RETRY_AFTER)
+                    .and_then(|value| value.to_str().ok())
+                    .and_then(|value| parse_retry_after(value, jiff::Timestamp::now()));
+                (format!("the model server answered {}", status_text(status)), retry_after)
+            }
+            Err(SendFailure::Connect(reason)) => {
+                let problem = format!("could not connect to {}: {reason}", shared.endpoint.base_url);
+                if attempt == retries {
+                    return Err(format!("{problem}{attempts}"));
+                }
+                (problem, None)
+            }
+            Err(SendFailure::Idle) => return Err(shared.idle_failure()),
+            Err(SendFailure::Other(reason)) => {
+                return Err(format!("the request to the model server failed: {reason}{attempts}"));
+            }
+        };
+        let (wait, why) = match retry_after {
+            Some(wait) if wait > MAX_RETRY_AFTER => {
+                return Err(format!(
+                    "{problem} and asked to be retried in {} (Retry-After), longer than the {} agent-sdk waits; gave up",
+                    show_duration(wait),
+                    show_duration(MAX_RETRY_AFTER)
+                ));
+            }
+            Some(wait) => (wait, ", as its Retry-After asked"),
+            None => (backoff(attempt), ""),
+        };
+        attempt += 1;
+        outputs.send(ModelOutput::Log(
+            Level::Warn,
+            format!("{problem}; retry {attempt} of {retries} in {}{why}", show_duration(wait)),
+        ));
+        tokio::time::sleep(wait).await;
+    }
+}
+
+/// One POST of the request, waiting at most the idle timeout for the answer's headers.
+async fn send_once(shared: &Shared, body: &Value) -> Result<Response, SendFailure> {
+    let mut request = shared.client.post(shared.endpoint.chat_completions.clone()).json(body);
+    if let Some(key) = &shared.endpoint.key {
+        // The key was checked to be visible ASCII when the provider connected.
+        if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {key}")) {
+            value.set_sensitive(true);
+            request = request.header(AUTHORIZATION, value);
+        }
+    }
+    match tokio::time::timeout(shared.settings.idle_timeout, request.send()).await {
+        Err(_) => Err(SendFailure::Idle),
+        Ok(Ok(response)) => Ok(response),
+        Ok(Err(error)) if error.is_connect() => Err(SendFailure::Connect(innermost_reason(&error))),
+        Ok(Err(error)) => Err(SendFailure::Other(innermost_reason(&error))),
+    }
+}
+
+/// The deepest cause of an error: `Connection refused (os error 111)`, not `error sending
+/// request for url (…)`.
+fn innermost_reason(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut cause = error;
+    while let Some(source) = cause.source() {
+        cause = source;
+    }
+    cause.to_string()
+}
+
+fn is_retried(status: StatusCode) -> bool {
+    matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504)
+}
+
+/// `500 Internal Server Error`.
+fn status_text(status: StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(reason) => format!("{} {reason}", status.as_u16()),
+        None => status.as_u16().to_string(),
+    }
+}
+
+/// The failure an unsuccessful answer makes: its status, what its body says, and a hint.
+async fn status_failure(shared: &Shared, response: Response) -> String {
+    let status = response.status();
+    let location = redirect_target(response.headers());
+    let body = read_body(shared, response, MAX_ERROR_BODY).await.unwrap_or_default();
+    let body = shared.scrub(&body);
+    let detail = error_detail(&body);
+    let mut message = format!("the model server answered {}", status_text(status));
+    if !detail.is_empty() {
+        message.push_str(": ");
+        message.push_str(&detail);
+    }
+    if status.is_redirection() {
+        message.push_str(&format!(
+            "; agent-sdk does not follow redirects (this one leads to {location}): give the final URL as --base-url"
+        ));
+    }
+    if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+        let endpoint = &shared.endpoint;
+        match endpoint.key {
+            Some(_) => message.push_str(&format!(" (check the key in {})", endpoint.key_variable)),
+            None => message.push_str(&format!(" (no key was sent: set {})", endpoint.key_variable)),
+        }
+    }
+    message
+}
+
+fn redirect_target(headers: &HeaderMap) -> String {
+    headers
+        .get(reqwest::header::LOCATION)
+        .and_then(|value| value.to_str().ok())
+        .map_or_else(|| "an unnamed place".to_owned(), |location| format!("`{}`", shown(location, 200)))
+}
+
+/// `error.message` of a JSON error body, else the body's first 300 characters; escaped.
+fn error_detail(body: &str) -> String {
+    let json: Option<Value> = serde_json::from_str(body).ok();
+    let message = json.as_ref().and_then(|json| match &json["error"] {
+        Value::String(message) => Some(message.as_str()),
+        error => error["message"].as_str().or_else(|| json["message"].as_str()),
+    });
+    shown(message.unwrap_or(body).trim(), 300)
+}
+
+/// An answer's whole body as text, at most `limit` bytes, with the idle timeout between
+/// pieces.
+async fn read_body(shared: &Shared, response: Response, limit: usize) -> Result<String, String> {
+    let mut stream = response.bytes_stream();
+    let mut body = Vec::new();
+    loop {
+        match tokio::time::timeout(shared.settings.idle_timeout, stream.next()).await {
+            Err(_) => return Err(shared.idle_failure()),
+            Ok(None) => break,
+            Ok(Some(Err(error))) => {
+                return Err(format!("the model server's answer was cut off: {}", innermost_reason(&error)));
+            }
+            Ok(Some(Ok(bytes))) => {
+                let room = limit.saturating_sub(body.len());
+                body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                if body.len() >= limit {
+                    break;
+                }
+            }
+        }
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// The wait before retry `attempt + 1` when the server asked for none.
+fn backoff(attempt: u32) -> Duration {
+    FIRST_BACKOFF.saturating_mul(2u32.saturating_pow(attempt)).min(MAX_BACKOFF)
+}
+
+/// A `Retry-After` header: whole seconds, or an HTTP date (a date past is no wait).
+pub fn parse_retry_after(value: &str, now: jiff::Timestamp) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let date = jiff::fmt::rfc2822::parse(value).ok()?;
+    Some(Duration::try_from(date.timestamp().duration_since(now)).unwrap_or(Duration::ZERO))
+}
+
+/// `500ms`, `2s`, `1.5s`.
+pub fn show_duration(duration: Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 1000 {
+        format!("{millis}ms")
+    } else if millis.is_multiple_of(1000) {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{:.1}s", duration.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date() {
+        let now: jiff::Timestamp = "2025-11-30T12:00:00Z".parse().unwrap();
+        assert_eq!(parse_retry_after("2", now), Some(Duration::from_secs(2)));
+        assert_eq!(parse_retry_after(" 120 ", now), Some(Duration::from_secs(120)));
+        assert_eq!(parse_retry_after("Sun, 30 Nov 2025 12:00:05 GMT", now), Some(Duration::from_secs(5)));
+        assert_eq!(parse_retry_after("Sun, 30 Nov 2025 11:00:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(parse_retry_after("soon", now), None);
+        assert_eq!(parse_retry_after("-1", now), None);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_eight_seconds() {
+        let waits: Vec<String> = (0..6).map(|attempt| show_duration(backoff(attempt))).collect();
+        assert_eq!(waits, ["500ms", "1s", "2s", "4s", "8s", "8s"]);
+        assert_eq!(backoff(100), MAX_BACKOFF);
+        assert_eq!(show_duration(Duration::from_millis(1500)), "1.5s");
+    }
+
+    #[test]
+    fn the_key_is_scrubbed_from_server_text() {
+        assert_eq!(
+            scrub("invalid key sk-secret-1 (Bearer sk-secret-1)", Some("sk-secret-1")),
+            "invalid key [redacted] (Bearer [redacted])"
+        );
+        assert_eq!(scrub("nothing here", Some("sk-secret-1")), "nothing here");
+        assert_eq!(scrub("no key", None), "no key");
+    }
+
+    #[test]
+    fn error_bodies_give_their_message_or_their_start() {
+        assert_eq!(error_detail(r#"{"error":{"message":"Rate limit\nreached"}}"#), "Rate limit\\nreached");
+        assert_eq!(error_detail(r#"{"error":"model not found"}"#), "model not found");
+        assert_eq!(error_detail(r#"{"message":"bad gateway"}"#), "bad gateway");
+        assert_eq!(error_detail("<html>\u{1b}[2J</html>"), "<html>\\u{1b}[2J</html>");
+        assert_eq!(error_detail(&"y".repeat(1000)).len(), 300 + '…'.len_utf8());
+        assert_eq!(error_detail(""), "");
+    }
+}

@@ -1,0 +1,143 @@
+//! The real model providers: OpenAI, xAI and any OpenAI-compatible server, spoken to over
+//! the streaming chat-completions API, each turn's outputs handed to the engine as they
+//! arrive.
+//!
+//! ```text
+//!  --model ──► ModelSpec ──► Provider::connect (key, base URL, one HTTP client
+//!                                 │             on one background thread)
+//!  conversation ──► start_turn ───┤
+//!                                 ▼
+//!        step: POST <base>/chat/completions ──► SSE chunks ──► ModelOutputs ──► ProviderTurn
+//!          ▲   (retries, timeouts)                                  │            (ModelStream)
+//!          └──── tool calls answered with a stub ◄──────────────────┘
+//! ```
+
+mod client;
+mod prices;
+mod request;
+mod spec;
+mod stream;
+
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::engine::model::{ModelOutput, ModelStream, Next};
+
+pub use prices::{PRICES, Price, price_of};
+pub use request::{ChatMessage, Role};
+pub use spec::{ModelSpec, ProviderKind};
+
+/// Everything besides the model spec that the flags give.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// `--base-url`.
+    pub base_url: Option<String>,
+    /// `--tools FILE`: entries of OpenAI's `tools` array, sent as they are.
+    pub tools: Vec<Value>,
+    /// `--max-steps`: model requests per turn, at least 1.
+    pub max_steps: u32,
+    /// `--model-retries`: retries of one request on 429, 5xx or a failed connect.
+    pub retries: u32,
+    /// `--model-connect-timeout`.
+    pub connect_timeout: Duration,
+    /// `--model-idle-timeout`: how long the server may send nothing (no headers, or no byte
+    /// of the stream) before the turn gives up. The wait for headers counts from the
+    /// request's start, connecting included.
+    pub idle_timeout: Duration,
+}
+
+/// A provider ready to answer turns; `dev`'s sessions share one (it is `Send + Sync`).
+///
+/// Its HTTP client lives on a thread of its own with its own runtime: a client must not be
+/// used across runtimes, and a runtime must not be dropped inside another's async context,
+/// as `dev` would when it drops a session. The thread ends when the provider is dropped,
+/// cancelling any turn still running.
+pub struct Provider {
+    shared: Arc<client::Shared>,
+    jobs: tokio::sync::mpsc::UnboundedSender<client::Job>,
+}
+
+impl Provider {
+    /// Resolves the key and base URL (`lookup(name)` gives a variable: the shell's, then
+    /// `.env`'s) and starts the HTTP client. A missing key or a bad or missing URL is a usage
+    /// error (exit 2).
+    pub fn connect(
+        kind: ProviderKind,
+        model: &str,
+        settings: Settings,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Provider, anyhow::Error> {
+        let endpoint = spec::Endpoint::resolve(kind, model, settings.base_url.as_deref(), lookup)?;
+        let shared = client::Shared::new(kind, model, endpoint, settings)?;
+        let jobs = client::start_runner()?;
+        Ok(Provider { shared: Arc::new(shared), jobs })
+    }
+
+    /// One line for the serve log: the model, where it is served, where the key came from.
+    /// Never the key.
+    pub fn describe(&self) -> String {
+        let endpoint = &self.shared.endpoint;
+        let key = match &endpoint.key {
+            Some(_) => format!("key from {}", endpoint.key_variable),
+            None => "no key".to_owned(),
+        };
+        format!(
+            "model {}:{} at {} ({key})",
+            self.shared.kind.name(),
+            crate::untrusted::escape(&self.shared.model),
+            endpoint.base_url
+        )
+    }
+
+    /// Starts one turn: the HTTP work runs on the provider's thread; the returned stream
+    /// yields the turn's outputs as they arrive.
+    pub fn start_turn(&self, conversation: Vec<ChatMessage>) -> ProviderTurn {
+        let (outputs, receiver) = mpsc::channel();
+        let (cancel, cancelled) = oneshot::channel();
+        let job = client::turn_job(Arc::clone(&self.shared), conversation, outputs.clone(), cancelled);
+        if self.jobs.send(job).is_err() {
+            let _ = outputs.send(ModelOutput::Failed("the model client's thread has stopped".to_owned()));
+        }
+        ProviderTurn { outputs: receiver, _cancel: cancel }
+    }
+}
+
+impl std::fmt::Debug for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let endpoint = &self.shared.endpoint;
+        f.debug_struct("Provider")
+            .field("kind", &self.shared.kind)
+            .field("model", &self.shared.model)
+            .field("url", &endpoint.chat_completions.as_str())
+            .field("key", &endpoint.key.as_ref().map(|_| format!("[from {}]", endpoint.key_variable)))
+            .finish_non_exhaustive()
+    }
+}
+
+/// One turn's outputs as they arrive. Dropping it cancels the turn at once (Ctrl-C): the
+/// request's connection is closed and its background work ends.
+pub struct ProviderTurn {
+    outputs: mpsc::Receiver<ModelOutput>,
+    /// Dropped with the turn, which the background work sees as the signal to stop.
+    _cancel: oneshot::Sender<()>,
+}
+
+impl ModelStream for ProviderTurn {
+    fn next(&mut self, wait: Duration) -> Next {
+        match self.outputs.recv_timeout(wait) {
+            Ok(output) => Next::Output(output),
+            Err(mpsc::RecvTimeoutError::Timeout) => Next::Waiting,
+            Err(mpsc::RecvTimeoutError::Disconnected) => Next::Ended,
+        }
+    }
+}
+
+impl std::fmt::Debug for ProviderTurn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderTurn").finish_non_exhaustive()
+    }
+}
