@@ -30,8 +30,11 @@ impl MockLlm {
     /// Starts mock-llm with `rules` (its YAML `rules:` list) and its streaming settings.
     fn start(chunk_size: usize, chunk_interval_ms: u64, rules: &str) -> MockLlm {
         let mut config = tempfile::NamedTempFile::new().unwrap();
-        write!(config, "streaming:\n  chunkSize: {chunk_size}\n  chunkIntervalMs: {chunk_interval_ms}\nrules:\n{rules}")
-            .unwrap();
+        write!(
+            config,
+            "streaming:\n  chunkSize: {chunk_size}\n  chunkIntervalMs: {chunk_interval_ms}\nrules:\n{rules}"
+        )
+        .unwrap();
         let start = root().join("tests/mock-llm/start.cjs");
         assert!(
             root().join("tests/mock-llm/node_modules/@dwmkerr/mock-llm").is_dir(),
@@ -104,8 +107,6 @@ struct Received {
 struct ModelServer {
     url: String,
     received: Arc<Mutex<Vec<Received>>>,
-    /// How many connections have ended (the client closed, or the answer was sent).
-    closed: Arc<Mutex<usize>>,
 }
 
 impl ModelServer {
@@ -114,20 +115,16 @@ impl ModelServer {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/v1", listener.local_addr().unwrap());
         let received = Arc::new(Mutex::new(Vec::new()));
-        let closed = Arc::new(Mutex::new(0));
-        let (log, ends) = (Arc::clone(&received), Arc::clone(&closed));
+        let log = Arc::clone(&received);
         std::thread::spawn(move || {
             for (n, stream) in listener.incoming().enumerate() {
                 let Ok(stream) = stream else { continue };
                 let answer = answers[n.min(answers.len() - 1)].clone();
-                let (log, ends) = (Arc::clone(&log), Arc::clone(&ends));
-                std::thread::spawn(move || {
-                    serve(stream, &answer, &log);
-                    *ends.lock().unwrap() += 1;
-                });
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || serve(stream, &answer, &log));
             }
         });
-        ModelServer { url, received, closed }
+        ModelServer { url, received }
     }
 
     fn received(&self) -> Vec<Received> {
@@ -223,17 +220,9 @@ fn reply(pieces: &[&str]) -> Answer {
 // ---------------------------------------------------------------------------------------
 // Running the binary.
 
-/// `agent-sdk run` on a copy of the providers fixture, with no model variables from the
-/// test's own environment.
+/// `agent-sdk run` in `dir` (no model variables come from the test's own environment).
 fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
-    let mut all_env: Vec<(&str, &str)> = vec![
-        ("OPENAI_API_KEY", ""),
-        ("XAI_API_KEY", ""),
-        ("OPENAI_BASE_URL", ""),
-        ("OPENAI_COMPATIBLE_API_KEY", ""),
-    ];
-    all_env.extend_from_slice(env);
-    run_recorded(dir, &[&["run", "--dir", "."], args].concat(), &all_env)
+    run_recorded(dir, &[&["run", "--dir", "."], args].concat(), env)
 }
 
 fn compatible(url: &str) -> Vec<String> {
@@ -413,13 +402,8 @@ fn dev_serves_sessions_on_a_real_model_and_sends_each_turn_its_history() {
     let dir = copy_fixture("providers", "agent");
     let dev = Dev::start(dir.path(), &compatible(&server.url));
     let client = reqwest::blocking::Client::new();
-    let session: Value = client
-        .post(format!("{}/v1/sessions", dev.url))
-        .bearer_auth(&dev.token)
-        .send()
-        .unwrap()
-        .json()
-        .unwrap();
+    let session: Value =
+        client.post(format!("{}/v1/sessions", dev.url)).bearer_auth(&dev.token).send().unwrap().json().unwrap();
     let session = session["id"].as_str().unwrap().to_owned();
     let mut replies = Vec::new();
     for message in ["first", "second"] {
@@ -463,17 +447,17 @@ impl Dev {
             .stderr(Stdio::from(std::fs::File::create(dir.join("dev.log")).unwrap()))
             .spawn()
             .unwrap();
+        // Stopped by its Drop if it never gets ready.
+        let mut dev = Dev { child, url: String::new(), token: String::new() };
         let started = Instant::now();
         loop {
             if let Ok(text) = std::fs::read_to_string(dir.join(".agent-sdk/dev.json"))
                 && let Ok(file) = serde_json::from_str::<Value>(&text)
                 && TcpStream::connect(file["url"].as_str().unwrap().trim_start_matches("http://")).is_ok()
             {
-                return Dev {
-                    child,
-                    url: file["url"].as_str().unwrap().to_owned(),
-                    token: file["token"].as_str().unwrap().to_owned(),
-                };
+                dev.url = file["url"].as_str().unwrap().to_owned();
+                dev.token = file["token"].as_str().unwrap().to_owned();
+                return dev;
             }
             assert!(
                 started.elapsed() < Duration::from_secs(30),
@@ -727,7 +711,6 @@ fn openai_takes_its_key_and_base_url_from_dot_env_and_sends_the_key_as_a_bearer_
         format!("OPENAI_API_KEY=sk-from-dot-env\nOPENAI_BASE_URL={}\n", server.url),
     )
     .unwrap();
-    // The test's own environment sets them empty: an empty variable counts as unset.
     let ran = run(dir.path(), &["--model", "openai:gpt-4o", "--message", "hi"], &[]);
     assert_eq!(exit(&ran), 0, "{}", ran.both());
     let head = &server.received()[0].head;

@@ -117,7 +117,7 @@ impl ModelChoice {
 
 /// A `--tools` file: an OpenAI `tools` array, each entry a function with a name.
 fn read_tools(path: &Path) -> anyhow::Result<Vec<Value>> {
-    let shown = escape(&path.display().to_string());
+    let shown = escape(&path.display().to_string()).into_owned();
     let text = std::fs::read_to_string(path)
         .map_err(|error| Exit::usage(format!("cannot read --tools file `{shown}`: {error}")))?;
     let tools: Vec<Value> = serde_json::from_str(&text)

@@ -28,8 +28,9 @@ impl Ran {
     }
 }
 
-/// Runs `agent-sdk <args>` in `cwd` as a user's shell would, without colour or a
-/// `NODE_OPTIONS` of the test's own, plus `env`; the hooks record to `<cwd>/record.txt`.
+/// Runs `agent-sdk <args>` in `cwd` as a user's shell would, without colour, a
+/// `NODE_OPTIONS` or a model's variables of the test's own, plus `env`; the hooks record to
+/// `<cwd>/record.txt`.
 pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
     let record = cwd.join("record.txt");
     let _ = std::fs::remove_file(&record);
@@ -38,6 +39,10 @@ pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
         .args(args)
         .current_dir(cwd)
         .env("AGENT_SDK_TEST_RECORD", &record)
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_COMPATIBLE_API_KEY")
+        .env_remove("XAI_API_KEY")
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("FORCE_COLOR")
