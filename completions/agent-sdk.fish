@@ -84,14 +84,14 @@ task\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l hook-timeout -d 'How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model -d 'The model that answers: `local` (embedded, deterministic, no network or key), `openai:<model>`, `xai:<model>`, or `openai-compatible:<model>` with --base-url. Default: AGENT_SDK_MODEL (from the shell or .env), else `local`' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model -d 'The model that answers: `local` (embedded, deterministic, no network or key), `openai:<model>`, `xai:<model>`, or `openai-compatible:<model>` with --base-url. Default: AGENT_SDK_MODEL, else `local`. The key is read from OPENAI_API_KEY, XAI_API_KEY or OPENAI_COMPATIBLE_API_KEY (optional); all from the shell, else .env' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l base-url -d 'The model server\'s base URL, ending in `/v1`: required by `openai-compatible:`; for `openai:` it replaces OPENAI_BASE_URL and the official URL, for `xai:` xAI\'s' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l tools -d 'Tools to offer the model: a JSON file holding an OpenAI `tools` array. Each call is recorded and answered with a stubbed dry-run result; no tool runs' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l max-steps -d 'The most requests one turn makes to the model (answering its tool calls starts the next)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-retries -d 'How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-connect-timeout -d 'How long connecting to the model server may take' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-idle-timeout -d 'How long the model server may send nothing (before its answer starts, or within it) before the turn fails' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l env-file -d 'Also read variables for the hooks (and the model\'s API key) from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -109,14 +109,14 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l max-sessions -d 'How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l log-format -d 'The serve log\'s format on stderr' -r -f -a "text\t'`2026-11-30T05:52:01.123Z INFO  message`'
 json\t'One JSON record a line'"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model -d 'The model that answers: `local` (embedded, deterministic, no network or key), `openai:<model>`, `xai:<model>`, or `openai-compatible:<model>` with --base-url. Default: AGENT_SDK_MODEL (from the shell or .env), else `local`' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model -d 'The model that answers: `local` (embedded, deterministic, no network or key), `openai:<model>`, `xai:<model>`, or `openai-compatible:<model>` with --base-url. Default: AGENT_SDK_MODEL, else `local`. The key is read from OPENAI_API_KEY, XAI_API_KEY or OPENAI_COMPATIBLE_API_KEY (optional); all from the shell, else .env' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l base-url -d 'The model server\'s base URL, ending in `/v1`: required by `openai-compatible:`; for `openai:` it replaces OPENAI_BASE_URL and the official URL, for `xai:` xAI\'s' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l tools -d 'Tools to offer the model: a JSON file holding an OpenAI `tools` array. Each call is recorded and answered with a stubbed dry-run result; no tool runs' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l max-steps -d 'The most requests one turn makes to the model (answering its tool calls starts the next)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-retries -d 'How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-connect-timeout -d 'How long connecting to the model server may take' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-idle-timeout -d 'How long the model server may send nothing (before its answer starts, or within it) before the turn fails' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l env-file -d 'Also read variables for the hooks (and the model\'s API key) from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -127,7 +127,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s q -l quiet -
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l env-file -d 'Also read variables for the hooks (and the model\'s API key) from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"

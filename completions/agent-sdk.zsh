@@ -79,14 +79,14 @@ _arguments "${_arguments_options[@]}" : \
 '--hook-timeout=[How long one handler may run before it is logged as timed out\: \`500ms\`, \`30s\`, \`1.5h\`…]:DURATION:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
 json\:"One JSON record a line"))' \
-'--model=[The model that answers\: \`local\` (embedded, deterministic, no network or key), \`openai\:<model>\`, \`xai\:<model>\`, or \`openai-compatible\:<model>\` with --base-url. Default\: AGENT_SDK_MODEL (from the shell or .env), else \`local\`]:MODEL:_default' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'--model=[The model that answers\: \`local\` (embedded, deterministic, no network or key), \`openai\:<model>\`, \`xai\:<model>\`, or \`openai-compatible\:<model>\` with --base-url. Default\: AGENT_SDK_MODEL, else \`local\`. The key is read from OPENAI_API_KEY, XAI_API_KEY or OPENAI_COMPATIBLE_API_KEY (optional); all from the shell, else .env]:MODEL:_default' \
 '--base-url=[The model server'\''s base URL, ending in \`/v1\`\: required by \`openai-compatible\:\`; for \`openai\:\` it replaces OPENAI_BASE_URL and the official URL, for \`xai\:\` xAI'\''s]:URL:_default' \
 '--tools=[Tools to offer the model\: a JSON file holding an OpenAI \`tools\` array. Each call is recorded and answered with a stubbed dry-run result; no tool runs]:FILE.json:_files' \
 '--max-steps=[The most requests one turn makes to the model (answering its tool calls starts the next)]:COUNT:_default' \
 '--model-retries=[How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached]:COUNT:_default' \
 '--model-connect-timeout=[How long connecting to the model server may take]:DURATION:_default' \
 '--model-idle-timeout=[How long the model server may send nothing (before its answer starts, or within it) before the turn fails]:DURATION:_default' \
-'*--env-file=[Also read variables for the hooks (and the model'\''s API key) from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--redeliver[Dispatch the session'\''s recorded events its hooks never saw (a run ended before dispatching them), before the new turn if one is given. Without it they are only counted in the log\: delivery is at most once]' \
 '--json[Print the recorded events as NDJSON on stdout instead of the reply]' \
@@ -110,14 +110,14 @@ _arguments "${_arguments_options[@]}" : \
 '--max-sessions=[How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429]:COUNT:_default' \
 '--log-format=[The serve log'\''s format on stderr]:LOG_FORMAT:((text\:"\`2026-11-30T05\:52\:01.123Z INFO  message\`"
 json\:"One JSON record a line"))' \
-'--model=[The model that answers\: \`local\` (embedded, deterministic, no network or key), \`openai\:<model>\`, \`xai\:<model>\`, or \`openai-compatible\:<model>\` with --base-url. Default\: AGENT_SDK_MODEL (from the shell or .env), else \`local\`]:MODEL:_default' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'--model=[The model that answers\: \`local\` (embedded, deterministic, no network or key), \`openai\:<model>\`, \`xai\:<model>\`, or \`openai-compatible\:<model>\` with --base-url. Default\: AGENT_SDK_MODEL, else \`local\`. The key is read from OPENAI_API_KEY, XAI_API_KEY or OPENAI_COMPATIBLE_API_KEY (optional); all from the shell, else .env]:MODEL:_default' \
 '--base-url=[The model server'\''s base URL, ending in \`/v1\`\: required by \`openai-compatible\:\`; for \`openai\:\` it replaces OPENAI_BASE_URL and the official URL, for \`xai\:\` xAI'\''s]:URL:_default' \
 '--tools=[Tools to offer the model\: a JSON file holding an OpenAI \`tools\` array. Each call is recorded and answered with a stubbed dry-run result; no tool runs]:FILE.json:_files' \
 '--max-steps=[The most requests one turn makes to the model (answering its tool calls starts the next)]:COUNT:_default' \
 '--model-retries=[How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached]:COUNT:_default' \
 '--model-connect-timeout=[How long connecting to the model server may take]:DURATION:_default' \
 '--model-idle-timeout=[How long the model server may send nothing (before its answer starts, or within it) before the turn fails]:DURATION:_default' \
-'*--env-file=[Also read variables for the hooks (and the model'\''s API key) from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--allow-remote[Allow listening on a non-loopback address]' \
 '--rotate-token[Make a new bearer token (the old one stops working)]' \
@@ -134,7 +134,7 @@ json\:"One JSON record a line"))' \
 (test)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`. By default the nearest such folder, from the current one up]:PATH:_files' \
-'*--env-file=[Also read variables for the hooks (and the model'\''s API key) from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--watch[Run the tests again whenever the agent'\''s code changes, until Ctrl-C]' \
 '(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \

@@ -119,7 +119,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__dev)
-            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --env-file --no-env-file --color --quiet --help --version"
+            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -153,6 +153,10 @@ _bdk() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --env-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --model)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -178,10 +182,6 @@ _bdk() {
                     return 0
                     ;;
                 --model-idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --env-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -449,7 +449,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__run)
-            opts="-m -q -h -V --dir --message --replay --event --data --script --session --redeliver --purpose --mode --json --hook-timeout --log-format --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --env-file --no-env-file --color --quiet --help --version"
+            opts="-m -q -h -V --dir --message --replay --event --data --script --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,6 +503,10 @@ _bdk() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                --env-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --model)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -528,10 +532,6 @@ _bdk() {
                     return 0
                     ;;
                 --model-idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --env-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

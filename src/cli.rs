@@ -365,10 +365,11 @@ pub struct RunArgs {
     pub log_format: LogFormat,
 
     #[command(flatten)]
-    pub model: ModelArgs,
-
-    #[command(flatten)]
     pub env: EnvArgs,
+
+    /// Last: its flags are listed under their own heading.
+    #[command(flatten)]
+    pub model: ModelArgs,
 }
 
 /// Which model answers the turns, and how its server is reached.
@@ -377,7 +378,8 @@ pub struct RunArgs {
 pub struct ModelArgs {
     /// The model that answers: `local` (embedded, deterministic, no network or key),
     /// `openai:<model>`, `xai:<model>`, or `openai-compatible:<model>` with --base-url.
-    /// Default: AGENT_SDK_MODEL (from the shell or .env), else `local`.
+    /// Default: AGENT_SDK_MODEL, else `local`. The key is read from OPENAI_API_KEY,
+    /// XAI_API_KEY or OPENAI_COMPATIBLE_API_KEY (optional); all from the shell, else .env.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
 
@@ -413,7 +415,7 @@ pub struct ModelArgs {
 /// Environment files for the hook runtime.
 #[derive(Debug, Args)]
 pub struct EnvArgs {
-    /// Also read variables for the hooks (and the model's API key) from this file (after `<dir>/.env`; repeatable;
+    /// Also read variables for the hooks from this file (after `<dir>/.env`; repeatable;
     /// later files win, the shell's own variables win over every file).
     #[arg(long, value_name = "PATH")]
     pub env_file: Vec<PathBuf>,
@@ -465,10 +467,11 @@ pub struct DevArgs {
     pub log_format: LogFormat,
 
     #[command(flatten)]
-    pub model: ModelArgs,
-
-    #[command(flatten)]
     pub env: EnvArgs,
+
+    /// Last: its flags are listed under their own heading.
+    #[command(flatten)]
+    pub model: ModelArgs,
 }
 
 #[derive(Debug, Args)]
