@@ -734,8 +734,50 @@ fn a_model_that_cannot_be_used_stops_the_run_before_anything_runs() {
         assert!(ran.log().contains(named), "{model:?} names {named}: {}", ran.log());
         assert!(ran.record.is_empty(), "no hook ran: {:?}", ran.record);
     }
+    // Flags that do not go with the model, and a tools file that is not one.
+    std::fs::write(dir.path().join("script.json"), r#"{ "steps": [ { "text": "hi" } ] }"#).unwrap();
+    std::fs::write(dir.path().join("tools.json"), r#"[{ "type": "function" }]"#).unwrap();
+    let url = "http://127.0.0.1:9/v1";
+    let flags: [(&[&str], &str); 3] = [
+        (&["--tools", "tools.json"], "--tools offers tools to a real model"),
+        (&["--model", "openai-compatible:m", "--base-url", url, "--script", "script.json"], "--script plays the local"),
+        (&["--model", "openai-compatible:m", "--base-url", url, "--tools", "tools.json"], "has no `function.name`"),
+    ];
+    for (flags, said) in flags {
+        let ran = run(dir.path(), &[flags, &["--message", "hi"]].concat(), &[]);
+        assert_eq!(exit(&ran), 2, "{flags:?}: {}", ran.both());
+        assert!(ran.log().contains(said), "{flags:?} says {said}: {}", ran.log());
+    }
     // And the model may come from AGENT_SDK_MODEL.
     let ran = run(dir.path(), &["--message", "hi"], &[("AGENT_SDK_MODEL", "xai:grok-4")]);
     assert_eq!(exit(&ran), 2, "{}", ran.both());
     assert!(ran.log().contains("XAI_API_KEY"), "{}", ran.log());
+}
+
+#[test]
+fn the_readme_lists_the_price_table_the_binary_uses() {
+    let dollars = |value: f64| {
+        let text = format!("{value:.4}");
+        let trimmed = text.trim_end_matches('0');
+        let decimals = trimmed.split_once('.').map_or(0, |(_, decimals)| decimals.len());
+        format!("${trimmed}{}", "0".repeat(2usize.saturating_sub(decimals)))
+    };
+    let mut table = String::from("| `--model` | input | cached input | output |\n|---|---:|---:|---:|\n");
+    for (kind, model, price) in agent_sdk::provider::PRICES {
+        table.push_str(&format!(
+            "| `{}:{model}` | {} | {} | {} |\n",
+            kind.name(),
+            dollars(price.input),
+            dollars(price.cached_input),
+            dollars(price.output)
+        ));
+    }
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = "<!-- prices: generated from src/provider/prices.rs; tests/providers.rs checks them -->\n";
+    let listed = readme
+        .split_once(start)
+        .and_then(|(_, rest)| rest.split_once("<!-- end of prices -->"))
+        .map(|(listed, _)| listed)
+        .expect("the README has the price table");
+    assert_eq!(listed, table, "the README's price table is out of date; it should be:\n{table}");
 }
