@@ -2,7 +2,7 @@
 """Benchmark: what a real model provider adds to `agent-sdk run`, and how soon a streamed
 piece of the reply reaches stdout.
 
-  1. Per-turn overhead, against @dwmkerr/mock-llm (the third-party OpenAI-compatible server
+  1. The whole `run`, against @dwmkerr/mock-llm (the third-party OpenAI-compatible server
      the tests use; `npm ci --prefix tests/mock-llm`), started on loopback with a rule that
      streams back "Echo: <the message>" in chunks of 8 characters, 1 ms apart. --runs
      iterations (1 warm-up of each discarded), interleaved, their order rotating:
@@ -12,10 +12,19 @@ piece of the reply reaches stdout.
          (the embedded model);
      (c) provider: the same with --model openai-compatible:gpt-4o-mini --base-url <mock>.
      Both runs start the same Node runtime, load the same 3 hooks and record a turn of about
-     the same number of events, so the provider's cost is
-         overhead = median(c) - median(b) - median(a)     (target <= 5 ms)
-     Also reported: each median/min/max.
-  2. First delta to stdout. mock-llm cannot say when it wrote a chunk, so this script serves
+     the same number of events. Reported: each median/min/max, and median(c) - median(b)
+     beside median(a): what answering with the provider added to the whole command, beside
+     what the server alone takes. (Start-up noise of a few ms is in both; 2. has none.)
+  2. Per-turn overhead in `dev`, without process start-up: two `agent-sdk dev` servers on
+     copies of examples/acme-bot (one on the local model, one on the provider as in 1.), one
+     session each; --runs turns of each (1 warm-up discarded), interleaved with (a), each
+     timed from the POST of the message to the end of its SSE stream (every event of the
+     turn recorded and sent). The target's measure: what a provider turn takes over the
+     server's own response time, overhead = median(provider turn) - median(server alone)
+     (target <= 5 ms); every event of the turn is recorded and sent to the client within it.
+     The local turn is shown for scale. The session's history grows by one exchange a turn
+     (the mock's answer does not depend on it).
+  3. First delta to stdout. mock-llm cannot say when it wrote a chunk, so this script serves
      the stream itself (a thread of this process, on loopback): it answers agent-sdk's
      request with the response headers, waits 300 ms (the runtime is up and waiting), writes
      the first chunk and notes time.monotonic() right after the write; it reads agent-sdk's
@@ -122,6 +131,98 @@ def clean_env() -> dict:
     return env
 
 
+class DevServer:
+    """`agent-sdk dev` on a free port; stopped with SIGTERM."""
+
+    def __init__(self, project: Path, model: list[str]):
+        self.process = subprocess.Popen(
+            [str(AGENT_SDK), "dev", "--dir", str(project), "--port", "0", *model],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=clean_env(),
+        )
+        dev_file = project / ".agent-sdk" / "dev.json"
+        started = time.monotonic()
+        while True:
+            try:
+                info = json.loads(dev_file.read_text())
+                self.port = int(info["url"].rsplit(":", 1)[1])
+                self.token = info["token"]
+                socket.create_connection(("127.0.0.1", self.port)).close()
+                break
+            except (OSError, ValueError, KeyError):
+                if time.monotonic() - started > 30:
+                    raise SanityError("agent-sdk dev did not start")
+                time.sleep(0.05)
+        self.session = json.loads(self.request("POST", "/v1/sessions", None))["id"]
+
+    def request(self, method: str, path: str, body) -> str:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port)
+        headers = {"authorization": f"Bearer {self.token}", "content-type": "application/json"}
+        connection.request(method, path, None if body is None else json.dumps(body), headers)
+        response = connection.getresponse()
+        text = response.read().decode()
+        connection.close()
+        if response.status >= 300:
+            raise SanityError(f"dev answered {response.status}: {text}")
+        return text
+
+    def turn(self, expect: str) -> float:
+        started = time.perf_counter()
+        text = self.request("POST", f"/v1/sessions/{self.session}/messages", {"text": MESSAGE})
+        elapsed = (time.perf_counter() - started) * 1000
+        if "turn.completed" not in text or expect not in text:
+            raise SanityError(f"the turn did not complete with {expect!r}: {text[-500:]}")
+        return elapsed
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+def dev_overhead(runs: int, work: Path) -> list[str]:
+    config = work / "mock-llm-dev.yaml"
+    config.write_text(RULES)
+    mock, port = start_mock(config)
+    provider = ["--model", "openai-compatible:gpt-4o-mini", "--base-url", f"http://127.0.0.1:{port}/v1"]
+    servers = []
+    try:
+        local = DevServer(copy_project(REPO / "examples" / "acme-bot", work / "dev-local"), [])
+        servers.append(local)
+        remote = DevServer(copy_project(REPO / "examples" / "acme-bot", work / "dev-provider"), provider)
+        servers.append(remote)
+        kinds = {
+            "server alone": lambda: server_alone(port),
+            "dev turn, local model": lambda: local.turn("I am the local model"),
+            "dev turn, provider": lambda: remote.turn("Echo: "),
+        }
+        times = {name: [] for name in kinds}
+        names = list(kinds)
+        for iteration in range(runs + 1):
+            order = names[iteration % 3 :] + names[: iteration % 3]
+            for name in order:
+                elapsed = kinds[name]()
+                if iteration > 0:
+                    times[name].append(elapsed)
+    finally:
+        for server in servers:
+            server.stop()
+        mock.kill()
+        mock.wait()
+    added = statistics.median(times["dev turn, provider"]) - statistics.median(times["server alone"])
+    lines = [f"| {name} | {summary(values)} |" for name, values in times.items()]
+    return [
+        f"### 2. Per-turn overhead in `dev` ({runs} turns each, interleaved)",
+        "",
+        "| | wall time |",
+        "|---|---|",
+        *lines,
+        "",
+        f"**Provider overhead: {added:.1f} ms per turn** over the server's own response time "
+        "(dev turn with the provider − server alone; target ≤ 5 ms)",
+    ]
+
+
 def summary(values: list[float]) -> str:
     return f"{statistics.median(values):.1f} ms (min {min(values):.1f}, max {max(values):.1f})"
 
@@ -149,20 +250,17 @@ def overhead(runs: int, work: Path) -> list[str]:
     finally:
         mock.kill()
         mock.wait()
-    added = (
-        statistics.median(times["run, provider"])
-        - statistics.median(times["run, local model"])
-        - statistics.median(times["server alone"])
-    )
+    added = statistics.median(times["run, provider"]) - statistics.median(times["run, local model"])
     lines = [f"| {name} | {summary(values)} |" for name, values in times.items()]
     return [
-        f"### 1. Per-turn overhead ({runs} runs each, interleaved)",
+        f"### 1. The whole `run` ({runs} runs each, interleaved)",
         "",
         "| | wall time |",
         "|---|---|",
         *lines,
         "",
-        f"**Provider overhead: {added:.1f} ms per turn** (provider − local − server alone; target ≤ 5 ms)",
+        f"run with the provider − run with the local model: {added:.1f} ms, beside the server alone's "
+        f"{statistics.median(times['server alone']):.1f} ms",
     ]
 
 
@@ -230,7 +328,7 @@ def first_delta(runs: int, work: Path) -> list[str]:
     latencies.sort()
     p90 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.9))]
     return [
-        f"### 2. First delta to stdout ({runs} runs)",
+        f"### 3. First delta to stdout ({runs} runs)",
         "",
         f"**median {statistics.median(latencies):.2f} ms, 90th percentile {p90:.2f} ms, max {max(latencies):.2f} ms** "
         "from the server's write of the first chunk to its first byte on agent-sdk's stdout (target ≤ 5 ms)",
@@ -252,6 +350,8 @@ def main() -> int:
                 f"node {node_version()}, {os.cpu_count()} CPUs",
                 "",
                 *overhead(args.runs, work),
+                "",
+                *dev_overhead(args.runs, work),
                 "",
                 *first_delta(args.runs, work),
             ]
