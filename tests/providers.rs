@@ -781,3 +781,136 @@ fn the_readme_lists_the_price_table_the_binary_uses() {
         .expect("the README has the price table");
     assert_eq!(listed, table, "the README's price table is out of date; it should be:\n{table}");
 }
+
+#[test]
+fn a_server_that_never_accepts_the_connection_is_given_up_after_the_connect_timeout() {
+    // A listener with a backlog of 0 whose queue is already full: the kernel drops new
+    // connection attempts, so connecting hangs (as to a host that does not answer).
+    let mut blackhole = Command::new("python3")
+        .args([
+            "-c",
+            "import socket, time\n\
+             s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(0)\n\
+             port = s.getsockname()[1]\n\
+             held = []\n\
+             for _ in range(3):\n\
+             \x20   c = socket.socket(); c.setblocking(False)\n\
+             \x20   try: c.connect(('127.0.0.1', port))\n\
+             \x20   except BlockingIOError: pass\n\
+             \x20   held.append(c)\n\
+             time.sleep(0.2)\n\
+             print(port, flush=True)\n\
+             time.sleep(120)\n",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut port = String::new();
+    BufReader::new(blackhole.stdout.take().unwrap()).read_line(&mut port).unwrap();
+    let url = format!("http://127.0.0.1:{}/v1", port.trim());
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(&url);
+    let started = Instant::now();
+    let ran = run(
+        dir.path(),
+        &args(&model, &["--message", "hi", "--json", "--model-connect-timeout", "400ms", "--model-retries", "1"]),
+        &[],
+    );
+    let took = started.elapsed();
+    let _ = blackhole.kill();
+    let _ = blackhole.wait();
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    assert_eq!(
+        message,
+        format!(
+            "could not connect to {url}: no connection within 400ms (--model-connect-timeout) (gave up after 2 attempts)"
+        )
+    );
+    assert!(ran.log().contains("retry 1 of 1 in 500ms"), "{}", ran.log());
+    assert!(took < Duration::from_secs(15), "took {took:?}");
+}
+
+#[test]
+fn reasoning_streams_as_its_own_events_and_cached_and_reasoning_tokens_are_reported() {
+    let reasoning = |delta: &str| json!({ "choices": [{ "index": 0, "delta": { "reasoning_content": delta }, "finish_reason": null }] });
+    let server = ModelServer::start(vec![Answer::Stream {
+        chunks: vec![
+            reasoning("The user asks "),
+            reasoning("about refunds."),
+            text("30 days."),
+            finish("stop"),
+            json!({ "choices": [], "usage": { "prompt_tokens": 1000, "completion_tokens": 40, "total_tokens": 1040,
+                     "prompt_tokens_details": { "cached_tokens": 800 },
+                     "completion_tokens_details": { "reasoning_tokens": 32 } } }),
+        ],
+        done: true,
+        pause: Duration::ZERO,
+    }]);
+    let dir = copy_fixture("providers", "agent");
+    let ran = run(
+        dir.path(),
+        &["--model", "openai:o4-mini", "--message", "refunds?", "--json"],
+        &[("OPENAI_API_KEY", "sk-test"), ("OPENAI_BASE_URL", &server.url)],
+    );
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    assert_eq!(
+        types(&envelopes),
+        [
+            "message.received",
+            "reasoning.appended",
+            "reasoning.appended",
+            "message.appended",
+            "message.completed",
+            "turn.completed"
+        ]
+    );
+    assert_eq!(envelopes[1]["data"]["delta"], "The user asks ");
+    let completed = &envelopes[5]["data"];
+    assert_eq!(
+        completed["usage"],
+        json!({ "inputTokens": 200, "outputTokens": 40, "cacheReadTokens": 800, "cacheWriteTokens": 0, "reasoningTokens": 32 })
+    );
+    // o4-mini: $1.10 a million input, $0.275 cached, $4.40 output.
+    let expected = (200.0 * 1.10 + 800.0 * 0.275 + 40.0 * 4.40) / 1_000_000.0;
+    assert_eq!(completed["cost"]["model"], "o4-mini");
+    assert!((completed["cost"]["totalUsd"].as_f64().unwrap() - expected).abs() < 1e-9, "{completed}");
+}
+
+#[test]
+fn stopping_dev_cancels_a_turn_still_waiting_on_the_model() {
+    // A slow server: a piece of the reply every 300 ms.
+    let server = MockLlm::echo(2, 300);
+    let dir = copy_fixture("providers", "agent");
+    let dev = Dev::start(dir.path(), &compatible(&server.url));
+    let client = reqwest::blocking::Client::new();
+    let session: Value =
+        client.post(format!("{}/v1/sessions", dev.url)).bearer_auth(&dev.token).send().unwrap().json().unwrap();
+    let session = session["id"].as_str().unwrap().to_owned();
+    let response = client
+        .post(format!("{}/v1/sessions/{session}/messages", dev.url))
+        .bearer_auth(&dev.token)
+        .json(&json!({ "text": "a question with a long echo" }))
+        .send()
+        .unwrap();
+    let mut stream = BufReader::new(response);
+    let mut events = Vec::new();
+    let mut line = String::new();
+    while stream.read_line(&mut line).unwrap() > 0 {
+        if let Some(data) = line.trim_end().strip_prefix("data: ") {
+            let event: Value = serde_json::from_str(data).unwrap();
+            let first_delta = event["type"] == "message.appended";
+            events.push(event);
+            if first_delta && events.len() == 2 {
+                // The reply has started: stop the server.
+                Command::new("kill").args(["-TERM", &dev.child.id().to_string()]).status().unwrap();
+            }
+        }
+        line.clear();
+    }
+    let failure = the_failure(&events);
+    assert_eq!(failure["status"], "cancelled");
+    assert_eq!(failure["message"], "the turn was cancelled (the server is stopping)");
+}

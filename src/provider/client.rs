@@ -343,6 +343,10 @@ async fn send_once(shared: &Shared, body: &Value) -> Result<Response, SendFailur
     match tokio::time::timeout(shared.settings.idle_timeout, request.send()).await {
         Err(_) => Err(SendFailure::Idle),
         Ok(Ok(response)) => Ok(response),
+        Ok(Err(error)) if error.is_connect() && error.is_timeout() => Err(SendFailure::Connect(format!(
+            "no connection within {} (--model-connect-timeout)",
+            show_duration(shared.settings.connect_timeout)
+        ))),
         Ok(Err(error)) if error.is_connect() => Err(SendFailure::Connect(innermost_reason(&error))),
         Ok(Err(error)) => Err(SendFailure::Other(innermost_reason(&error))),
     }
