@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use agent_sdk::engine::model::{ModelOutput, ModelStream, Next, ToolCall};
-use agent_sdk::provider::{ChatMessage, Provider, ProviderKind, Role, Settings};
+use agent_sdk::model::provider::{ChatMessage, Provider, ProviderKind, Role, Settings};
+use agent_sdk::model::{ModelOutput, ModelStream, Next, ToolCall};
 use agent_sdk::state::log_record::Level;
 use serde_json::{Value, json};
 

@@ -763,7 +763,7 @@ fn the_readme_lists_the_price_table_the_binary_uses() {
         format!("${trimmed}{}", "0".repeat(2usize.saturating_sub(decimals)))
     };
     let mut table = String::from("| `--model` | input | cached input | output |\n|---|---:|---:|---:|\n");
-    for (kind, model, price) in agent_sdk::provider::PRICES {
+    for (kind, model, price) in agent_sdk::model::provider::PRICES {
         table.push_str(&format!(
             "| `{}:{model}` | {} | {} | {} |\n",
             kind.name(),
@@ -773,7 +773,7 @@ fn the_readme_lists_the_price_table_the_binary_uses() {
         ));
     }
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = "<!-- prices: generated from src/provider/prices.rs; tests/providers.rs checks them -->\n";
+    let start = "<!-- prices: generated from src/model/provider/prices.rs; tests/providers.rs checks them -->\n";
     let listed = readme
         .split_once(start)
         .and_then(|(_, rest)| rest.split_once("<!-- end of prices -->"))

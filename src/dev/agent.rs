@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use crate::cli::LogFormat;
 use crate::engine::dispatcher::Dispatcher;
-use crate::engine::model_choice::ModelChoice;
 use crate::engine::session::{LoadPlan, SessionFacts, SessionSetup};
+use crate::model::choice::ModelChoice;
 use crate::project::Project;
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::clock::{new_id, now_rfc3339};
 use crate::engine::dispatcher::Dispatcher;
-use crate::engine::model::{ModelStream, Next};
 use crate::engine::turn::{self, Turn, TurnEvent, TurnStep};
+use crate::model::{ModelStream, Next};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};

@@ -14,8 +14,6 @@
 
 pub mod dispatcher;
 pub mod feed;
-pub mod model;
-pub mod model_choice;
 pub mod session;
 pub mod turn;
 pub mod undelivered;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::engine::model::{ModelOutput, ToolCall};
+use crate::model::{ModelOutput, ToolCall};
 use crate::state::log_record::Level;
 
 /// An event about to be recorded: its type and `data`.
@@ -142,7 +142,7 @@ pub fn cancelled(by: &str) -> TurnEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::model::{Script, local_reply, play};
+    use crate::model::local::{Script, local_reply, play};
 
     /// Every step of a turn answering `message` with `outputs`.
     fn turn_steps(message: &str, outputs: Vec<ModelOutput>) -> Vec<TurnStep> {

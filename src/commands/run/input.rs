@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use crate::cli::RunArgs;
 use crate::clock::{new_id, now_rfc3339};
-use crate::engine::model;
 use crate::engine::turn::TurnEvent;
+use crate::model::local;
 use crate::report::plural;
 use crate::state::envelope::Envelope;
 use crate::vocabulary;
@@ -177,7 +177,7 @@ impl Iterator for ReplayFile {
 }
 
 /// A `--script` file for the local model.
-pub fn read_script(path: &Path) -> anyhow::Result<model::Script> {
+pub fn read_script(path: &Path) -> anyhow::Result<local::Script> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read --script file `{}`", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("`{}` is not a model script", path.display()))

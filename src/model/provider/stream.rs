@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::engine::model::{ModelOutput, ToolCall};
-use crate::provider::request::{CallMade, stubbed_tool_output};
+use crate::model::provider::request::{CallMade, stubbed_tool_output};
+use crate::model::{ModelOutput, ToolCall};
 use crate::untrusted::escape;
 
 /// At most this much of a server's text goes into a message.

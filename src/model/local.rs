@@ -1,78 +1,18 @@
-//! What a model gives a turn: a stream of [`ModelOutput`]s, pulled one at a time as they
-//! arrive ([`ModelStream`]), so each is recorded, shown and dispatched at once.
-//!
-//! The embedded default model, `local`, is here too: no network, no key, deterministic.
-//! Unscripted, it answers from the prompt (the agent's instructions and the message); with
-//! `--script` it plays a scripted turn (reasoning, tool calls and retries, pauses, a
-//! failure) so tests can drive every kind of event. Replies stream in pieces; usage is
-//! counted from the text. The real providers are in [`crate::provider`].
+//! The embedded default model, `local`: no network, no key, deterministic. Unscripted, it
+//! answers from the prompt (the agent's instructions and the message); with `--script` it
+//! plays a scripted turn (reasoning, tool calls and retries, pauses, a failure) so tests
+//! can drive every kind of event. Replies stream in pieces; usage is counted from the text.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::state::log_record::Level;
+use crate::model::{ModelOutput, ModelStream, Next, ToolCall};
 
 /// The model id `local` reports in `turn.completed`'s `cost`.
 pub const LOCAL_MODEL: &str = "local";
-
-/// One thing a model produces while it answers, in order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ModelOutput {
-    /// A piece of the reply.
-    Text(String),
-    /// A piece of the model's reasoning.
-    Reasoning(String),
-    /// One model step that calls tools.
-    Tools(Vec<ToolCall>),
-    /// Time passing before the next output (a slow model, for tests of streaming and Ctrl-C).
-    Pause(Duration),
-    /// A line for the serve log (a retry, a model without a price); not an event.
-    Log(Level, String),
-    /// The turn failed: why, in words for the user.
-    Failed(String),
-    /// The turn's end, with its usage and cost where they are known.
-    Completed { usage: Option<Value>, cost: Option<Value> },
-}
-
-/// A stream of a model's outputs for one turn. It ends after a [`ModelOutput::Failed`] or
-/// a [`ModelOutput::Completed`]; dropping it early (Ctrl-C) stops the model.
-pub trait ModelStream {
-    /// The next output, waiting at most `wait` for it.
-    fn next(&mut self, wait: Duration) -> Next;
-}
-
-/// What a model stream has now.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Next {
-    Output(ModelOutput),
-    /// Nothing yet: the model is still working.
-    Waiting,
-    /// Nothing more will come.
-    Ended,
-}
-
-/// A tool call the model made, and the stubbed (dry-run) result it is answered with.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ToolCall {
-    /// The model's id for the call; the local model leaves it to the turn (`call_1`, …).
-    #[serde(default)]
-    pub call_id: Option<String>,
-    pub tool_name: String,
-    #[serde(default)]
-    pub args: Option<Value>,
-    /// The result; a dry-run note when the script gives none.
-    #[serde(default)]
-    pub output: Option<Value>,
-    #[serde(default)]
-    pub is_error: bool,
-    /// One transient failure reason (`transport`, `http_503`, …) per retry before the result.
-    #[serde(default)]
-    pub retries: Vec<String>,
-}
 
 /// A `--script` file: the steps of one turn.
 #[derive(Debug, Clone, PartialEq, Deserialize)]

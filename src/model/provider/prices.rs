@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::provider::spec::ProviderKind;
+use crate::model::provider::spec::ProviderKind;
 
 /// US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]

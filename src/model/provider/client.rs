@@ -13,12 +13,12 @@ use reqwest::{Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::engine::model::ModelOutput;
-use crate::provider::Settings;
-use crate::provider::prices::{cost, price_of};
-use crate::provider::request::{ChatMessage, Messages};
-use crate::provider::spec::{Endpoint, ProviderKind};
-use crate::provider::stream::{Step, TurnUsage, shown};
+use crate::model::ModelOutput;
+use crate::model::provider::Settings;
+use crate::model::provider::prices::{cost, price_of};
+use crate::model::provider::request::{ChatMessage, Messages};
+use crate::model::provider::spec::{Endpoint, ProviderKind};
+use crate::model::provider::stream::{Step, TurnUsage, shown};
 use crate::sse::SseParser;
 use crate::state::log_record::Level;
 

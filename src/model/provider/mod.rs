@@ -25,7 +25,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
-use crate::engine::model::{ModelOutput, ModelStream, Next};
+use crate::model::{ModelOutput, ModelStream, Next};
 
 pub use prices::{PRICES, Price, price_of};
 pub use request::{ChatMessage, Role};

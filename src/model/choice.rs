@@ -9,9 +9,10 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::cli::ModelArgs;
-use crate::engine::model::{self, LocalModel, ModelStream, Script};
 use crate::exit_status::Exit;
-use crate::provider::{ChatMessage, ModelSpec, Provider, Role, Settings};
+use crate::model::ModelStream;
+use crate::model::local::{self, LocalModel, Script};
+use crate::model::provider::{ChatMessage, ModelSpec, Provider, Role, Settings};
 use crate::state::StateStore;
 use crate::untrusted::escape;
 
@@ -94,9 +95,9 @@ impl ModelChoice {
     ) -> anyhow::Result<Box<dyn ModelStream>> {
         let instructions = std::fs::read_to_string(source_dir.join("instructions.md")).ok();
         Ok(match self {
-            ModelChoice::Local(None) => Box::new(LocalModel::new(model::local_reply(instructions.as_deref(), message))),
+            ModelChoice::Local(None) => Box::new(LocalModel::new(local::local_reply(instructions.as_deref(), message))),
             ModelChoice::Local(Some(script)) => {
-                Box::new(LocalModel::new(model::play(instructions.as_deref(), message, script)))
+                Box::new(LocalModel::new(local::play(instructions.as_deref(), message, script)))
             }
             ModelChoice::Provider(provider) => {
                 let mut conversation = Vec::new();
