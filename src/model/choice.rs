@@ -75,15 +75,6 @@ impl ModelChoice {
         }
     }
 
-    /// The serve-log line that says which model answers.
-    pub fn describe(&self) -> String {
-        match self {
-            ModelChoice::Local(None) => "model local (embedded, no network)".to_owned(),
-            ModelChoice::Local(Some(_)) => "model local, playing the --script".to_owned(),
-            ModelChoice::Provider(provider) => provider.describe(),
-        }
-    }
-
     /// Starts a turn answering `message`: the agent's instructions are read now (a `dev`
     /// server sees them change), and a real model gets the session's history from `store`.
     pub fn start_turn(
