@@ -102,6 +102,8 @@ struct Received {
     head: String,
     body: Value,
     at: Instant,
+    /// The wall clock's milliseconds since 1970, to hold against a hook's `Date.now()`.
+    wall_ms: u128,
 }
 
 struct ModelServer {
@@ -188,7 +190,8 @@ fn read_request(stream: &mut TcpStream) -> Option<Received> {
         bytes.extend_from_slice(&buffer[..read]);
     }
     let body = serde_json::from_slice(&bytes[head_end..head_end + length]).unwrap_or(Value::Null);
-    Some(Received { head, body, at: Instant::now() })
+    let wall_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+    Some(Received { head, body, at: Instant::now(), wall_ms })
 }
 
 /// A chunk with a piece of the reply.
@@ -401,18 +404,10 @@ fn dev_serves_sessions_on_a_real_model_and_sends_each_turn_its_history() {
     let server = MockLlm::echo(10, 1);
     let dir = copy_fixture("providers", "agent");
     let dev = Dev::start(dir.path(), &compatible(&server.url));
-    let client = reqwest::blocking::Client::new();
-    let session: Value =
-        client.post(format!("{}/v1/sessions", dev.url)).bearer_auth(&dev.token).send().unwrap().json().unwrap();
-    let session = session["id"].as_str().unwrap().to_owned();
+    let session = dev.new_session();
     let mut replies = Vec::new();
     for message in ["first", "second"] {
-        let response = client
-            .post(format!("{}/v1/sessions/{session}/messages", dev.url))
-            .bearer_auth(&dev.token)
-            .json(&json!({ "text": message }))
-            .send()
-            .unwrap();
+        let response = dev.send(&session, message);
         assert_eq!(response.status(), 200);
         let events: Vec<Value> = response
             .text()
@@ -466,6 +461,30 @@ impl Dev {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+}
+
+impl Dev {
+    /// A new session's id.
+    fn new_session(&self) -> String {
+        let created: Value = reqwest::blocking::Client::new()
+            .post(format!("{}/v1/sessions", self.url))
+            .bearer_auth(&self.token)
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        created["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Sends a message; the response streams the turn's events.
+    fn send(&self, session: &str, text: &str) -> reqwest::blocking::Response {
+        reqwest::blocking::Client::new()
+            .post(format!("{}/v1/sessions/{session}/messages", self.url))
+            .bearer_auth(&self.token)
+            .json(&json!({ "text": text }))
+            .send()
+            .unwrap()
     }
 }
 
@@ -885,16 +904,8 @@ fn stopping_dev_cancels_a_turn_still_waiting_on_the_model() {
     let server = MockLlm::echo(2, 300);
     let dir = copy_fixture("providers", "agent");
     let dev = Dev::start(dir.path(), &compatible(&server.url));
-    let client = reqwest::blocking::Client::new();
-    let session: Value =
-        client.post(format!("{}/v1/sessions", dev.url)).bearer_auth(&dev.token).send().unwrap().json().unwrap();
-    let session = session["id"].as_str().unwrap().to_owned();
-    let response = client
-        .post(format!("{}/v1/sessions/{session}/messages", dev.url))
-        .bearer_auth(&dev.token)
-        .json(&json!({ "text": "a question with a long echo" }))
-        .send()
-        .unwrap();
+    let session = dev.new_session();
+    let response = dev.send(&session, "a question with a long echo");
     let mut stream = BufReader::new(response);
     let mut events = Vec::new();
     let mut line = String::new();
@@ -913,4 +924,35 @@ fn stopping_dev_cancels_a_turn_still_waiting_on_the_model() {
     let failure = the_failure(&events);
     assert_eq!(failure["status"], "cancelled");
     assert_eq!(failure["message"], "the turn was cancelled (the server is stopping)");
+}
+
+#[test]
+fn the_model_is_asked_while_the_hooks_load_not_after() {
+    let server = ModelServer::start(vec![reply(&["Warm."])]);
+    let dir = copy_fixture("providers", "slow-import");
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "hi"]), &[]);
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
+    assert_eq!(ran.stdout(), "Warm.\n");
+    let imported: u128 =
+        ran.record.iter().find_map(|line| line.strip_prefix("imported at ")).expect("the hook loaded").parse().unwrap();
+    let asked = server.received()[0].wall_ms;
+    // The hook's import takes a second; the request came long before it ended.
+    assert!(asked + 500 < imported, "asked at {asked}, the hook loaded at {imported}");
+    assert!(ran.record.contains(&"turn completed".to_owned()), "{:?}", ran.record);
+}
+
+#[test]
+fn dev_asks_the_model_while_a_session_s_first_turn_loads_its_hooks() {
+    let server = ModelServer::start(vec![reply(&["Warm."])]);
+    let dir = copy_fixture("providers", "slow-import");
+    let dev = Dev::start(dir.path(), &compatible(&server.url));
+    let session = dev.new_session();
+    let reply = dev.send(&session, "hi").text().unwrap();
+    assert!(reply.contains("turn.completed"), "{reply}");
+    let record = std::fs::read_to_string(dir.path().join("record.txt")).unwrap();
+    let imported: u128 =
+        record.lines().find_map(|line| line.strip_prefix("imported at ")).expect("the hook loaded").parse().unwrap();
+    let asked = server.received()[0].wall_ms;
+    assert!(asked + 500 < imported, "asked at {asked}, the hook loaded at {imported}");
 }

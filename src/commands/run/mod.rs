@@ -96,6 +96,12 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if args.session.is_some() {
         log.info(session_named(&store, &session_id)?);
     }
+    // The model starts answering while Node loads the hooks: what it sends meanwhile waits
+    // in its stream (a real model's first token often takes longer than the hooks' load).
+    let answer = match &input {
+        Some(Input::Message(message)) => Some(model.start_turn(&project.source_dir(), &store, &session_id, message)?),
+        _ => None,
+    };
     let mut dispatcher = setup.load(runtime, &facts, &plan, &log, &store)?;
     let hook_count = dispatcher.loaded;
     log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
@@ -133,11 +139,10 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         interrupted: &interrupted,
         interrupted_by: "Ctrl-C",
     };
-    let outcome = match input {
-        None => Outcome::default(),
-        Some(Input::Message(message)) => {
-            let mut answer = model.start_turn(&project.source_dir(), &store, &session_id, &message)?;
+    let outcome = match (input, answer) {
+        (Some(Input::Message(message)), Some(mut answer)) => {
             let outcome = feed.turn(&message, answer.as_mut())?;
+            // Stops a model still streaming (Ctrl-C) now, not once the hooks are done.
             drop(answer);
             if !json {
                 output.print("\n");
@@ -147,8 +152,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             }
             outcome
         }
-        Some(Input::Replay(replay)) => feed.replay(replay)?,
-        Some(Input::Synthetic(event)) => feed.synthetic(event)?,
+        (Some(Input::Replay(replay)), _) => feed.replay(replay)?,
+        (Some(Input::Synthetic(event)), _) => feed.synthetic(event)?,
+        _ => Outcome::default(),
     };
     dispatcher.finish()?;
     let stats = dispatcher.stats;
