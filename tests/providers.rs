@@ -771,6 +771,9 @@ fn a_model_that_cannot_be_used_stops_the_run_before_anything_runs() {
     let ran = run(dir.path(), &["--message", "hi"], &[("AGENT_SDK_MODEL", "xai:grok-4")]);
     assert_eq!(exit(&ran), 2, "{}", ran.both());
     assert!(ran.log().contains("XAI_API_KEY"), "{}", ran.log());
+    // Only a message asks the model: a synthetic event needs no key.
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[("AGENT_SDK_MODEL", "xai:grok-4")]);
+    assert_eq!(exit(&ran), 0, "{}", ran.both());
 }
 
 #[test]

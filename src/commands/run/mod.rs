@@ -239,7 +239,11 @@ fn start_early(
     session_id: &str,
 ) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv, ModelChoice, SessionLease)> {
     let (setup, env) = SessionSetup::prepare(project, &args.env, args.hook_timeout)?;
-    let model = ModelChoice::choose(&args.model, script, &|name| env.lookup(name))?;
+    // Only a message asks a model: `--replay` and `--event` need no key.
+    let model = match &args.message {
+        Some(_) => ModelChoice::choose(&args.model, script, &|name| env.lookup(name))?,
+        None => ModelChoice::Local(None),
+    };
     let lease = SessionLease::take(&setup.state_root, session_id)?;
     let runtime = setup.start_runtime(session_id)?;
     Ok((setup, runtime, env, model, lease))
