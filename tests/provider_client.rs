@@ -1,10 +1,12 @@
-//! The model providers against small HTTP servers on loopback, written by hand so each can
-//! misbehave as real ones do: errors, Retry-After, cut streams, silence, echoed keys.
+//! The model providers' own API against the hand-written loopback server of
+//! `common::model_server`, which misbehaves as real ones do: errors, Retry-After, cut
+//! streams, silence, echoed keys.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex, mpsc};
-use std::thread;
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use agent_sdk::model::provider::{ChatMessage, Provider, ProviderKind, Role, Settings};
@@ -12,122 +14,9 @@ use agent_sdk::model::{ModelOutput, ModelStream, Next, ToolCall};
 use agent_sdk::state::log_record::Level;
 use serde_json::{Value, json};
 
+use common::model_server::{ModelServer, SSE_HEAD, event, finish, hang_after, raw, status, streamed, text, usage};
+
 const KEY: &str = "sk-test-secret-4242";
-
-/// One request as the server read it.
-#[derive(Debug, Clone)]
-struct Request {
-    head: String,
-    body: Value,
-}
-
-impl Request {
-    fn header(&self, name: &str) -> Option<String> {
-        self.head.lines().find_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            key.eq_ignore_ascii_case(name).then(|| value.trim().to_owned())
-        })
-    }
-}
-
-/// What the server does with one connection, given the request read from it.
-type Answer = Box<dyn FnOnce(&mut TcpStream, &Request) + Send>;
-
-/// A server that answers one connection with each of `answers`, in order.
-struct Server {
-    url: String,
-    requests: Arc<Mutex<Vec<Request>>>,
-}
-
-impl Server {
-    fn start(answers: Vec<Answer>) -> Server {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&requests);
-        thread::spawn(move || {
-            for answer in answers {
-                let Ok((mut stream, _)) = listener.accept() else { return };
-                let Some(request) = read_request(&mut stream) else { return };
-                seen.lock().unwrap().push(request.clone());
-                answer(&mut stream, &request);
-            }
-        });
-        Server { url, requests }
-    }
-
-    fn requests(&self) -> Vec<Request> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-fn read_request(stream: &mut TcpStream) -> Option<Request> {
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut head = String::new();
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if line == "\r\n" {
-            break;
-        }
-        head.push_str(&line);
-    }
-    let length: usize = head
-        .lines()
-        .find_map(|line| line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().ok()))
-        .flatten()
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(Request { head, body: serde_json::from_slice(&body).unwrap_or(Value::Null) })
-}
-
-const SSE_HEAD: &str = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
-
-fn event(data: &str) -> String {
-    format!("data: {data}\n\n")
-}
-
-/// A whole streamed answer: each chunk, then `[DONE]`.
-fn streamed(chunks: Vec<Value>) -> Answer {
-    Box::new(move |stream, _| {
-        let mut answer = SSE_HEAD.to_owned();
-        for chunk in chunks {
-            answer.push_str(&event(&chunk.to_string()));
-        }
-        answer.push_str(&event("[DONE]"));
-        let _ = stream.write_all(answer.as_bytes());
-    })
-}
-
-fn raw(response: String) -> Answer {
-    Box::new(move |stream, _| {
-        let _ = stream.write_all(response.as_bytes());
-    })
-}
-
-fn status(code: &str, extra_headers: &str, body: &str) -> Answer {
-    raw(format!(
-        "HTTP/1.1 {code}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n{extra_headers}\r\n{body}",
-        body.len()
-    ))
-}
-
-fn text(delta: &str) -> Value {
-    json!({ "choices": [{ "index": 0, "delta": { "content": delta }, "finish_reason": null }] })
-}
-
-fn finish(reason: &str) -> Value {
-    json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": reason }] })
-}
-
-fn usage(prompt: u64, completion: u64, cached: u64) -> Value {
-    json!({ "choices": [], "usage": {
-        "prompt_tokens": prompt, "completion_tokens": completion,
-        "prompt_tokens_details": { "cached_tokens": cached } } })
-}
 
 fn settings(url: &str) -> Settings {
     Settings {
@@ -197,7 +86,7 @@ fn logs(outputs: &[ModelOutput]) -> Vec<(Level, String)> {
 #[test]
 fn a_streamed_reply_arrives_in_order_with_usage_and_cost() {
     let (rest_sent, rest) = mpsc::channel::<()>();
-    let server = Server::start(vec![Box::new(move |stream, _| {
+    let server = ModelServer::start(vec![Box::new(move |stream, _| {
         let _ = stream.write_all(SSE_HEAD.as_bytes());
         let _ = stream.write_all(
             event(
@@ -275,7 +164,7 @@ fn tool_call_chunks() -> Vec<Value> {
 
 #[test]
 fn a_tool_step_is_answered_with_the_stub_and_the_turn_goes_on() {
-    let server = Server::start(vec![
+    let server = ModelServer::start(vec![
         streamed(tool_call_chunks()),
         streamed(vec![text("Found it."), finish("stop"), usage(150, 5, 0)]),
     ]);
@@ -317,7 +206,7 @@ fn a_tool_step_is_answered_with_the_stub_and_the_turn_goes_on() {
 
 #[test]
 fn a_server_error_fails_with_its_status_and_message() {
-    let server = Server::start(vec![status(
+    let server = ModelServer::start(vec![status(
         "500 Internal Server Error",
         "",
         r#"{"error":{"message":"the engine\nis overloaded","type":"server_error"}}"#,
@@ -329,7 +218,7 @@ fn a_server_error_fails_with_its_status_and_message() {
 
 #[test]
 fn a_429_with_retry_after_is_retried_after_the_wait_it_asks() {
-    let server = Server::start(vec![
+    let server = ModelServer::start(vec![
         status("429 Too Many Requests", "Retry-After: 1\r\n", r#"{"error":{"message":"slow down"}}"#),
         streamed(vec![text("ok"), finish("stop"), usage(1, 1, 0)]),
     ]);
@@ -351,7 +240,7 @@ fn a_429_with_retry_after_is_retried_after_the_wait_it_asks() {
 
 #[test]
 fn retries_that_run_out_say_how_many_attempts_were_made() {
-    let server = Server::start(vec![
+    let server = ModelServer::start(vec![
         status("503 Service Unavailable", "", "down"),
         status("503 Service Unavailable", "", "still down"),
     ]);
@@ -368,7 +257,7 @@ fn retries_that_run_out_say_how_many_attempts_were_made() {
 
 #[test]
 fn a_retry_after_longer_than_a_minute_is_not_waited_for() {
-    let server = Server::start(vec![status("429 Too Many Requests", "Retry-After: 3600\r\n", "{}")]);
+    let server = ModelServer::start(vec![status("429 Too Many Requests", "Retry-After: 3600\r\n", "{}")]);
     let started = Instant::now();
     let outputs = outputs_of(&connect(Settings { retries: 3, ..settings(&server.url) }));
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -394,7 +283,7 @@ fn a_refused_connection_is_retried_then_reported() {
 
 #[test]
 fn a_stream_cut_halfway_fails() {
-    let server = Server::start(vec![raw(format!(
+    let server = ModelServer::start(vec![raw(format!(
         "{SSE_HEAD}{}{}",
         event(&text("Hal").to_string()),
         event(&text("f").to_string())
@@ -406,7 +295,7 @@ fn a_stream_cut_halfway_fails() {
 
 #[test]
 fn a_stream_that_finished_without_done_is_accepted() {
-    let server = Server::start(vec![raw(format!(
+    let server = ModelServer::start(vec![raw(format!(
         "{SSE_HEAD}{}{}",
         event(&text("ok").to_string()),
         event(&finish("stop").to_string())
@@ -416,19 +305,11 @@ fn a_stream_that_finished_without_done_is_accepted() {
     assert!(matches!(outputs.last(), Some(ModelOutput::Completed { usage: None, cost: None })), "{outputs:?}");
 }
 
-/// An answer that sends `start` and then nothing, holding the connection open.
-fn hang_after(start: String) -> Answer {
-    Box::new(move |stream, _| {
-        let _ = stream.write_all(start.as_bytes());
-        thread::sleep(Duration::from_secs(3));
-    })
-}
-
 #[test]
 fn silence_mid_stream_and_before_the_headers_hits_the_idle_timeout() {
     let idle = Duration::from_millis(300);
     for start in [format!("{SSE_HEAD}{}", event(&text("a").to_string())), String::new()] {
-        let server = Server::start(vec![hang_after(start)]);
+        let server = ModelServer::start(vec![hang_after(start)]);
         let started = Instant::now();
         let outputs = outputs_of(&connect(Settings { idle_timeout: idle, ..settings(&server.url) }));
         assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
@@ -438,7 +319,7 @@ fn silence_mid_stream_and_before_the_headers_hits_the_idle_timeout() {
 
 #[test]
 fn the_key_never_appears_even_when_the_server_echoes_it() {
-    let server = Server::start(vec![Box::new(|stream, request| {
+    let server = ModelServer::start(vec![Box::new(|stream, request| {
         let echoed = request.header("authorization").unwrap_or_default();
         let body = json!({ "error": { "message": format!("Incorrect API key provided: {echoed}") } }).to_string();
         let _ = stream.write_all(
@@ -467,7 +348,7 @@ fn the_key_never_appears_even_when_the_server_echoes_it() {
 #[test]
 fn a_dropped_turn_closes_the_connection_at_once() {
     let (closed_tx, closed) = mpsc::channel::<Duration>();
-    let server = Server::start(vec![Box::new(move |stream, _| {
+    let server = ModelServer::start(vec![Box::new(move |stream, _| {
         let _ = stream.write_all(format!("{SSE_HEAD}{}", event(&text("first").to_string())).as_bytes());
         let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
         let waiting = Instant::now();
@@ -486,7 +367,7 @@ fn a_dropped_turn_closes_the_connection_at_once() {
 
 #[test]
 fn a_model_still_calling_tools_after_max_steps_fails() {
-    let server = Server::start(vec![streamed(tool_call_chunks()), streamed(tool_call_chunks())]);
+    let server = ModelServer::start(vec![streamed(tool_call_chunks()), streamed(tool_call_chunks())]);
     let outputs = outputs_of(&connect(Settings { max_steps: 2, ..settings(&server.url) }));
     assert!(matches!(outputs[0], ModelOutput::Tools(_)));
     assert!(matches!(outputs[1], ModelOutput::Tools(_)));
@@ -497,14 +378,15 @@ fn a_model_still_calling_tools_after_max_steps_fails() {
 #[test]
 fn a_malformed_chunk_fails() {
     let server =
-        Server::start(vec![raw(format!("{SSE_HEAD}{}{}", event(&text("a").to_string()), event("not json {")))]);
+        ModelServer::start(vec![raw(format!("{SSE_HEAD}{}{}", event(&text("a").to_string()), event("not json {")))]);
     let outputs = outputs_of(&connect(settings(&server.url)));
     assert_eq!(failure(&outputs), "the model server sent a malformed chunk: not json {");
 }
 
 #[test]
 fn an_error_inside_the_stream_fails_with_its_message() {
-    let server = Server::start(vec![streamed(vec![text("a"), json!({ "error": { "message": "context too long" } })])]);
+    let server =
+        ModelServer::start(vec![streamed(vec![text("a"), json!({ "error": { "message": "context too long" } })])]);
     let outputs = outputs_of(&connect(settings(&server.url)));
     assert_eq!(failure(&outputs), "the model server sent an error: context too long");
 }
@@ -517,7 +399,7 @@ fn a_whole_json_answer_is_one_step() {
         "usage": { "prompt_tokens": 10, "completion_tokens": 3 }
     })
     .to_string();
-    let server = Server::start(vec![status("200 OK", "", &completion)]);
+    let server = ModelServer::start(vec![status("200 OK", "", &completion)]);
     let outputs = outputs_of(&connect(settings(&server.url)));
     assert_eq!(outputs[0], ModelOutput::Text("Hello whole.".to_owned()));
     let ModelOutput::Completed { usage: Some(usage), .. } = &outputs[1] else { panic!("{outputs:?}") };
@@ -528,7 +410,7 @@ fn a_whole_json_answer_is_one_step() {
 #[test]
 fn missing_usage_and_price_are_told_once_per_provider() {
     let server =
-        Server::start(vec![streamed(vec![text("a"), finish("stop")]), streamed(vec![text("b"), finish("stop")])]);
+        ModelServer::start(vec![streamed(vec![text("a"), finish("stop")]), streamed(vec![text("b"), finish("stop")])]);
     let provider = connect_as("llama3.1:8b", settings(&server.url));
     let first = outputs_of(&provider);
     assert_eq!(
@@ -555,7 +437,7 @@ fn missing_usage_and_price_are_told_once_per_provider() {
 fn a_provider_is_shared_across_threads_and_its_turns_end_when_it_is_dropped() {
     fn shared_across_threads<T: Send + Sync>() {}
     shared_across_threads::<Provider>();
-    let server = Server::start(vec![hang_after(format!("{SSE_HEAD}{}", event(&text("a").to_string())))]);
+    let server = ModelServer::start(vec![hang_after(format!("{SSE_HEAD}{}", event(&text("a").to_string())))]);
     let provider = connect(settings(&server.url));
     let mut turn = provider.start_turn(conversation());
     assert_eq!(turn.next(Duration::from_secs(5)), Next::Output(ModelOutput::Text("a".to_owned())));

@@ -1,19 +1,20 @@
 //! Real model providers through the real binary: `run` and `dev` with `--model
 //! openai-compatible:…` against `@dwmkerr/mock-llm`, a third-party OpenAI-compatible server
 //! from npm (`npm ci --prefix tests/mock-llm`), and against a small in-test server for
-//! what that one cannot send (usage, tool calls, status codes with headers, a cut stream).
+//! what that one cannot send (usage, tool calls, status codes with headers, a cut stream):
+//! `common::model_server`.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use common::model_server::{Answer, ModelServer, SSE_HEAD, event, finish, raw, status, streamed, text, usage};
 use common::{Ran, copy_fixture, root, run_recorded};
 
 // ---------------------------------------------------------------------------------------
@@ -84,140 +85,14 @@ impl Drop for MockLlm {
 }
 
 // ---------------------------------------------------------------------------------------
-// The in-test server: answers each request with the next of its answers.
-
-/// How the in-test server answers one request.
-#[derive(Clone)]
-enum Answer {
-    /// `200 text/event-stream`: each chunk as a `data:` event (with `pause` before each),
-    /// then `data: [DONE]` when `done`, then the connection is closed.
-    Stream { chunks: Vec<Value>, done: bool, pause: Duration },
-    /// A whole response with a status line, headers and a JSON body.
-    Status { status: &'static str, headers: Vec<(&'static str, String)>, body: Value },
-}
-
-/// One request the in-test server received.
-#[derive(Debug, Clone)]
-struct Received {
-    head: String,
-    body: Value,
-    at: Instant,
-    /// The wall clock's milliseconds since 1970, to hold against a hook's `Date.now()`.
-    wall_ms: u128,
-}
-
-struct ModelServer {
-    url: String,
-    received: Arc<Mutex<Vec<Received>>>,
-}
-
-impl ModelServer {
-    /// The nth request gets `answers[n]`; later ones get the last answer.
-    fn start(answers: Vec<Answer>) -> ModelServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let received = Arc::new(Mutex::new(Vec::new()));
-        let log = Arc::clone(&received);
-        std::thread::spawn(move || {
-            for (n, stream) in listener.incoming().enumerate() {
-                let Ok(stream) = stream else { continue };
-                let answer = answers[n.min(answers.len() - 1)].clone();
-                let log = Arc::clone(&log);
-                std::thread::spawn(move || serve(stream, &answer, &log));
-            }
-        });
-        ModelServer { url, received }
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.received.lock().unwrap().clone()
-    }
-}
-
-fn serve(mut stream: TcpStream, answer: &Answer, log: &Mutex<Vec<Received>>) {
-    let Some(request) = read_request(&mut stream) else { return };
-    log.lock().unwrap().push(request);
-    match answer {
-        Answer::Status { status, headers, body } => {
-            let body = body.to_string();
-            let mut head = format!(
-                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
-                body.len()
-            );
-            for (name, value) in headers {
-                head.push_str(&format!("{name}: {value}\r\n"));
-            }
-            let _ = stream.write_all(format!("{head}\r\n{body}").as_bytes());
-        }
-        Answer::Stream { chunks, done, pause } => {
-            let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
-            if stream.write_all(head.as_bytes()).is_err() {
-                return;
-            }
-            for chunk in chunks {
-                std::thread::sleep(*pause);
-                if stream.write_all(format!("data: {chunk}\n\n").as_bytes()).is_err() {
-                    return;
-                }
-            }
-            if *done {
-                let _ = stream.write_all(b"data: [DONE]\n\n");
-            }
-        }
-    }
-    // Closed when this returns: a cut stream ends here without [DONE].
-    let _ = stream.shutdown(std::net::Shutdown::Both);
-}
-
-fn read_request(stream: &mut TcpStream) -> Option<Received> {
-    let mut bytes = Vec::new();
-    let mut buffer = [0; 8192];
-    let head_end = loop {
-        let read = stream.read(&mut buffer).ok().filter(|read| *read > 0)?;
-        bytes.extend_from_slice(&buffer[..read]);
-        if let Some(end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") {
-            break end + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&bytes[..head_end]).to_ascii_lowercase();
-    let length: usize = head
-        .lines()
-        .find_map(|line| line.strip_prefix("content-length:"))
-        .and_then(|value| value.trim().parse().ok())
-        .unwrap_or(0);
-    while bytes.len() < head_end + length {
-        let read = stream.read(&mut buffer).ok().filter(|read| *read > 0)?;
-        bytes.extend_from_slice(&buffer[..read]);
-    }
-    let body = serde_json::from_slice(&bytes[head_end..head_end + length]).unwrap_or(Value::Null);
-    let wall_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
-    Some(Received { head, body, at: Instant::now(), wall_ms })
-}
-
-/// A chunk with a piece of the reply.
-fn text(delta: &str) -> Value {
-    json!({ "id": "c1", "object": "chat.completion.chunk", "model": "gpt-4o-mini-2024-07-18",
-            "choices": [{ "index": 0, "delta": { "content": delta }, "finish_reason": null }] })
-}
-
-/// A chunk that ends the step.
-fn finish(reason: &str) -> Value {
-    json!({ "id": "c1", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": {}, "finish_reason": reason }] })
-}
-
-/// The final chunk `stream_options.include_usage` asks for.
-fn usage(prompt: u64, completion: u64, cached: u64) -> Value {
-    json!({ "id": "c1", "object": "chat.completion.chunk", "choices": [],
-            "usage": { "prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
-                       "prompt_tokens_details": { "cached_tokens": cached } } })
-}
+// The hand-written server (`common::model_server`), for what mock-llm cannot send.
 
 /// A streamed reply: the pieces, a stop, and usage.
 fn reply(pieces: &[&str]) -> Answer {
     let mut chunks: Vec<Value> = pieces.iter().map(|piece| text(piece)).collect();
     chunks.push(finish("stop"));
     chunks.push(usage(20, 6, 0));
-    Answer::Stream { chunks, done: true, pause: Duration::ZERO }
+    streamed(chunks)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -516,8 +391,8 @@ fn usage_and_cost_come_from_the_final_chunk_and_the_price_table() {
     assert_eq!(completed["data"]["cost"]["model"], "gpt-4o-mini");
     assert!(completed["data"]["cost"]["totalUsd"].as_f64().unwrap() > 0.0);
     // What was asked: streaming with usage, the system message first.
-    let request = &server.received()[0];
-    assert!(request.head.starts_with("post /v1/chat/completions "), "{}", request.head);
+    let request = &server.requests()[0];
+    assert!(request.head.starts_with("POST /v1/chat/completions "), "{}", request.head);
     assert_eq!(request.body["stream"], true);
     assert_eq!(request.body["stream_options"]["include_usage"], true);
     assert_eq!(request.body["model"], "gpt-4o-mini");
@@ -532,18 +407,14 @@ fn a_tool_call_is_recorded_answered_with_a_stub_and_the_turn_continues() {
         json!({ "id": "c1", "object": "chat.completion.chunk",
                 "choices": [{ "index": 0, "delta": { "tool_calls": [delta] }, "finish_reason": null }] })
     };
-    let first = Answer::Stream {
-        chunks: vec![
-            call(json!({ "index": 0, "id": "call_abc", "type": "function",
+    let first = streamed(vec![
+        call(json!({ "index": 0, "id": "call_abc", "type": "function",
                          "function": { "name": "lookup_order", "arguments": "" } })),
-            call(json!({ "index": 0, "function": { "arguments": "{\"order\":" } })),
-            call(json!({ "index": 0, "function": { "arguments": "\"A-17\"}" } })),
-            finish("tool_calls"),
-            usage(30, 10, 0),
-        ],
-        done: true,
-        pause: Duration::ZERO,
-    };
+        call(json!({ "index": 0, "function": { "arguments": "{\"order\":" } })),
+        call(json!({ "index": 0, "function": { "arguments": "\"A-17\"}" } })),
+        finish("tool_calls"),
+        usage(30, 10, 0),
+    ]);
     let server = ModelServer::start(vec![first, reply(&["Order A-17 ", "ships today."])]);
     let dir = copy_fixture("providers", "agent");
     let tools = json!([{ "type": "function", "function": { "name": "lookup_order", "description": "Find an order",
@@ -576,7 +447,7 @@ fn a_tool_call_is_recorded_answered_with_a_stub_and_the_turn_continues() {
     // Usage adds up over both requests.
     assert_eq!(envelopes[7]["data"]["usage"]["inputTokens"], 50);
     assert_eq!(envelopes[7]["data"]["usage"]["outputTokens"], 16);
-    let received = server.received();
+    let received = server.requests();
     assert_eq!(received.len(), 2);
     assert_eq!(received[0].body["tools"], tools);
     // The second request answers the call with the stub.
@@ -594,16 +465,14 @@ fn a_tool_call_is_recorded_answered_with_a_stub_and_the_turn_continues() {
 
 #[test]
 fn a_model_that_keeps_calling_tools_is_stopped_after_max_steps() {
-    let again = Answer::Stream {
-        chunks: vec![
+    let again = || {
+        streamed(vec![
             json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "id": "call_x", "type": "function",
                      "function": { "name": "search", "arguments": "{}" } }] }, "finish_reason": null }] }),
             finish("tool_calls"),
-        ],
-        done: true,
-        pause: Duration::ZERO,
+        ])
     };
-    let server = ModelServer::start(vec![again]);
+    let server = ModelServer::start(vec![again(), again()]);
     let dir = copy_fixture("providers", "agent");
     let model = compatible(&server.url);
     let ran = run(dir.path(), &args(&model, &["--message", "loop", "--json", "--max-steps", "2"]), &[]);
@@ -611,17 +480,16 @@ fn a_model_that_keeps_calling_tools_is_stopped_after_max_steps() {
     let envelopes = envelopes(&ran);
     let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
     assert!(message.contains("after 2 steps") && message.contains("--max-steps"), "{message}");
-    assert_eq!(server.received().len(), 2);
+    assert_eq!(server.requests().len(), 2);
     assert_eq!(types(&envelopes).iter().filter(|kind| *kind == "actions.completed").count(), 2);
 }
 
 #[test]
 fn a_500_with_no_retries_left_fails_the_turn_with_the_status_and_the_server_s_words() {
-    let server = ModelServer::start(vec![Answer::Status {
-        status: "500 Internal Server Error",
-        headers: vec![],
-        body: json!({ "error": { "message": "the GPUs are on fire", "type": "server_error" } }),
-    }]);
+    let failing = || {
+        status("500 Internal Server Error", "", r#"{"error":{"message":"the GPUs are on fire","type":"server_error"}}"#)
+    };
+    let server = ModelServer::start(vec![failing(), failing()]);
     let dir = copy_fixture("providers", "agent");
     let model = compatible(&server.url);
     let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json", "--model-retries", "1"]), &[]);
@@ -630,7 +498,7 @@ fn a_500_with_no_retries_left_fails_the_turn_with_the_status_and_the_server_s_wo
     let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
     assert!(message.contains("500") && message.contains("the GPUs are on fire"), "{message}");
     // One retry, logged, then the failure.
-    assert_eq!(server.received().len(), 2);
+    assert_eq!(server.requests().len(), 2);
     assert_eq!(ran.log().matches("retry 1 of 1").count(), 1, "{}", ran.log());
     assert!(ran.log().contains("turn failed: "), "{}", ran.log());
 }
@@ -638,11 +506,11 @@ fn a_500_with_no_retries_left_fails_the_turn_with_the_status_and_the_server_s_wo
 #[test]
 fn a_429_is_retried_after_the_wait_its_retry_after_asks() {
     let server = ModelServer::start(vec![
-        Answer::Status {
-            status: "429 Too Many Requests",
-            headers: vec![("retry-after", "1".to_owned())],
-            body: json!({ "error": { "message": "Rate limit reached", "type": "rate_limit_error" } }),
-        },
+        status(
+            "429 Too Many Requests",
+            "Retry-After: 1\r\n",
+            r#"{"error":{"message":"Rate limit reached","type":"rate_limit_error"}}"#,
+        ),
         reply(&["Hello ", "again."]),
     ]);
     let dir = copy_fixture("providers", "agent");
@@ -650,7 +518,7 @@ fn a_429_is_retried_after_the_wait_its_retry_after_asks() {
     let ran = run(dir.path(), &args(&model, &["--message", "hi"]), &[]);
     assert_eq!(exit(&ran), 0, "{}", ran.both());
     assert_eq!(ran.stdout(), "Hello again.\n");
-    let received = server.received();
+    let received = server.requests();
     assert_eq!(received.len(), 2);
     let waited = received[1].at - received[0].at;
     assert!(waited >= Duration::from_millis(950), "waited {waited:?}");
@@ -661,11 +529,12 @@ fn a_429_is_retried_after_the_wait_its_retry_after_asks() {
 
 #[test]
 fn a_stream_cut_halfway_keeps_what_arrived_and_ends_in_one_failure() {
-    let server = ModelServer::start(vec![Answer::Stream {
-        chunks: vec![text("The refund "), text("policy")],
-        done: false,
-        pause: Duration::from_millis(20),
-    }]);
+    // Two pieces, then the connection closes: no finish_reason, no [DONE].
+    let server = ModelServer::start(vec![raw(format!(
+        "{SSE_HEAD}{}{}",
+        event(&text("The refund ").to_string()),
+        event(&text("policy").to_string())
+    ))]);
     let dir = copy_fixture("providers", "agent");
     let model = compatible(&server.url);
     let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json"]), &[]);
@@ -675,16 +544,12 @@ fn a_stream_cut_halfway_keeps_what_arrived_and_ends_in_one_failure() {
     assert!(message.contains("ended before the reply was complete"), "{message}");
     assert_eq!(types(&envelopes), ["message.received", "message.appended", "message.appended", "turn.failed"]);
     // Nothing is retried once the reply has started.
-    assert_eq!(server.received().len(), 1);
+    assert_eq!(server.requests().len(), 1);
 }
 
 #[test]
 fn a_malformed_chunk_ends_the_turn_saying_what_came() {
-    let server = ModelServer::start(vec![Answer::Stream {
-        chunks: vec![text("Hi"), json!("not a chunk")],
-        done: true,
-        pause: Duration::ZERO,
-    }]);
+    let server = ModelServer::start(vec![streamed(vec![text("Hi"), json!("not a chunk")])]);
     let dir = copy_fixture("providers", "agent");
     let model = compatible(&server.url);
     let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json"]), &[]);
@@ -703,7 +568,7 @@ fn a_session_sends_its_earlier_turns_as_history() {
         let ran = run(dir.path(), &args(&model, &["--message", message, "--session", "ses_history"]), &[]);
         assert_eq!(exit(&ran), 0, "{}", ran.both());
     }
-    let received = server.received();
+    let received = server.requests();
     let roles: Vec<(String, String)> = received[1].body["messages"]
         .as_array()
         .unwrap()
@@ -732,8 +597,8 @@ fn openai_takes_its_key_and_base_url_from_dot_env_and_sends_the_key_as_a_bearer_
     .unwrap();
     let ran = run(dir.path(), &["--model", "openai:gpt-4o", "--message", "hi"], &[]);
     assert_eq!(exit(&ran), 0, "{}", ran.both());
-    let head = &server.received()[0].head;
-    assert!(head.contains("authorization: bearer sk-from-dot-env\r\n"), "{head}");
+    let authorization = server.requests()[0].header("authorization");
+    assert_eq!(authorization.as_deref(), Some("Bearer sk-from-dot-env"));
     assert!(!ran.log().contains("sk-from-dot-env"), "{}", ran.log());
 }
 
@@ -857,19 +722,15 @@ fn a_server_that_never_accepts_the_connection_is_given_up_after_the_connect_time
 #[test]
 fn reasoning_streams_as_its_own_events_and_cached_and_reasoning_tokens_are_reported() {
     let reasoning = |delta: &str| json!({ "choices": [{ "index": 0, "delta": { "reasoning_content": delta }, "finish_reason": null }] });
-    let server = ModelServer::start(vec![Answer::Stream {
-        chunks: vec![
-            reasoning("The user asks "),
-            reasoning("about refunds."),
-            text("30 days."),
-            finish("stop"),
-            json!({ "choices": [], "usage": { "prompt_tokens": 1000, "completion_tokens": 40, "total_tokens": 1040,
-                     "prompt_tokens_details": { "cached_tokens": 800 },
-                     "completion_tokens_details": { "reasoning_tokens": 32 } } }),
-        ],
-        done: true,
-        pause: Duration::ZERO,
-    }]);
+    let server = ModelServer::start(vec![streamed(vec![
+        reasoning("The user asks "),
+        reasoning("about refunds."),
+        text("30 days."),
+        finish("stop"),
+        json!({ "choices": [], "usage": { "prompt_tokens": 1000, "completion_tokens": 40, "total_tokens": 1040,
+                 "prompt_tokens_details": { "cached_tokens": 800 },
+                 "completion_tokens_details": { "reasoning_tokens": 32 } } }),
+    ])]);
     let dir = copy_fixture("providers", "agent");
     let ran = run(
         dir.path(),
@@ -939,7 +800,7 @@ fn the_model_is_asked_while_the_hooks_load_not_after() {
     assert_eq!(ran.stdout(), "Warm.\n");
     let imported: u128 =
         ran.record.iter().find_map(|line| line.strip_prefix("imported at ")).expect("the hook loaded").parse().unwrap();
-    let asked = server.received()[0].wall_ms;
+    let asked = server.requests()[0].wall_ms;
     // The hook's import takes a second; the request came long before it ended.
     assert!(asked + 500 < imported, "asked at {asked}, the hook loaded at {imported}");
     assert!(ran.record.contains(&"turn completed".to_owned()), "{:?}", ran.record);
@@ -956,6 +817,6 @@ fn dev_asks_the_model_while_a_session_s_first_turn_loads_its_hooks() {
     let record = std::fs::read_to_string(dir.path().join("record.txt")).unwrap();
     let imported: u128 =
         record.lines().find_map(|line| line.strip_prefix("imported at ")).expect("the hook loaded").parse().unwrap();
-    let asked = server.received()[0].wall_ms;
+    let asked = server.requests()[0].wall_ms;
     assert!(asked + 500 < imported, "asked at {asked}, the hook loaded at {imported}");
 }

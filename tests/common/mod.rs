@@ -2,6 +2,8 @@
 
 #![allow(dead_code)] // Each test crate uses a different part of this.
 
+pub mod model_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
