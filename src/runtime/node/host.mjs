@@ -42,7 +42,9 @@
 //   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
 //   {"t":"timed_out","seq":7,"hook":2,"handler":"turn.completed"}  after timeoutMs; the
 //       handler's promise is left running and its outcome ignored
-//   {"t":"done","seq":7}                            after the event's last handler
+//   {"t":"done","seq":7}                            after the event's last handler, written
+//       together with the next line (the next event's first "start"), or as soon as no
+//       more work is queued
 //   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage"}
 //       methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.read [path, scope] |
@@ -106,7 +108,32 @@ const FROM_NODE_FD = 4;
  * and the last one before process.exit is never lost.
  */
 function send(message) {
-  const bytes = bufferFrom(`${stringify(message)}\n`);
+  const text = `${deferred}${stringify(message)}\n`;
+  deferred = '';
+  writeText(text);
+}
+
+/**
+ * Protocol lines that may wait for the next write: an event's `done`. The next event's
+ * first `start` follows at once when events are queued, and one write then carries both
+ * (a replay makes half the writes); `drain` writes what is left before Node goes idle, and
+ * every other message, `exit` included, goes out behind it.
+ */
+let deferred = '';
+
+function sendSoon(message) {
+  deferred += `${stringify(message)}\n`;
+}
+
+function flush() {
+  if (deferred === '') return;
+  const text = deferred;
+  deferred = '';
+  writeText(text);
+}
+
+function writeText(text) {
+  const bytes = bufferFrom(text);
   let written = 0;
   while (written < bytes.length) {
     try {
@@ -355,8 +382,9 @@ async function dispatch({ seq, from = 0, event }) {
       }
     }
   } finally {
-    // Rust waits for this line whatever happened.
-    send({ t: 'done', seq });
+    // Rust waits for this line whatever happened: it goes out with the next line, or when
+    // the queue is empty.
+    sendSoon({ t: 'done', seq });
   }
 }
 
@@ -408,12 +436,14 @@ async function drain() {
       sendConsole('error', `agent-sdk host: ${errorText(error)}`);
     }
   }
+  flush();
   draining = false;
 }
 
 /** Exits once every protocol line is out; never resolves, so nothing queued after it runs. */
 function exitWhenFlushed() {
-  // Protocol writes are synchronous: every earlier line is out.
+  // Protocol writes are synchronous: once the deferred lines are written, every line is out.
+  flush();
   realExit(0);
   return new Promise(() => {});
 }
