@@ -4,16 +4,17 @@
 //! hooks and their child processes print. This module starts it, sends it messages, hands
 //! its messages and output on, and kills it (and what it started) when asked.
 
-use std::io::{BufRead, BufReader, PipeReader, PipeWriter, Read, Write};
+use std::io::{PipeReader, PipeWriter, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use anyhow::Context;
 
 use crate::runtime::calls::HostCalls;
 use crate::runtime::protocol::{FromNode, ToNode};
+use crate::runtime::reader::{self, Arrived, Source};
 
 /// The runtime's files, embedded in the binary and written under the state root (with the
 /// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
@@ -201,9 +202,8 @@ impl Runtime {
         let stderr = child.stderr.take().context("the runtime has no stderr")?;
         let to_node = spawn_channel_writer(to_node);
         let calls = HostCalls::open(&config.project_dir, &config.session_id)?;
-        spawn_protocol_reader(from_node, sender.clone(), to_node.clone(), calls);
-        spawn_output_reader(stdout, Stream::Stdout, sender.clone());
-        spawn_output_reader(stderr, Stream::Stderr, sender);
+        spawn_reader(from_node, stdout, stderr, sender, to_node.clone(), calls)
+            .context("could not start reading the hook runtime")?;
         Ok(Self { child, to_node, messages })
     }
 
@@ -370,48 +370,39 @@ fn spawn_channel_writer(pipe: PipeWriter) -> Lines {
     lines
 }
 
-/// Reads the runtime's protocol channel on its own thread. `ctx` calls are answered right
-/// here, so a hook awaiting one never waits on the dispatcher; everything else, and the
+/// Reads what the runtime writes, its protocol channel and its stdout and stderr, on one
+/// thread and in the order it was written (see [`reader`]). `ctx` calls are answered right
+/// there, so a hook awaiting one never waits on the dispatcher; everything else, and the
 /// channel's end, goes to `sender`.
-fn spawn_protocol_reader(pipe: PipeReader, sender: Sender<FromRuntime>, to_node: Lines, calls: HostCalls) {
-    std::thread::spawn(move || {
-        for line in BufReader::new(pipe).lines() {
-            let Ok(line) = line else { break };
-            let received = match serde_json::from_str::<FromNode>(&line) {
-                Ok(FromNode::Call(call)) => {
-                    let _ = queue_line(&to_node, &ToNode::Reply(calls.reply(&call)));
-                    continue;
+fn spawn_reader(
+    from_node: PipeReader,
+    stdout: ChildStdout,
+    stderr: ChildStderr,
+    sender: Sender<FromRuntime>,
+    to_node: Lines,
+    calls: HostCalls,
+) -> std::io::Result<()> {
+    reader::spawn(from_node.into(), stdout.into(), stderr.into(), move |arrived| {
+        let received = match arrived {
+            Arrived::ProtocolClosed => FromRuntime::Exited,
+            Arrived::Line(Source::Protocol, line) => {
+                let line = String::from_utf8_lossy(&line);
+                match serde_json::from_str::<FromNode>(&line) {
+                    Ok(FromNode::Call(call)) => {
+                        let _ = queue_line(&to_node, &ToNode::Reply(calls.reply(&call)));
+                        return true;
+                    }
+                    Ok(message) => FromRuntime::Message(message),
+                    // Only the runtime writes here; a line that is no message is its bug, shown as is.
+                    Err(_) => FromRuntime::Output { stream: Stream::Stderr, line: line.into_owned() },
                 }
-                Ok(message) => FromRuntime::Message(message),
-                // Only the runtime writes here; a line that is no message is its bug, shown as is.
-                Err(_) => FromRuntime::Output { stream: Stream::Stderr, line },
-            };
-            if sender.send(received).is_err() {
-                return;
             }
-        }
-        let _ = sender.send(FromRuntime::Exited);
-    });
-}
-
-/// Hands on what the runtime's processes print, line by line. Lines are read as bytes (a
-/// child may print anything) and cut at 64 KiB so one endless line cannot take memory.
-fn spawn_output_reader(output: impl Read + Send + 'static, stream: Stream, sender: Sender<FromRuntime>) {
-    const LONGEST_LINE: u64 = 64 * 1024;
-    std::thread::spawn(move || {
-        let mut reader = BufReader::new(output);
-        let mut buffer = Vec::new();
-        loop {
-            buffer.clear();
-            match (&mut reader).take(LONGEST_LINE).read_until(b'\n', &mut buffer) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-            let text = String::from_utf8_lossy(&buffer);
-            let line = text.strip_suffix('\n').unwrap_or(&text).trim_end_matches('\r').to_owned();
-            if sender.send(FromRuntime::Output { stream, line }).is_err() {
-                return;
-            }
-        }
-    });
+            // A child may print anything: bytes that are not UTF-8 are shown replaced.
+            Arrived::Line(source, line) => FromRuntime::Output {
+                stream: if source == Source::Stdout { Stream::Stdout } else { Stream::Stderr },
+                line: String::from_utf8_lossy(&line).trim_end_matches('\r').to_owned(),
+            },
+        };
+        sender.send(received).is_ok()
+    })
 }

@@ -6,3 +6,4 @@ pub mod calls;
 pub mod event_examples;
 pub mod host;
 pub mod protocol;
+pub mod reader;
