@@ -239,6 +239,19 @@ fn a_429_with_retry_after_is_retried_after_the_wait_it_asks() {
 }
 
 #[test]
+fn an_answer_that_is_not_retried_after_a_retry_says_on_which_attempt_it_came() {
+    let server = ModelServer::start(vec![
+        status("503 Service Unavailable", "", "down"),
+        status("400 Bad Request", "", r#"{"error":{"message":"messages must not be empty"}}"#),
+    ]);
+    let outputs = outputs_of(&connect(Settings { retries: 2, ..settings(&server.url) }));
+    assert_eq!(
+        failure(&outputs),
+        "the model server answered 400 Bad Request: messages must not be empty (on attempt 2)"
+    );
+}
+
+#[test]
 fn retries_that_run_out_say_how_many_attempts_were_made() {
     let server = ModelServer::start(vec![
         status("503 Service Unavailable", "", "down"),

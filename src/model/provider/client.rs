@@ -283,12 +283,18 @@ async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs<'_>)
     let retries = shared.settings.retries;
     let mut attempt: u32 = 0;
     loop {
+        // After retries: what ended them, said as the retries running out or as an answer
+        // that is not retried coming on a later attempt.
         let attempts = if attempt == 0 { String::new() } else { format!(" (gave up after {} attempts)", attempt + 1) };
+        let on_attempt = if attempt == 0 { String::new() } else { format!(" (on attempt {})", attempt + 1) };
         let (problem, retry_after) = match send_once(shared, body).await {
             Ok(response) if response.status().is_success() => return Ok(response),
             Ok(response) => {
                 let status = response.status();
-                if !is_retried(status) || attempt == retries {
+                if !is_retried(status) {
+                    return Err(format!("{}{on_attempt}", status_failure(shared, response).await));
+                }
+                if attempt == retries {
                     return Err(format!("{}{attempts}", status_failure(shared, response).await));
                 }
                 let retry_after = response
@@ -307,7 +313,7 @@ async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs<'_>)
             }
             Err(SendFailure::Idle) => return Err(shared.idle_failure()),
             Err(SendFailure::Other(reason)) => {
-                return Err(format!("the request to the model server failed: {reason}{attempts}"));
+                return Err(format!("the request to the model server failed: {reason}{on_attempt}"));
             }
         };
         let (wait, why) = match retry_after {
