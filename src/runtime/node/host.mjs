@@ -65,7 +65,7 @@
 // "from" set to the next hook. An import that never yields is handled the same way (Rust
 // marks that hook to skip); one that never settles is given up here after timeoutMs.
 //
-// The primordials this file relies on (Object.freeze, JSON, structuredClone, timers, …)
+// The primordials this file relies on (Object.freeze, JSON, timers, …)
 // are taken before any hook loads: a hook replacing them cannot unfreeze the event or
 // forge the protocol.
 
@@ -84,7 +84,6 @@ import { isHookDefinition } from './sdk/hooks.mjs';
 // (ctx and deepFreeze take theirs in sdk/context.cjs, which loads before any hook too.)
 const { hasOwn, keys } = Object;
 const { stringify, parse } = JSON;
-const clone = globalThis.structuredClone;
 const { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
 const race = Promise.race.bind(Promise);
 const resolved = Promise.resolve.bind(Promise);
@@ -365,8 +364,10 @@ const GAVE_UP = Symbol('gave up');
 
 async function dispatch({ seq, from = 0, event }) {
   try {
-    // Every hook sees the same frozen copy: none can change what the next one sees.
-    const frozenEvent = deepFreeze(clone(event ?? {}));
+    // Every hook sees the same frozen event: none can change what the next one sees. It
+    // was parsed from its own line just now and nothing else holds it, so it is frozen as
+    // it is, with no copy.
+    const frozenEvent = deepFreeze(event ?? {});
     for (let index = Math.max(0, from); index < hooks.length; index++) {
       const { name, events } = hooks[index];
       if (!events) continue;
