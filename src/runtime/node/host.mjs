@@ -90,6 +90,7 @@ const resolved = Promise.resolve.bind(Promise);
 const captureStack = Error.captureStackTrace;
 const bufferFrom = Buffer.from.bind(Buffer);
 const realExit = process.exit.bind(process);
+const runSoon = queueMicrotask;
 
 // ---- Loading the project's modules ------------------------------------------------------
 
@@ -362,38 +363,83 @@ async function loadHook(name, url) {
 /** What an import that never settled resolves to. */
 const GAVE_UP = Symbol('gave up');
 
-async function dispatch({ seq, from = 0, event }) {
+/**
+ * Runs one event through the hooks, from hook `from` on. Returns nothing when every handler
+ * finished without a promise (most do: then no turn of the event loop is spent), else a
+ * promise of the rest. `done` is sent either way, last.
+ */
+function dispatch({ seq, from = 0, event }) {
+  let frozenEvent;
   try {
     // Every hook sees the same frozen event: none can change what the next one sees. It
     // was parsed from its own line just now and nothing else holds it, so it is frozen as
     // it is, with no copy.
-    const frozenEvent = deepFreeze(event ?? {});
-    for (let index = Math.max(0, from); index < hooks.length; index++) {
+    frozenEvent = deepFreeze(event ?? {});
+  } catch (error) {
+    sendSoon({ t: 'done', seq });
+    throw error;
+  }
+  return runHandlers(seq, frozenEvent, Math.max(0, from), 0);
+}
+
+/**
+ * Runs the event's handlers in order from hook `index`'s handler `which` (0: the one for the
+ * event's type, 1: `"*"`) on, for as long as they finish at once; the first that returns a
+ * promise hands the rest to `finishLater`, which then sends `done`.
+ */
+function runHandlers(seq, frozenEvent, index, which) {
+  let handedOn = false;
+  try {
+    for (; index < hooks.length; index++, which = 0) {
       const { name, events } = hooks[index];
       if (!events) continue;
-      for (const key of [frozenEvent.type, '*']) {
+      for (; which < 2; which++) {
+        const key = which === 0 ? frozenEvent.type : '*';
         if (!hasOwn(events, key)) continue;
         send({ t: 'start', seq, hook: index, handler: key });
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null };
-        const outcome = await settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx)));
-        if (outcome.timedOut) send({ t: 'timed_out', seq, hook: index, handler: key });
-        else if (outcome.threw) {
-          send({ t: 'threw', seq, hook: index, handler: key, ...describe(outcome.error) });
+        const outcome = settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx)));
+        if (outcome.pending) {
+          handedOn = true;
+          return finishLater(seq, frozenEvent, outcome.pending, index, which);
         }
+        report(seq, index, key, outcome);
       }
     }
   } finally {
     // Rust waits for this line whatever happened: it goes out with the next line, or when
     // the queue is empty.
-    sendSoon({ t: 'done', seq });
+    if (!handedOn) sendSoon({ t: 'done', seq });
+  }
+  return undefined;
+}
+
+/** Waits for hook `index`'s handler `which`, then runs the handlers after it. */
+async function finishLater(seq, frozenEvent, pending, index, which) {
+  let handedOn = false;
+  try {
+    report(seq, index, which === 0 ? frozenEvent.type : '*', await pending);
+    const nextHook = which === 0 ? index : index + 1;
+    handedOn = true;
+    const rest = runHandlers(seq, frozenEvent, nextHook, which === 0 ? 1 : 0);
+    if (rest !== undefined) await rest;
+  } finally {
+    if (!handedOn) sendSoon({ t: 'done', seq });
   }
 }
 
+/** Tells Rust how a handler ended, unless it simply returned. */
+function report(seq, index, key, outcome) {
+  if (outcome.timedOut) send({ t: 'timed_out', seq, hook: index, handler: key });
+  else if (outcome.threw) send({ t: 'threw', seq, hook: index, handler: key, ...describe(outcome.error) });
+}
+
 /**
- * Runs a handler to its end, its throw or `timeoutMs`, whichever comes first:
- * `{}`, `{ threw: true, error }` or `{ timedOut: true }`.
+ * Runs a handler to its end, its throw or `timeoutMs`, whichever comes first: `{}` or
+ * `{ threw: true, error }` at once for a handler that returned no promise, else
+ * `{ pending }`, a promise of `{}`, `{ threw: true, error }` or `{ timedOut: true }`.
  */
-async function settle(runHandler) {
+function settle(runHandler) {
   let handlerPromise;
   try {
     const result = runHandler();
@@ -402,6 +448,10 @@ async function settle(runHandler) {
   } catch (error) {
     return { threw: true, error };
   }
+  return { pending: settleLater(handlerPromise) };
+}
+
+async function settleLater(handlerPromise) {
   let timer;
   const timeout = new Promise((resolve) => {
     timer = startTimer(() => resolve({ timedOut: true }), timeoutMs);
@@ -424,15 +474,22 @@ let draining = false;
 
 function enqueue(task) {
   queue.push(task);
-  if (!draining) drain();
+  if (!draining) {
+    draining = true;
+    // Once the lines that arrived together are all queued: their events then run back to
+    // back, and each `done` shares a write with the next `start`.
+    runSoon(drain);
+  }
 }
 
 async function drain() {
-  draining = true;
   while (queue.length > 0) {
     const task = queue.shift();
     try {
-      await task();
+      // An event whose handlers all finished at once returns nothing: the next one follows
+      // without a turn of the event loop.
+      const pending = task();
+      if (pending !== undefined) await pending;
     } catch (error) {
       sendConsole('error', `agent-sdk host: ${errorText(error)}`);
     }
