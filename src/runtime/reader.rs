@@ -127,6 +127,11 @@ fn read_available(
             Ok(read) => {
                 taken += read;
                 input.pending.extend_from_slice(&buffer[..read]);
+                // A short read took all there was: asking again would only say so (poll
+                // says when more comes), a system call per wake-up saved.
+                if read < buffer.len() {
+                    break;
+                }
             }
             Err(error) if error.kind() == ErrorKind::Interrupted => {}
             Err(error) if error.kind() == ErrorKind::WouldBlock => break,
