@@ -24,11 +24,13 @@ pub fn new_id(prefix: &str) -> String {
     format!("{prefix}_{mixed:016x}")
 }
 
-/// `30s`, `1.5s`, `250ms`, `2m`.
+/// `30s`, `1.5s`, `250ms`, `2m`, `1h`.
 pub fn format_duration(duration: Duration) -> String {
     let millis = duration.as_millis();
     if millis < 1000 {
         format!("{millis}ms")
+    } else if millis.is_multiple_of(3_600_000) {
+        format!("{}h", millis / 3_600_000)
     } else if millis.is_multiple_of(60_000) {
         format!("{}m", millis / 60_000)
     } else if millis.is_multiple_of(1000) {
@@ -124,5 +126,7 @@ mod tests {
         assert_eq!(format_duration(Duration::from_secs(30)), "30s");
         assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
         assert_eq!(format_duration(Duration::from_millis(200)), "200ms");
+        assert_eq!(format_duration(Duration::from_secs(60)), "1m");
+        assert_eq!(format_duration(Duration::from_secs(3600)), "1h");
     }
 }

@@ -276,7 +276,7 @@ fn a_retry_after_longer_than_a_minute_is_not_waited_for() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(
         failure(&outputs),
-        "the model server answered 429 Too Many Requests and asked to be retried in 3600s (Retry-After), longer than the 60s agent-sdk waits; gave up"
+        "the model server answered 429 Too Many Requests and asked to be retried in 1h (Retry-After), longer than the 1m agent-sdk waits; gave up"
     );
 }
 

@@ -13,6 +13,7 @@ use reqwest::{Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use crate::clock::format_duration;
 use crate::model::ModelOutput;
 use crate::model::provider::Settings;
 use crate::model::provider::prices::{cost, price_of};
@@ -75,7 +76,7 @@ impl Shared {
     fn idle_failure(&self) -> String {
         format!(
             "the model server sent nothing for {} (--model-idle-timeout); gave up",
-            show_duration(self.settings.idle_timeout)
+            format_duration(self.settings.idle_timeout)
         )
     }
 }
@@ -320,8 +321,8 @@ async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs<'_>)
             Some(wait) if wait > MAX_RETRY_AFTER => {
                 return Err(format!(
                     "{problem} and asked to be retried in {} (Retry-After), longer than the {} agent-sdk waits; gave up",
-                    show_duration(wait),
-                    show_duration(MAX_RETRY_AFTER)
+                    format_duration(wait),
+                    format_duration(MAX_RETRY_AFTER)
                 ));
             }
             Some(wait) => (wait, ", as its Retry-After asked"),
@@ -330,7 +331,7 @@ async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs<'_>)
         attempt += 1;
         outputs.send(ModelOutput::Log(
             Level::Warn,
-            format!("{problem}; retry {attempt} of {retries} in {}{why}", show_duration(wait)),
+            format!("{problem}; retry {attempt} of {retries} in {}{why}", format_duration(wait)),
         ));
         tokio::time::sleep(wait).await;
     }
@@ -351,7 +352,7 @@ async fn send_once(shared: &Shared, body: &Value) -> Result<Response, SendFailur
         Ok(Ok(response)) => Ok(response),
         Ok(Err(error)) if error.is_connect() && error.is_timeout() => Err(SendFailure::Connect(format!(
             "no connection within {} (--model-connect-timeout)",
-            show_duration(shared.settings.connect_timeout)
+            format_duration(shared.settings.connect_timeout)
         ))),
         Ok(Err(error)) if error.is_connect() => Err(SendFailure::Connect(innermost_reason(&error))),
         Ok(Err(error)) => Err(SendFailure::Other(innermost_reason(&error))),
@@ -463,18 +464,6 @@ pub fn parse_retry_after(value: &str, now: jiff::Timestamp) -> Option<Duration> 
     Some(Duration::try_from(date.timestamp().duration_since(now)).unwrap_or(Duration::ZERO))
 }
 
-/// `500ms`, `2s`, `1.5s`.
-pub fn show_duration(duration: Duration) -> String {
-    let millis = duration.as_millis();
-    if millis < 1000 {
-        format!("{millis}ms")
-    } else if millis.is_multiple_of(1000) {
-        format!("{}s", millis / 1000)
-    } else {
-        format!("{:.1}s", duration.as_secs_f64())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -492,10 +481,10 @@ mod tests {
 
     #[test]
     fn backoff_doubles_up_to_eight_seconds() {
-        let waits: Vec<String> = (0..6).map(|attempt| show_duration(backoff(attempt))).collect();
+        let waits: Vec<String> = (0..6).map(|attempt| format_duration(backoff(attempt))).collect();
         assert_eq!(waits, ["500ms", "1s", "2s", "4s", "8s", "8s"]);
         assert_eq!(backoff(100), MAX_BACKOFF);
-        assert_eq!(show_duration(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
     }
 
     #[test]
