@@ -180,10 +180,7 @@ class DevServer:
         self.process.wait()
 
 
-def dev_overhead(runs: int, work: Path) -> list[str]:
-    config = work / "mock-llm-dev.yaml"
-    config.write_text(RULES)
-    mock, port = start_mock(config)
+def dev_overhead(runs: int, work: Path, port: int) -> list[str]:
     provider = ["--model", "openai-compatible:gpt-4o-mini", "--base-url", f"http://127.0.0.1:{port}/v1"]
     servers = []
     try:
@@ -191,73 +188,66 @@ def dev_overhead(runs: int, work: Path) -> list[str]:
         servers.append(local)
         remote = DevServer(copy_project(REPO / "examples" / "acme-bot", work / "dev-provider"), provider)
         servers.append(remote)
-        kinds = {
-            "server alone": lambda: server_alone(port),
-            "dev turn, local model": lambda: local.turn("I am the local model"),
-            "dev turn, provider": lambda: remote.turn("Echo: "),
-        }
-        times = {name: [] for name in kinds}
-        names = list(kinds)
-        for iteration in range(runs + 1):
-            order = names[iteration % 3 :] + names[: iteration % 3]
-            for name in order:
-                elapsed = kinds[name]()
-                if iteration > 0:
-                    times[name].append(elapsed)
+        times = interleaved(
+            {
+                "server alone": lambda: server_alone(port),
+                "dev turn, local model": lambda: local.turn("I am the local model"),
+                "dev turn, provider": lambda: remote.turn("Echo: "),
+            },
+            runs,
+        )
     finally:
         for server in servers:
             server.stop()
-        mock.kill()
-        mock.wait()
     added = statistics.median(times["dev turn, provider"]) - statistics.median(times["server alone"])
-    lines = [f"| {name} | {summary(values)} |" for name, values in times.items()]
     return [
         f"### 2. Per-turn overhead in `dev` ({runs} turns each, interleaved)",
         "",
-        "| | wall time |",
-        "|---|---|",
-        *lines,
+        *time_table(times),
         "",
         f"**Provider overhead: {added:.1f} ms per turn** over the server's own response time "
         "(dev turn with the provider − server alone; target ≤ 5 ms)",
     ]
 
 
+def interleaved(kinds: dict, runs: int) -> dict[str, list[float]]:
+    """Each of `kinds` timed `runs` times after one discarded warm-up, in turn, the order
+    rotating each round: {name: [ms, …]}."""
+    times = {name: [] for name in kinds}
+    names = list(kinds)
+    for iteration in range(runs + 1):
+        order = names[iteration % len(names) :] + names[: iteration % len(names)]
+        for name in order:
+            elapsed = kinds[name]()
+            if iteration > 0:
+                times[name].append(elapsed)
+    return times
+
+
+def time_table(times: dict[str, list[float]]) -> list[str]:
+    return ["| | wall time |", "|---|---|", *(f"| {name} | {summary(values)} |" for name, values in times.items())]
+
+
 def summary(values: list[float]) -> str:
     return f"{statistics.median(values):.1f} ms (min {min(values):.1f}, max {max(values):.1f})"
 
 
-def overhead(runs: int, work: Path) -> list[str]:
-    config = work / "mock-llm.yaml"
-    config.write_text(RULES)
-    mock, port = start_mock(config)
-    try:
-        project = copy_project(REPO / "examples" / "acme-bot", work / "overhead")
-        provider = ["--model", "openai-compatible:gpt-4o-mini", "--base-url", f"http://127.0.0.1:{port}/v1"]
-        kinds = {
+def overhead(runs: int, work: Path, port: int) -> list[str]:
+    project = copy_project(REPO / "examples" / "acme-bot", work / "overhead")
+    provider = ["--model", "openai-compatible:gpt-4o-mini", "--base-url", f"http://127.0.0.1:{port}/v1"]
+    times = interleaved(
+        {
             "server alone": lambda: server_alone(port),
             "run, local model": lambda: agent_run(project, [], "I am the local model"),
             "run, provider": lambda: agent_run(project, provider, f"Echo: {MESSAGE}"),
-        }
-        times = {name: [] for name in kinds}
-        names = list(kinds)
-        for iteration in range(runs + 1):
-            order = names[iteration % 3 :] + names[: iteration % 3]
-            for name in order:
-                elapsed = kinds[name]()
-                if iteration > 0:
-                    times[name].append(elapsed)
-    finally:
-        mock.kill()
-        mock.wait()
+        },
+        runs,
+    )
     added = statistics.median(times["run, provider"]) - statistics.median(times["run, local model"])
-    lines = [f"| {name} | {summary(values)} |" for name, values in times.items()]
     return [
         f"### 1. The whole `run` ({runs} runs each, interleaved)",
         "",
-        "| | wall time |",
-        "|---|---|",
-        *lines,
+        *time_table(times),
         "",
         f"run with the provider − run with the local model: {added:.1f} ms, beside the server alone's "
         f"{statistics.median(times['server alone']):.1f} ms",
@@ -343,21 +333,27 @@ def main() -> int:
     build_release(args.no_build)
     with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-provider-") as work:
         work = Path(work)
+        config = work / "mock-llm.yaml"
+        config.write_text(RULES)
+        mock, port = start_mock(config)
         try:
             report = [
                 "## agent-sdk run with a model provider",
                 "",
                 f"node {node_version()}, {os.cpu_count()} CPUs",
                 "",
-                *overhead(args.runs, work),
+                *overhead(args.runs, work, port),
                 "",
-                *dev_overhead(args.runs, work),
+                *dev_overhead(args.runs, work, port),
                 "",
                 *first_delta(args.runs, work),
             ]
         except SanityError as error:
             print(f"sanity check failed: {error}\n{error.stderr_tail}", file=sys.stderr)
             return 1
+        finally:
+            mock.kill()
+            mock.wait()
     print("\n".join(report))
     return 0
 
