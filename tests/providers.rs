@@ -134,6 +134,19 @@ fn the_failure(envelopes: &[Value]) -> &Value {
     &terminal[0]["data"]
 }
 
+/// A turn that must fail: `run --message hi --json` of a copy of the agent fixture on
+/// `openai-compatible:gpt-4o-mini` at `url`, with `flags`; checked to exit 1 with exactly
+/// one `turn.failed`, last. The run, its envelopes and the failure's message.
+fn failing_turn(url: &str, flags: &[&str]) -> (Ran, Vec<Value>, String) {
+    let dir = copy_fixture("providers", "agent");
+    let model = compatible(url);
+    let ran = run(dir.path(), &args(&model, &[&["--message", "hi", "--json"], flags].concat()), &[]);
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let envelopes = envelopes(&ran);
+    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    (ran, envelopes, message)
+}
+
 // ---------------------------------------------------------------------------------------
 // Against mock-llm.
 
@@ -223,14 +236,9 @@ fn an_error_the_server_streams_ends_the_turn_with_its_message_and_never_the_key(
 fn a_server_that_sends_nothing_is_given_up_after_the_idle_timeout() {
     // mock-llm writes its first chunk only after a whole interval.
     let server = MockLlm::echo(50, 60_000);
-    let dir = copy_fixture("providers", "agent");
-    let model = compatible(&server.url);
     let started = Instant::now();
-    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json", "--model-idle-timeout", "700ms"]), &[]);
+    let (ran, _, message) = failing_turn(&server.url, &["--model-idle-timeout", "700ms"]);
     assert!(started.elapsed() < Duration::from_secs(20), "gave up in time");
-    assert_eq!(exit(&ran), 1, "{}", ran.both());
-    let envelopes = envelopes(&ran);
-    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
     assert!(message.contains("700ms") && message.contains("--model-idle-timeout"), "{message}");
     assert!(ran.record.iter().any(|line| line.starts_with("failed error: ")), "{:?}", ran.record);
 }
@@ -473,12 +481,7 @@ fn a_model_that_keeps_calling_tools_is_stopped_after_max_steps() {
         ])
     };
     let server = ModelServer::start(vec![again(), again()]);
-    let dir = copy_fixture("providers", "agent");
-    let model = compatible(&server.url);
-    let ran = run(dir.path(), &args(&model, &["--message", "loop", "--json", "--max-steps", "2"]), &[]);
-    assert_eq!(exit(&ran), 1, "{}", ran.both());
-    let envelopes = envelopes(&ran);
-    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    let (_, envelopes, message) = failing_turn(&server.url, &["--max-steps", "2"]);
     assert!(message.contains("after 2 steps") && message.contains("--max-steps"), "{message}");
     assert_eq!(server.requests().len(), 2);
     assert_eq!(types(&envelopes).iter().filter(|kind| *kind == "actions.completed").count(), 2);
@@ -490,12 +493,7 @@ fn a_500_with_no_retries_left_fails_the_turn_with_the_status_and_the_server_s_wo
         status("500 Internal Server Error", "", r#"{"error":{"message":"the GPUs are on fire","type":"server_error"}}"#)
     };
     let server = ModelServer::start(vec![failing(), failing()]);
-    let dir = copy_fixture("providers", "agent");
-    let model = compatible(&server.url);
-    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json", "--model-retries", "1"]), &[]);
-    assert_eq!(exit(&ran), 1, "{}", ran.both());
-    let envelopes = envelopes(&ran);
-    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    let (ran, _, message) = failing_turn(&server.url, &["--model-retries", "1"]);
     assert!(message.contains("500") && message.contains("the GPUs are on fire"), "{message}");
     // One retry, logged, then the failure.
     assert_eq!(server.requests().len(), 2);
@@ -535,12 +533,7 @@ fn a_stream_cut_halfway_keeps_what_arrived_and_ends_in_one_failure() {
         event(&text("The refund ").to_string()),
         event(&text("policy").to_string())
     ))]);
-    let dir = copy_fixture("providers", "agent");
-    let model = compatible(&server.url);
-    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json"]), &[]);
-    assert_eq!(exit(&ran), 1, "{}", ran.both());
-    let envelopes = envelopes(&ran);
-    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    let (_, envelopes, message) = failing_turn(&server.url, &[]);
     assert!(message.contains("ended before the reply was complete"), "{message}");
     assert_eq!(types(&envelopes), ["message.received", "message.appended", "message.appended", "turn.failed"]);
     // Nothing is retried once the reply has started.
@@ -550,12 +543,7 @@ fn a_stream_cut_halfway_keeps_what_arrived_and_ends_in_one_failure() {
 #[test]
 fn a_malformed_chunk_ends_the_turn_saying_what_came() {
     let server = ModelServer::start(vec![streamed(vec![text("Hi"), json!("not a chunk")])]);
-    let dir = copy_fixture("providers", "agent");
-    let model = compatible(&server.url);
-    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json"]), &[]);
-    assert_eq!(exit(&ran), 1, "{}", ran.both());
-    let envelopes = envelopes(&ran);
-    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
+    let (_, _, message) = failing_turn(&server.url, &[]);
     assert!(message.contains("malformed chunk") && message.contains("not a chunk"), "{message}");
 }
 
@@ -695,20 +683,11 @@ fn a_server_that_never_accepts_the_connection_is_given_up_after_the_connect_time
     let mut port = String::new();
     BufReader::new(blackhole.stdout.take().unwrap()).read_line(&mut port).unwrap();
     let url = format!("http://127.0.0.1:{}/v1", port.trim());
-    let dir = copy_fixture("providers", "agent");
-    let model = compatible(&url);
     let started = Instant::now();
-    let ran = run(
-        dir.path(),
-        &args(&model, &["--message", "hi", "--json", "--model-connect-timeout", "400ms", "--model-retries", "1"]),
-        &[],
-    );
+    let (ran, _, message) = failing_turn(&url, &["--model-connect-timeout", "400ms", "--model-retries", "1"]);
     let took = started.elapsed();
     let _ = blackhole.kill();
     let _ = blackhole.wait();
-    assert_eq!(exit(&ran), 1, "{}", ran.both());
-    let envelopes = envelopes(&ran);
-    let message = the_failure(&envelopes)["message"].as_str().unwrap().to_owned();
     assert_eq!(
         message,
         format!(
