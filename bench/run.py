@@ -60,8 +60,10 @@ Run from the repo root (Python 3.11, stdlib only):
                       [--baseline <another agent-sdk binary>]
 
 --baseline adds that binary's cold run (interleaved with section 1) and its replay of
-bench/replay-hooks (section 4): e.g. an older commit's release build, to see what a change
-costs on the same machine in the same run.
+bench/replay-hooks (section 4, taking turns with this build's replays, each into a copy of
+its own, and reported pair by pair as well: the median of this / baseline over the pairs):
+e.g. an older commit's release build, to see what a change costs on the same machine in
+the same run.
 
 It builds the release binary first unless --no-build. It prints a markdown report and exits
 0, whether or not the timing targets are met; it exits 1 (showing the tail of agent-sdk's
@@ -361,20 +363,27 @@ def cache_reuse(tmp: Path) -> dict[str, int]:
             "new_files": len(new)}
 
 
-def replay_throughput(tmp: Path, runs: int, events: int, source: Path, binary: Path = AGENT_SDK) -> list[float]:
+def replay_throughput(tmp: Path, runs: int, events: int, source: Path,
+                      baseline: Path | None = None) -> tuple[list[float], list[float] | None]:
+    """`runs` timed replays of `source` (one warm-up each discarded); with a `baseline`
+    binary, its replays too, into a copy of its own, the two taking turns replay by replay
+    (pair by pair: the machine's drift touches both alike). (this build's ms, the baseline's ms or None)."""
     replay = tmp / f"events-{events}.jsonl"
     if not replay.exists():
         generate_events(replay, events)
-    which = "this" if binary == AGENT_SDK else "baseline"
-    project = copy_project(source, tmp / f"replay-{source.name}-{which}")
-    cmd = [str(binary), "run", "--dir", str(project), "--replay", str(replay)]
-    run_checked(cmd, events)  # warm-up: compiles the hooks, discarded
-    times = []
+    binaries = {"this": AGENT_SDK} | ({"baseline": baseline} if baseline else {})
+    commands = {}
+    for which, binary in binaries.items():
+        project = copy_project(source, tmp / f"replay-{source.name}-{which}")
+        commands[which] = [str(binary), "run", "--dir", str(project), "--replay", str(replay)]
+        run_checked(commands[which], events)  # warm-up: compiles the hooks, discarded
+    times = {which: [] for which in commands}
     for run in range(runs):
-        elapsed_ms, _ = run_checked(cmd, events)
-        times.append(elapsed_ms)
-        print(f"replay {run + 1}/{runs}: {events} events in {elapsed_ms:.1f} ms", file=sys.stderr)
-    return times
+        for which, cmd in commands.items():
+            elapsed_ms, _ = run_checked(cmd, events)
+            times[which].append(elapsed_ms)
+            print(f"replay {run + 1}/{runs} ({which}): {events} events in {elapsed_ms:.1f} ms", file=sys.stderr)
+    return times["this"], times.get("baseline")
 
 
 def peak_rss_of_process_alone(cmd: list[str]) -> tuple[float, float, str]:
@@ -446,10 +455,9 @@ def main() -> int:
             cold = cold_warm_vs_node(Path(tmp), args.runs, args.baseline)
             dist = with_and_without_dist(Path(tmp), args.runs)
             reuse = cache_reuse(Path(tmp))
-            replay_times = replay_throughput(Path(tmp), args.runs, args.events, REPLAY_PROJECT)
-            example_times = replay_throughput(Path(tmp), args.runs, args.events, EXAMPLE)
-            baseline_times = (replay_throughput(Path(tmp), args.runs, args.events, REPLAY_PROJECT, args.baseline)
-                              if args.baseline else None)
+            replay_times, baseline_times = replay_throughput(
+                Path(tmp), args.runs, args.events, REPLAY_PROJECT, args.baseline)
+            example_times, _ = replay_throughput(Path(tmp), args.runs, args.events, EXAMPLE)
             memory_ms, memory_mb = replay_memory(Path(tmp), args.memory_events)
     except SanityError as error:
         print(f"sanity check FAILED: {error}", file=sys.stderr)
@@ -494,6 +502,9 @@ def main() -> int:
         baseline_median_s = statistics.median(baseline_times) / 1000
         print(f"| bench/replay-hooks with the baseline ({args.baseline}) | {baseline_median_s * 1000:.1f} "
               f"| {min(baseline_times):.1f} | {max(baseline_times):.1f} | {args.events / baseline_median_s:,.0f} |")
+        pairs = [this / base for this, base in zip(replay_times, baseline_times)]
+        print(f"\nthis build / the baseline, replay by replay (they took turns): median {statistics.median(pairs):.3f} "
+              f"(min {min(pairs):.3f}, max {max(pairs):.3f}, {len(pairs)} pairs)")
     print(f"\nevery replay's serve log summary: {args.events} events dispatched\n")
 
     memory_throughput = args.memory_events / (memory_ms / 1000)
