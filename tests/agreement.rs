@@ -7,7 +7,6 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use common::{copy_project, exit_code, link_workspace_packages, root};
 
@@ -58,14 +57,7 @@ fn copy(source: &Path) -> tempfile::TempDir {
 }
 
 fn agent_sdk(cwd: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env_remove("NODE_OPTIONS")
-        .output()
-        .unwrap()
+    common::agent_sdk().args(args).current_dir(cwd).env("NO_COLOR", "1").env_remove("NODE_OPTIONS").output().unwrap()
 }
 
 #[test]

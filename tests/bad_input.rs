@@ -222,8 +222,7 @@ fn a_closed_pipe_is_not_a_crash() {
                     export default defineHook({ events: { \"turn.complete\"() {} } });\n";
         write(dir.path(), &format!("bot/hooks/h{i}.ts"), hook);
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let mut child = common::agent_sdk()
         .args(["validate", "--format", "github"])
         .current_dir(dir.path())
         .stdout(Stdio::piped())

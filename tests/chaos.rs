@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{copy_fixture, exit_code, run_recorded};
@@ -100,8 +100,7 @@ fn run_replays_killed_at_random_points_leave_a_whole_store_and_report_every_unde
     std::fs::write(dir.join("events.jsonl"), lines.join("\n")).unwrap();
     let mut chaos = Chaos(0x5eed_1234_abcd_0001);
     for kill in 0..KILLS {
-        let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-            .env_remove("AGENT_SDK_MODEL")
+        let child = common::agent_sdk()
             .args(["run", "--replay", "events.jsonl", "--session", "ses_chaos"])
             .current_dir(dir)
             .stdout(Stdio::null())
@@ -126,8 +125,7 @@ fn dev_killed_at_random_points_leaves_a_whole_store_and_reports_every_undelivere
     for kill in 0..KILLS {
         let dev_file = dir.join(".agent-sdk/dev.json");
         let _ = std::fs::remove_file(&dev_file);
-        let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-            .env_remove("AGENT_SDK_MODEL")
+        let child = common::agent_sdk()
             .args(["dev", "--port", "0"])
             .current_dir(dir)
             .stdout(Stdio::null())

@@ -21,8 +21,7 @@ impl DevServer {
     fn start(dir: &Path, port: u16) -> Self {
         let dev_file = dir.join(".agent-sdk/dev.json");
         let before = std::fs::read_to_string(&dev_file).ok();
-        let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-            .env_remove("AGENT_SDK_MODEL")
+        let child = common::agent_sdk()
             .args(["dev", "--dir", ".", "--port", &port.to_string(), "--hook-timeout", "5s"])
             .current_dir(dir)
             .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
@@ -718,8 +717,7 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
     assert_eq!(second.token, token, "kept across a restart, so a `logs -f` survives one");
     second.signal("-TERM");
     assert_eq!(second.wait(), Some(0));
-    let rotated = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let rotated = common::agent_sdk()
         .args(["dev", "--port", "0", "--rotate-token"])
         .current_dir(dir.path())
         .stdout(Stdio::null())
@@ -729,12 +727,8 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
     let rotated = DevServer::adopt(rotated, dir.path(), &token);
     assert_ne!(rotated.token, token);
 
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
-        .args(["dev", "--host", "0.0.0.0", "--port", "0"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
+    let output =
+        common::agent_sdk().args(["dev", "--host", "0.0.0.0", "--port", "0"]).current_dir(dir.path()).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("pass --allow-remote"));
 }
@@ -742,8 +736,7 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
 #[test]
 fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
     let dir = copy_fixture("dev", "basic");
-    let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let child = common::agent_sdk()
         .args(["dev", "--port", "0", "--session-idle", "1s"])
         .current_dir(dir.path())
         .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
@@ -805,8 +798,7 @@ fn a_session_a_run_holds_is_refused_by_dev_with_409_until_the_run_ends() {
     let dir = copy_fixture("dev", "basic");
     let script = r#"{ "steps": [ { "text": "Holding the session" }, { "pauseMs": 60000 } ] }"#;
     std::fs::write(dir.path().join("held.json"), script).unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let run = common::agent_sdk()
         .args(["run", "--message", "one", "--script", "held.json", "--session", "ses_shared"])
         .current_dir(dir.path())
         .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))

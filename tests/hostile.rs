@@ -95,8 +95,7 @@ fn a_runtime_killed_from_outside_names_the_delivery_it_cut_off() {
     let dir = copy_fixture("hostile", "killed");
     let dir = dir.path();
     let record = dir.join("record.txt");
-    let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let child = common::agent_sdk()
         .args(["run", "--message", "hi"])
         .current_dir(dir)
         .env("AGENT_SDK_TEST_RECORD", &record)

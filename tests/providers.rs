@@ -247,8 +247,7 @@ fn a_server_that_sends_nothing_is_given_up_after_the_idle_timeout() {
 fn ctrl_c_while_the_model_streams_records_one_cancelled_failure_and_exits_130() {
     let server = MockLlm::echo(4, 300);
     let dir = copy_fixture("providers", "agent");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let mut child = common::agent_sdk()
         .args(["run", "--dir", ".", "--message", "a long question", "--json"])
         .args(compatible(&server.url))
         .current_dir(dir.path())
@@ -315,8 +314,7 @@ struct Dev {
 
 impl Dev {
     fn start(dir: &Path, model: &[String]) -> Dev {
-        let child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-            .env_remove("AGENT_SDK_MODEL")
+        let child = common::agent_sdk()
             .args(["dev", "--dir", ".", "--port", "0"])
             .args(model)
             .current_dir(dir)

@@ -17,8 +17,7 @@ fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
 /// `agent-sdk run <args>` started in `dir` (not waited for), its hooks recording to
 /// `<dir>/record.txt`, its stderr piped.
 fn spawn_run(dir: &Path, args: &[&str], stdout: Stdio) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    common::agent_sdk()
         .arg("run")
         .args(args)
         .current_dir(dir)

@@ -179,8 +179,7 @@ fn wait_for(dir: &Path, what: &str, done: impl Fn(&str, &str) -> bool) {
 fn watch_reruns_the_tests_when_a_file_changes_until_ctrl_c() {
     let dir = copy_fixture("test", "paths");
     let logs = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let mut child = common::agent_sdk()
         .args(["test", "--watch"])
         .current_dir(dir.path())
         .env("NO_COLOR", "1")
@@ -223,8 +222,7 @@ fn watch_reruns_the_tests_when_a_file_changes_until_ctrl_c() {
 #[test]
 fn without_node_it_is_an_environment_error() {
     let dir = copy_fixture("test", "results");
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let output = common::agent_sdk()
         .args(["test"])
         .current_dir(dir.path())
         .env("AGENT_SDK_NODE", "/nonexistent/node")

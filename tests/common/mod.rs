@@ -36,15 +36,10 @@ impl Ran {
 pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
     let record = cwd.join("record.txt");
     let _ = std::fs::remove_file(&record);
-    let output = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    let output = agent_sdk()
         .args(args)
         .current_dir(cwd)
         .env("AGENT_SDK_TEST_RECORD", &record)
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("OPENAI_BASE_URL")
-        .env_remove("OPENAI_COMPATIBLE_API_KEY")
-        .env_remove("XAI_API_KEY")
         .env("NO_COLOR", "1")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("FORCE_COLOR")
@@ -54,6 +49,17 @@ pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
         .expect("the agent-sdk binary runs");
     let record = std::fs::read_to_string(record).unwrap_or_default().lines().map(str::to_owned).collect();
     Ran { output, record }
+}
+
+/// `agent-sdk` as the tests run it: without the developer's model variables
+/// (`AGENT_SDK_MODEL`, the providers' keys and base URL), so that no test reaches a real model.
+pub fn agent_sdk() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
+    for variable in ["AGENT_SDK_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_COMPATIBLE_API_KEY", "XAI_API_KEY"]
+    {
+        command.env_remove(variable);
+    }
+    command
 }
 
 /// The crate root: fixtures are found from here.
@@ -68,8 +74,7 @@ pub fn fixture(group: &str, case: &str) -> PathBuf {
 
 /// Runs `agent-sdk <args>` in `cwd` with a clean, colourless environment.
 pub fn run_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
-        .env_remove("AGENT_SDK_MODEL")
+    agent_sdk()
         .args(args)
         .current_dir(cwd)
         .env_remove("CLICOLOR_FORCE")
