@@ -469,3 +469,18 @@ fn a_compatible_server_without_a_key_is_described_so() {
     .unwrap();
     assert_eq!(provider.describe(), "model openai-compatible:llama3.1:8b at http://127.0.0.1:1234/v1 (no key)");
 }
+
+#[test]
+fn a_redirect_is_not_followed_so_the_key_goes_nowhere_else() {
+    let elsewhere = ModelServer::start(vec![streamed(vec![text("should not be asked"), finish("stop")])]);
+    let server = ModelServer::start(vec![status(
+        "307 Temporary Redirect",
+        &format!("Location: {}/chat/completions\r\n", elsewhere.url),
+        "{}",
+    )]);
+    let outputs = outputs_of(&connect(settings(&server.url)));
+    let message = failure(&outputs);
+    assert!(message.starts_with("the model server answered 307 Temporary Redirect"), "{message}");
+    assert!(message.contains("does not follow redirects") && message.contains("--base-url"), "{message}");
+    assert!(elsewhere.requests().is_empty(), "the key went to the redirect's target");
+}
