@@ -198,6 +198,18 @@ fn a_workspace_package_imports_typescript_from_its_siblings() {
     runs_as_node_would(monorepo.path(), "packages/agent", &["digest"], &on_event, &on_message);
 }
 
+/// Workspace packages without `"type": "module"` run as CommonJS; an ES module hook imports
+/// from them what tsc's output would give Node: the names a barrel re-exports (`export *`,
+/// transitively) and the keys of `export = { … }`, and from a published CommonJS package
+/// what Node's lexer finds (tsc's `__exportStar` re-exports and getters).
+#[test]
+fn an_esm_hook_imports_what_commonjs_packages_export_as_tsc_would_emit_it() {
+    let workspace = copy_fixture("runtime", "commonjs-barrel");
+    link_workspace_packages(workspace.path());
+    let expected = ["barrel HI! 42 v3.1 eu/3/region+retries weekly-usage 2"];
+    runs_as_node_would(workspace.path(), "packages/agent", &["barrel"], &expected, &expected);
+}
+
 #[test]
 fn package_json_imports_map_to_typescript_sources() {
     runs_turn_completed(

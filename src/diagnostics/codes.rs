@@ -128,6 +128,9 @@ codes! {
     UnresolvedImport => "hooks::unresolved-import", Error,
         "A hook, or a module it imports, imports something that resolves to no file or installed package.",
         "Fix the specifier, create the file it names, or install the package it names.";
+    MissingExport => "hooks::missing-export", Error,
+        "A hook, or a module it imports, imports a name the imported module does not export, so Node refuses to load it.",
+        "Import a name the module exports (the message suggests the nearest), or export the name from it.";
     UnsupportedSyntax => "hooks::unsupported-syntax", Error,
         "A module a hook loads uses syntax Node.js 20 cannot run and agent-sdk cannot lower (standard decorators).",
         "Set `\"experimentalDecorators\": true` in the compilerOptions of `tsconfig.json` to use TypeScript's decorators, or apply the decorator function by hand.";

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::exports::OwnExports;
 use super::resolver::{ModuleFormat, TsOptions};
 use super::transform::{Compiled, Import};
 use crate::state::StateRoot;
@@ -25,7 +26,7 @@ pub struct Cache {
 #[derive(Serialize, Deserialize)]
 struct Entry {
     imports: Vec<Import>,
-    exports: Vec<String>,
+    exports: OwnExports,
     has_code: bool,
 }
 
@@ -34,7 +35,7 @@ struct Entry {
 pub struct Cached {
     pub imports: Vec<Import>,
     /// See [`Compiled::exports`].
-    pub exports: Vec<String>,
+    pub exports: OwnExports,
     /// The compiled JavaScript file; `None` when Node runs the source as it is.
     pub code: Option<PathBuf>,
 }
@@ -182,12 +183,13 @@ mod tests {
         let legacy = TsOptions { experimental_decorators: true, ..TsOptions::default() };
         assert_ne!(key, Cache::key(Path::new("/p/a.ts"), "x", ModuleFormat::Esm, &legacy));
         assert!(cache.get(&key).is_none());
-        let import = Import { specifier: "./b".into(), kind: ImportKind::Require, span: (3, 8) };
-        let compiled = Compiled { code: Some("code".into()), imports: vec![import.clone()], exports: vec!["a".into()] };
+        let import = Import { specifier: "./b".into(), kind: ImportKind::Require, span: (3, 8), names: Vec::new() };
+        let exports = OwnExports { names: vec!["a".into()], ..OwnExports::default() };
+        let compiled = Compiled { code: Some("code".into()), imports: vec![import.clone()], exports: exports.clone() };
         cache.put(&key, &compiled).unwrap();
         let hit = cache.get(&key).unwrap();
         assert_eq!(hit.imports, vec![import]);
-        assert_eq!(hit.exports, ["a"]);
+        assert_eq!(hit.exports, exports);
         assert_eq!(std::fs::read_to_string(hit.code.unwrap()).unwrap(), "code");
         cache.prune(std::time::Duration::from_secs(3600));
         assert!(cache.get(&key).is_some(), "a fresh entry is kept");

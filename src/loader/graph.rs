@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::cache::{Cache, Cached};
+use super::exports::OwnExports;
+use super::link::{self, Linker, Walked};
 use super::resolver::{ModuleFormat, Resolver, Target, TsOptions, Unresolved, display_path, is_typescript};
 use super::transform::{self, Compiled, Problem, ProblemKind};
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
@@ -25,8 +27,13 @@ pub struct Module {
     pub format: ModuleFormat,
     /// The compiled code (in the cache) Node runs instead of the source.
     pub code: Option<PathBuf>,
-    /// Named exports of TypeScript compiled to CommonJS (see [`transform::Compiled::exports`]).
+    /// For TypeScript compiled to CommonJS: the names the ES module standing for it exports
+    /// besides `default`, all Node's lexer would find, re-exports followed ([`link`]).
+    ///
+    /// [`link`]: super::link
     pub exports: Vec<String>,
+    /// What its own text exports.
+    pub own: OwnExports,
     /// Where each of its imports leads.
     pub resolved: Vec<(String, Target)>,
 }
@@ -54,6 +61,8 @@ pub struct Visited {
     source: Option<(String, String)>,
     /// Files it leads to that are walked too.
     next: Vec<PathBuf>,
+    /// Its imports as compiled, for linking.
+    imports: Vec<transform::Import>,
     compiled: bool,
 }
 
@@ -95,6 +104,7 @@ pub fn walk(
             None => visit_all(),
         };
     }
+    link_all(&mut visited, resolver);
     assemble(&entry_paths, &order, visited)
 }
 
@@ -179,8 +189,23 @@ fn visit(path: &Path, shown: String, resolver: &Resolver, cache: Option<&Cache>)
 
 impl Visited {
     fn new(path: &Path, shown: String, format: ModuleFormat) -> Self {
-        let module = Module { path: path.to_path_buf(), format, code: None, exports: Vec::new(), resolved: Vec::new() };
-        Self { module, shown, diagnostics: Vec::new(), source: None, next: Vec::new(), compiled: false }
+        let module = Module {
+            path: path.to_path_buf(),
+            format,
+            code: None,
+            exports: Vec::new(),
+            own: OwnExports::default(),
+            resolved: Vec::new(),
+        };
+        Self {
+            module,
+            shown,
+            diagnostics: Vec::new(),
+            source: None,
+            next: Vec::new(),
+            imports: Vec::new(),
+            compiled: false,
+        }
     }
 
     /// Finds the module in the cache or compiles it with `compile`, then resolves its imports.
@@ -222,7 +247,7 @@ impl Visited {
             }
         };
         self.module.code = compiled.code;
-        self.module.exports = compiled.exports;
+        self.module.own = compiled.exports;
         let file = SourceFile::new(&self.shown, source);
         for import in &compiled.imports {
             match resolver.resolve(&path, format, &import.specifier, import.kind) {
@@ -239,8 +264,60 @@ impl Visited {
                 Err(unresolved) => self.diagnostics.push(unresolved_import(&file, import, &unresolved)),
             }
         }
+        self.imports = compiled.imports;
         if self.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some()) {
             self.source = Some((self.shown.clone(), source.to_owned()));
+        }
+    }
+}
+
+/// Links every module reached: an ES module's imports of names its targets do not export
+/// are errors of it, and a TypeScript module run as CommonJS gets the names its facade
+/// exports.
+fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver) {
+    let (missing, facades) = {
+        let walked = visited
+            .iter()
+            .map(|(path, result)| {
+                let module = &result.module;
+                (path.as_path(), Walked { format: module.format, own: &module.own, resolved: &module.resolved })
+            })
+            .collect();
+        let linker = Linker::new(resolver, walked);
+        let mut missing = Vec::new();
+        let mut facades = Vec::new();
+        for (path, result) in visited.iter() {
+            let module = &result.module;
+            if module.format == ModuleFormat::CommonJs && module.code.is_some() {
+                facades.push((path.clone(), linker.facade_names(path)));
+            }
+            if module.format != ModuleFormat::Esm || result.imports.iter().all(|import| import.names.is_empty()) {
+                continue;
+            }
+            let source = match &result.source {
+                Some((_, text)) => text.clone(),
+                None => match std::fs::read_to_string(path) {
+                    Ok(text) => text,
+                    Err(_) => continue,
+                },
+            };
+            let file = SourceFile::new(&result.shown, &source);
+            let found = link::missing_exports(&linker, &file, &result.imports, &module.resolved);
+            if !found.is_empty() {
+                missing.push((path.clone(), found, source));
+            }
+        }
+        (missing, facades)
+    };
+    for (path, names) in facades {
+        if let Some(result) = visited.get_mut(&path) {
+            result.module.exports = names;
+        }
+    }
+    for (path, found, source) in missing {
+        if let Some(result) = visited.get_mut(&path) {
+            result.diagnostics.extend(found);
+            result.source.get_or_insert_with(|| (result.shown.clone(), source));
         }
     }
 }

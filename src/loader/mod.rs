@@ -12,7 +12,9 @@
 
 pub mod cache;
 pub mod commonjs;
+pub mod exports;
 pub mod graph;
+pub mod link;
 pub mod resolver;
 pub mod transform;
 

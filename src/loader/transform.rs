@@ -14,10 +14,11 @@ use oxc::ast_visit::{Visit, walk};
 use oxc::codegen::{Codegen, CodegenOptions};
 use oxc::parser::Parser;
 use oxc::semantic::{ScopeFlags, SemanticBuilder};
-use oxc::span::SourceType;
+use oxc::span::{GetSpan, SourceType};
 use oxc::transformer::{TransformOptions, Transformer};
 
 use super::commonjs::{check_commonjs, to_commonjs};
+use super::exports::{OwnExports, own_exports};
 use super::resolver::{HELPERS_PACKAGE, ImportKind, ModuleFormat, TsOptions, is_typescript};
 
 /// One import the module makes at run time.
@@ -27,6 +28,18 @@ pub struct Import {
     pub kind: ImportKind,
     /// Byte span of the specifier's string literal in the source.
     pub span: (u32, u32),
+    /// The names a static `import { … }` or `export { … } from` takes from the module
+    /// (`default` for a default import), which it must export for the importer to link.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<ImportedName>,
+}
+
+/// One name an import takes from the module it imports.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ImportedName {
+    pub name: String,
+    /// Byte span of the name in the source.
+    pub span: (u32, u32),
 }
 
 /// A module ready for Node.
@@ -35,10 +48,10 @@ pub struct Compiled {
     /// JavaScript with an inline source map; `None` for JavaScript Node runs as it is.
     pub code: Option<String>,
     pub imports: Vec<Import>,
-    /// For TypeScript compiled to CommonJS: the names its `export`s define (not `default`),
-    /// which an ES module importing it may name, as Node's CommonJS export detection finds
-    /// them in tsc's output.
-    pub exports: Vec<String>,
+    /// What the module's own text exports, as Node would link it (see [`exports`]).
+    ///
+    /// [`exports`]: super::exports
+    pub exports: OwnExports,
 }
 
 /// Why a module cannot run.
@@ -95,7 +108,8 @@ pub fn compile_program<'a>(
     output: Output,
 ) -> Result<Compiled, Vec<Problem>> {
     if !is_typescript(path) {
-        return Ok(Compiled { code: None, imports: collect_imports(&program), exports: Vec::new() });
+        let exports = own_exports(&program, format);
+        return Ok(Compiled { code: None, imports: collect_imports(&program), exports });
     }
     if !options.experimental_decorators
         && let Some(problem) = standard_decorator(&program, options)
@@ -114,9 +128,8 @@ pub fn compile_program<'a>(
         return Err(vec![unsupported(error)]);
     }
     let imports = collect_imports(&program);
-    let mut exports = Vec::new();
+    let exports = own_exports(&program, format);
     if format == ModuleFormat::CommonJs {
-        exports = export_names(&program);
         let lowered = match output {
             Output::Code => to_commonjs(allocator, &mut program),
             Output::Check => check_commonjs(allocator, &mut program, &transformed.scoping),
@@ -150,6 +163,16 @@ fn quick_check(program: &Program, path: &Path, format: ModuleFormat) -> Option<R
     if !imports.iter().all(|import| settled(&import.specifier)) || has_namespace(program) {
         return None;
     }
+    // A name the SDK does not export at run time may be a type the compiler drops (or not):
+    // only compiling says whether Node will be asked for it.
+    let links = |import: &Import| {
+        let Some(module) = super::resolver::SdkModule::of(&import.specifier) else { return true };
+        let super::link::Exports::Known { names, default } = super::link::sdk_exports(module) else { return true };
+        import.names.iter().all(|name| if name.name == "default" { *default } else { names.contains(&name.name) })
+    };
+    if !imports.iter().all(links) {
+        return None;
+    }
     if format == ModuleFormat::CommonJs {
         if binds_a_name_the_lowering_needs(program) {
             return None;
@@ -159,7 +182,7 @@ fn quick_check(program: &Program, path: &Path, format: ModuleFormat) -> Option<R
             return Some(Err(vec![Problem { kind: ProblemKind::Unsupported, span: None, message, help }]));
         }
     }
-    Some(Ok(Compiled { code: None, imports, exports: Vec::new() }))
+    Some(Ok(Compiled { code: None, imports, exports: own_exports(program, format) }))
 }
 
 /// Whether the module declares a TypeScript namespace or module at its top.
@@ -200,37 +223,6 @@ fn binds_a_name_the_lowering_needs(program: &Program) -> bool {
         Statement::ExportDeclaration(export) => declares(&export.declaration),
         statement => statement.as_declaration().is_some_and(declares),
     })
-}
-
-/// The names an ES module's `export` statements define, `default` aside.
-fn export_names(program: &Program) -> Vec<String> {
-    use oxc::ast::ast::{Declaration, Statement};
-    let mut names = Vec::new();
-    for statement in &program.body {
-        match statement {
-            Statement::ExportNamedDeclaration(export) => {
-                names.extend(export.specifiers.iter().map(|specifier| specifier.exported.name().to_string()));
-            }
-            Statement::ExportDeclaration(export) => match &export.declaration {
-                Declaration::VariableDeclaration(variables) => {
-                    for declarator in &variables.declarations {
-                        names.extend(declarator.id.get_binding_identifiers().iter().map(|id| id.name.to_string()));
-                    }
-                }
-                declaration => names.extend(declaration.id().map(|id| id.name.to_string())),
-            },
-            Statement::ExportFromDeclaration(export) => {
-                names.extend(export.specifiers.iter().map(|specifier| specifier.exported.name().to_string()));
-            }
-            Statement::ExportAllDeclaration(export) => {
-                names.extend(export.exported.iter().map(|exported| exported.name().to_string()));
-            }
-            _ => {}
-        }
-    }
-    names.retain(|name| name != "default");
-    names.dedup();
-    names
 }
 
 fn transform_options(options: &TsOptions) -> TransformOptions {
@@ -313,24 +305,54 @@ struct ImportCollector {
 
 impl ImportCollector {
     fn push(&mut self, literal: &oxc::ast::ast::StringLiteral, kind: ImportKind) {
+        self.push_with_names(literal, kind, Vec::new());
+    }
+
+    fn push_with_names(&mut self, literal: &oxc::ast::ast::StringLiteral, kind: ImportKind, names: Vec<ImportedName>) {
         self.imports.push(Import {
             specifier: literal.value.to_string(),
             kind,
             span: (literal.span.start, literal.span.end),
+            names,
         });
     }
 }
 
+fn imported_name(name: &str, span: oxc::span::Span) -> ImportedName {
+    ImportedName { name: name.to_owned(), span: (span.start, span.end) }
+}
+
 impl<'a> Visit<'a> for ImportCollector {
     fn visit_import_declaration(&mut self, it: &ImportDeclaration<'a>) {
+        use oxc::ast::ast::ImportDeclarationSpecifier;
         if it.import_kind.is_value() {
-            self.push(&it.source, ImportKind::Static);
+            let names = it
+                .specifiers
+                .iter()
+                .flatten()
+                .filter_map(|specifier| match specifier {
+                    ImportDeclarationSpecifier::ImportSpecifier(named) if named.import_kind.is_value() => {
+                        Some(imported_name(named.imported.name().as_str(), named.imported.span()))
+                    }
+                    ImportDeclarationSpecifier::ImportDefaultSpecifier(default) => {
+                        Some(imported_name("default", default.local.span))
+                    }
+                    _ => None,
+                })
+                .collect();
+            self.push_with_names(&it.source, ImportKind::Static, names);
         }
     }
 
     fn visit_export_from_declaration(&mut self, it: &ExportFromDeclaration<'a>) {
         if it.export_kind.is_value() {
-            self.push(&it.source, ImportKind::Static);
+            let names = it
+                .specifiers
+                .iter()
+                .filter(|specifier| specifier.export_kind.is_value())
+                .map(|specifier| imported_name(specifier.local.name().as_str(), specifier.local.span()))
+                .collect();
+            self.push_with_names(&it.source, ImportKind::Static, names);
         }
     }
 
@@ -405,7 +427,7 @@ mod tests {
         let compiled =
             compile(Path::new("/p/x.cts"), source, ModuleFormat::CommonJs, &TsOptions::default(), Output::Code)
                 .unwrap();
-        assert_eq!(compiled.exports, ["a", "b", "f", "C", "e"]);
+        assert_eq!(compiled.exports.names, ["a", "b", "f", "C", "e"]);
         assert!(compiled.code.unwrap().contains("exports"));
     }
 

@@ -1,0 +1,314 @@
+//! Linking, as Node does before an ES module runs: every name an `import { … }` or
+//! `export { … } from` takes must be exported by the module it names, or the importer fails
+//! to load (`does not provide an export named …`). A module's exports are its own
+//! ([`super::exports`]) plus all of every module it re-exports, followed transitively:
+//! through the project's modules (from the walk), the SDK's, and the packages' files, read
+//! here on demand. Where any part cannot be known, nothing is judged (never a false error).
+//!
+//! The same names are the exports of the ES module standing for a TypeScript module run as
+//! CommonJS (the runtime's facade), so what `validate` accepts is what `run` links.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use oxc::allocator::Allocator;
+use oxc::parser::Parser;
+use oxc::span::SourceType;
+
+use super::exports::{OwnExports, own_exports};
+use super::resolver::{ImportKind, ModuleFormat, Resolver, SdkModule, Target};
+use super::transform::{Import, ImportedName};
+use crate::diagnostics::{Code, Diagnostic, SourceFile};
+
+/// A package file bigger than this is not read for its exports (its imports are not judged).
+const MAX_SCANNED_BYTES: u64 = 8 << 20;
+
+/// How many modules one module's re-exports may reach before its names count as unknown.
+const MAX_RE_EXPORTED_MODULES: usize = 10_000;
+
+/// What a module exports, all re-exports followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exports {
+    Known {
+        names: BTreeSet<String>,
+        default: bool,
+    },
+    /// Some of its names cannot be known statically.
+    Unknown,
+}
+
+/// What the walk knows of one module it reached.
+pub struct Walked<'w> {
+    pub format: ModuleFormat,
+    pub own: &'w OwnExports,
+    /// Where each of its imports leads.
+    pub resolved: &'w [(String, Target)],
+}
+
+/// Answers what modules export, for one walk (package files are read once).
+pub struct Linker<'w> {
+    resolver: &'w Resolver,
+    walked: HashMap<&'w Path, Walked<'w>>,
+    scanned: Mutex<HashMap<PathBuf, Option<(ModuleFormat, OwnExports)>>>,
+}
+
+impl<'w> Linker<'w> {
+    pub fn new(resolver: &'w Resolver, walked: HashMap<&'w Path, Walked<'w>>) -> Self {
+        Self { resolver, walked, scanned: Mutex::default() }
+    }
+
+    /// What the module at `target` exports to an ES module importing it.
+    pub fn exports(&self, target: &Target) -> Exports {
+        match target {
+            Target::Sdk(module) => sdk_exports(*module).clone(),
+            Target::File(path) => self.file_exports(path),
+            Target::Builtin | Target::Helper(_) => Exports::Unknown,
+        }
+    }
+
+    /// The exports of the file at `path`: its own and, breadth first, those of every module
+    /// its `export *` (or CommonJS re-exports) reach; `default` is never re-exported.
+    pub fn file_exports(&self, path: &Path) -> Exports {
+        let Some((format, own, stars)) = self.module(path) else { return Exports::Unknown };
+        let default = own.default || format != ModuleFormat::Esm;
+        let mut names: BTreeSet<String> = own.names.iter().cloned().collect();
+        let mut seen: Vec<PathBuf> = vec![path.to_path_buf()];
+        let mut queue: Vec<Target> = stars;
+        while let Some(target) = queue.pop() {
+            let path = match target {
+                Target::Sdk(module) => match sdk_exports(module) {
+                    Exports::Known { names: sdk_names, .. } => {
+                        names.extend(sdk_names.iter().cloned());
+                        continue;
+                    }
+                    Exports::Unknown => return Exports::Unknown,
+                },
+                Target::File(path) => path,
+                Target::Builtin | Target::Helper(_) => return Exports::Unknown,
+            };
+            if seen.contains(&path) {
+                continue;
+            }
+            if seen.len() >= MAX_RE_EXPORTED_MODULES {
+                return Exports::Unknown;
+            }
+            let Some((star_format, star_own, star_stars)) = self.module(&path) else { return Exports::Unknown };
+            // A CommonJS module re-exports with `require`, which cannot load an ES module.
+            if format == ModuleFormat::CommonJs && star_format == ModuleFormat::Esm {
+                return Exports::Unknown;
+            }
+            names.extend(star_own.names.iter().cloned());
+            queue.extend(star_stars);
+            seen.push(path);
+        }
+        Exports::Known { names, default }
+    }
+
+    /// A module's format, own exports and its re-exports' targets; `None` when they cannot
+    /// be known (unreadable, unparsable, open, or a re-export that leads nowhere).
+    fn module(&self, path: &Path) -> Option<(ModuleFormat, OwnExports, Vec<Target>)> {
+        if let Some(walked) = self.walked.get(path) {
+            if walked.own.open {
+                return None;
+            }
+            let stars = walked
+                .own
+                .stars
+                .iter()
+                .map(|star| {
+                    walked.resolved.iter().find(|(specifier, _)| specifier == star).map(|(_, target)| target.clone())
+                })
+                .collect::<Option<Vec<Target>>>()?;
+            return Some((walked.format, walked.own.clone(), stars));
+        }
+        let (format, own) = self.scan(path)?;
+        if own.open {
+            return None;
+        }
+        let kind = if format == ModuleFormat::CommonJs { ImportKind::Require } else { ImportKind::Static };
+        let stars = own
+            .stars
+            .iter()
+            .map(|star| self.resolver.resolve(path, format, star, kind).ok())
+            .collect::<Option<Vec<Target>>>()?;
+        Some((format, own, stars))
+    }
+
+    /// How Node runs the file at `path`.
+    pub fn format_of(&self, path: &Path) -> ModuleFormat {
+        self.walked.get(path).map_or_else(|| self.resolver.format_of(path), |walked| walked.format)
+    }
+
+    /// Reads a file the walk did not reach (a package's) for its own exports, once.
+    fn scan(&self, path: &Path) -> Option<(ModuleFormat, OwnExports)> {
+        if let Some(scanned) = self.scanned.lock().ok()?.get(path) {
+            return scanned.clone();
+        }
+        let scanned = scan_file(path, self.resolver.format_of(path));
+        self.scanned.lock().ok()?.insert(path.to_path_buf(), scanned.clone());
+        scanned
+    }
+
+    /// The names a module run as CommonJS defines for an ES module importing it (what the
+    /// runtime's facade exports besides `default`): all that Node's lexer would find.
+    pub fn facade_names(&self, path: &Path) -> Vec<String> {
+        match self.file_exports(path) {
+            Exports::Known { names, .. } => names.into_iter().filter(|name| name != "__esModule").collect(),
+            // What can be known still links.
+            Exports::Unknown => self.walked.get(path).map(|walked| walked.own.names.clone()).unwrap_or_default(),
+        }
+    }
+}
+
+fn scan_file(path: &Path, format: ModuleFormat) -> Option<(ModuleFormat, OwnExports)> {
+    match format {
+        ModuleFormat::Json => return Some((format, OwnExports { default: true, ..OwnExports::default() })),
+        ModuleFormat::Other => return None,
+        ModuleFormat::Esm | ModuleFormat::CommonJs => {}
+    }
+    if std::fs::metadata(path).ok()?.len() > MAX_SCANNED_BYTES {
+        return None;
+    }
+    let source = std::fs::read_to_string(path).ok()?;
+    let source_type = if format == ModuleFormat::Esm { SourceType::mjs() } else { SourceType::cjs() };
+    crate::analyze::on_a_big_enough_stack(source.len(), || {
+        let allocator = Allocator::default();
+        let parsed = Parser::new(&allocator, &source, source_type).parse();
+        if parsed.panicked || parsed.diagnostics.errors().next().is_some() {
+            return None;
+        }
+        Some((format, own_exports(&parsed.program, format)))
+    })
+    .flatten()
+}
+
+/// What an SDK module exports at run time: the names of the runtime's own ES module file.
+pub fn sdk_exports(module: SdkModule) -> &'static Exports {
+    static TABLE: OnceLock<HashMap<SdkModule, Exports>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        [SdkModule::Root, SdkModule::Hooks, SdkModule::Memory, SdkModule::Testing]
+            .into_iter()
+            .map(|module| {
+                let file = module.file_name(ModuleFormat::Esm);
+                let text = crate::sdk::files::SDK_FILES.iter().find(|(name, _)| *name == file).map(|(_, text)| *text);
+                let allocator = Allocator::default();
+                let exports = match text {
+                    Some(text) => {
+                        let own = own_exports(
+                            &Parser::new(&allocator, text, SourceType::mjs()).parse().program,
+                            ModuleFormat::Esm,
+                        );
+                        Exports::Known { names: own.names.into_iter().collect(), default: own.default }
+                    }
+                    None => Exports::Unknown,
+                };
+                (module, exports)
+            })
+            .collect()
+    });
+    table.get(&module).unwrap_or(&Exports::Unknown)
+}
+
+/// The `hooks::missing-export` errors of one ES module's imports (`imports`, resolved to
+/// `resolved`), in source order; `file` is its text.
+pub fn missing_exports(
+    linker: &Linker,
+    file: &SourceFile,
+    imports: &[Import],
+    resolved: &[(String, Target)],
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for import in imports.iter().filter(|import| import.kind == ImportKind::Static && !import.names.is_empty()) {
+        let Some((_, target)) = resolved.iter().find(|(specifier, _)| *specifier == import.specifier) else { continue };
+        let Exports::Known { names: exported, default } = linker.exports(target) else { continue };
+        let kind = match target {
+            Target::File(path) => match linker.format_of(path) {
+                ModuleFormat::Json => TargetKind::Json,
+                ModuleFormat::CommonJs => TargetKind::CommonJs,
+                _ if path.components().any(|part| part.as_os_str() == "node_modules") => TargetKind::Module,
+                _ => TargetKind::ProjectModule,
+            },
+            _ => TargetKind::Module,
+        };
+        let links = |name: &ImportedName| if name.name == "default" { default } else { exported.contains(&name.name) };
+        for name in import.names.iter().filter(|name| !links(name)) {
+            diagnostics.push(missing_export(file, import, name, &exported, kind));
+        }
+    }
+    diagnostics
+}
+
+fn missing_export(
+    file: &SourceFile,
+    import: &Import,
+    name: &ImportedName,
+    exported: &BTreeSet<String>,
+    kind: TargetKind,
+) -> Diagnostic {
+    let specifier = &import.specifier;
+    let listed: Vec<&String> = exported.iter().filter(|name| *name != "__esModule").collect();
+    let (message, label) = if name.name == "default" {
+        (
+            format!("`{specifier}` has no default export, so this module would fail to load"),
+            "no default export".to_owned(),
+        )
+    } else {
+        (
+            format!("`{specifier}` does not export `{}`, so this module would fail to load", name.name),
+            format!("not exported by `{specifier}`"),
+        )
+    };
+    let suggestion = (name.name != "default")
+        .then(|| {
+            listed
+                .iter()
+                .map(|known| (strsim::jaro_winkler(&name.name, known), *known))
+                .filter(|&(score, _)| score >= 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, known)| known.clone())
+        })
+        .flatten();
+    let help = match (&suggestion, kind) {
+        (Some(suggestion), _) => format!("did you mean `{suggestion}`? ({})", exported_list(specifier, &listed)),
+        (None, TargetKind::Json) => format!(
+            "a JSON module has only a default export: `import data from \"{specifier}\"`, then read `data.{}`",
+            name.name
+        ),
+        (None, TargetKind::CommonJs) => format!(
+            "{}; Node finds a CommonJS module's names by reading it (`exports.x = …`, `module.exports = {{ … }}`): import its default export and read the name from it (`import pkg from \"{specifier}\"`, then `pkg.{}`)",
+            exported_list(specifier, &listed),
+            name.name
+        ),
+        (None, TargetKind::Module | TargetKind::ProjectModule) if name.name == "default" => format!(
+            "import the names it exports instead ({}), or `import * as name from \"{specifier}\"`",
+            exported_list(specifier, &listed)
+        ),
+        (None, TargetKind::ProjectModule) => {
+            format!("{}; fix the name, or export it from there", exported_list(specifier, &listed))
+        }
+        (None, TargetKind::Module) => format!("{}; fix the name", exported_list(specifier, &listed)),
+    };
+    file.diagnostic(Code::MissingExport, name.span, label, message, help)
+}
+
+#[derive(Clone, Copy)]
+enum TargetKind {
+    Json,
+    CommonJs,
+    /// An ES module of the project's own (not in `node_modules`).
+    ProjectModule,
+    Module,
+}
+
+fn exported_list(specifier: &str, names: &[&String]) -> String {
+    const SHOWN: usize = 8;
+    if names.is_empty() {
+        return format!("`{specifier}` exports no names");
+    }
+    let mut shown: Vec<String> = names.iter().take(SHOWN).map(|name| format!("`{name}`")).collect();
+    if names.len() > SHOWN {
+        shown.push(format!("and {} more", names.len() - SHOWN));
+    }
+    format!("`{specifier}` exports {}", shown.join(", "))
+}
