@@ -11,9 +11,15 @@ run alternately, one warm-up run of each discarded, then --runs runs of each. Th
 (`package.json` + N small hooks under bot/hooks/gen/g<k>/) is generated in a temp dir and
 first validated once with `--format json` as a sanity check (exit 0, summary.hooks == N).
 
+With --realistic, the project is bench/realistic instead (nine hooks importing zod,
+date-fns, @opentelemetry/api and @slack/webhook, installed with `npm ci --prefix
+bench/realistic` when missing): what `validate` reads of real packages to link their
+imports. With --baseline BINARY, that binary's `validate` runs too, interleaved, and the
+report adds the median of the per-run ratios (this build / baseline).
+
 Run from the repo root (Python 3.11, stdlib only):
 
-  python3 bench/validate.py [--hooks 10000] [--runs 10] [--no-build]
+  python3 bench/validate.py [--hooks 10000] [--runs 10] [--no-build] [--realistic] [--baseline BINARY]
 
 It builds the release binary first unless --no-build, and installs oxlint (pinned in
 bench/package.json) with npm if bench/node_modules/.bin/oxlint is missing. It prints a
@@ -34,6 +40,7 @@ from common import AGENT_SDK, REPO, build_release
 
 BENCH = REPO / "bench"
 OXLINT = BENCH / "node_modules" / ".bin" / "oxlint"
+REALISTIC = BENCH / "realistic"
 SUBFOLDERS = 100
 TARGET_MEDIAN_MS = 150
 TARGET_PEAK_MB = 150
@@ -114,6 +121,8 @@ def main() -> int:
     parser.add_argument("--hooks", type=int, default=10000, help="hooks to generate (default 10000)")
     parser.add_argument("--runs", type=int, default=10, help="timed runs per tool (default 10)")
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
+    parser.add_argument("--realistic", action="store_true", help="validate bench/realistic instead of generated hooks")
+    parser.add_argument("--baseline", type=Path, help="another agent-sdk binary to time beside this build")
     args = parser.parse_args()
 
     build_release(args.no_build)
@@ -123,9 +132,16 @@ def main() -> int:
     oxlint_version = subprocess.run([str(OXLINT), "--version"], capture_output=True, text=True, check=True)
 
     with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-") as tmp:
-        project = Path(tmp)
-        print(f"generating {args.hooks} hooks in {project}", file=sys.stderr)
-        generate(project, args.hooks)
+        if args.realistic:
+            project = REALISTIC
+            args.hooks = len(list((project / "bot" / "hooks").glob("*.ts")))
+            if not (project / "node_modules").is_dir():
+                print("installing bench/realistic's packages with npm ci", file=sys.stderr)
+                subprocess.run(["npm", "ci", "--prefix", str(project), "--no-audit", "--no-fund"], check=True)
+        else:
+            project = Path(tmp)
+            print(f"generating {args.hooks} hooks in {project}", file=sys.stderr)
+            generate(project, args.hooks)
         if not sanity_check(project, args.hooks):
             return 1
 
@@ -133,6 +149,8 @@ def main() -> int:
             "agent-sdk validate": ([str(AGENT_SDK), "validate", "--dir", str(project)], (0,)),
             "oxlint": ([str(OXLINT), str(project / "bot")], (0, 1)),
         }
+        if args.baseline:
+            tools["baseline validate"] = ([str(args.baseline), "validate", "--dir", str(project)], (0,))
         for cmd, ok_codes in tools.values():  # warm-up, discarded
             measure(cmd, ok_codes)
         samples: dict[str, list[tuple[float, float]]] = {name: [] for name in tools}
@@ -151,6 +169,10 @@ def main() -> int:
         stats[name] = (statistics.median(times), max(mb for _, mb in runs))
         print(f"| {name} | {stats[name][0]:.1f} | {min(times):.1f} | {max(times):.1f} | {stats[name][1]:.1f} |")
 
+    if args.baseline:
+        pairs = [a / b for (a, _), (b, _) in zip(samples["agent-sdk validate"], samples["baseline validate"])]
+        print(f"\nthis build / baseline ({args.baseline}), median of {len(pairs)} paired runs: "
+              f"{statistics.median(pairs):.3f}")
     median, peak = stats["agent-sdk validate"]
     ratio = median / stats["oxlint"][0]
     print(f"\nratio agent-sdk median / oxlint median: {ratio:.2f}\n")
