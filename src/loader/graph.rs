@@ -294,16 +294,13 @@ fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver) {
             if module.format != ModuleFormat::Esm || result.imports.iter().all(|import| import.names.is_empty()) {
                 continue;
             }
-            let source = match &result.source {
-                Some((_, text)) => text.clone(),
-                None => match std::fs::read_to_string(path) {
-                    Ok(text) => text,
-                    Err(_) => continue,
-                },
+            let read = || match &result.source {
+                Some((_, text)) => Some(text.clone()),
+                None => std::fs::read_to_string(path).ok(),
             };
-            let file = SourceFile::new(&result.shown, &source);
-            let found = link::missing_exports(&linker, &file, &result.imports, &module.resolved);
-            if !found.is_empty() {
+            if let Some((found, source)) =
+                link::missing_exports(&linker, &result.shown, read, &result.imports, &module.resolved)
+            {
                 missing.push((path.clone(), found, source));
             }
         }

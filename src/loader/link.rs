@@ -211,32 +211,49 @@ pub fn sdk_exports(module: SdkModule) -> &'static Exports {
 }
 
 /// The `hooks::missing-export` errors of one ES module's imports (`imports`, resolved to
-/// `resolved`), in source order; `file` is its text.
+/// `resolved`), in source order, with its text (read with `read`, shown as `shown`, only
+/// when there is one); `None` when every import links.
 pub fn missing_exports(
     linker: &Linker,
-    file: &SourceFile,
+    shown: &str,
+    read: impl FnOnce() -> Option<String>,
     imports: &[Import],
     resolved: &[(String, Target)],
-) -> Vec<Diagnostic> {
-    let mut diagnostics = Vec::new();
+) -> Option<(Vec<Diagnostic>, String)> {
+    let mut missing = Vec::new();
     for import in imports.iter().filter(|import| import.kind == ImportKind::Static && !import.names.is_empty()) {
         let Some((_, target)) = resolved.iter().find(|(specifier, _)| *specifier == import.specifier) else { continue };
         let Exports::Known { names: exported, default } = linker.exports(target) else { continue };
-        let kind = match target {
-            Target::File(path) => match linker.format_of(path) {
-                ModuleFormat::Json => TargetKind::Json,
-                ModuleFormat::CommonJs => TargetKind::CommonJs,
-                _ if path.components().any(|part| part.as_os_str() == "node_modules") => TargetKind::Module,
-                _ => TargetKind::ProjectModule,
-            },
-            _ => TargetKind::Module,
-        };
         let links = |name: &ImportedName| if name.name == "default" { default } else { exported.contains(&name.name) };
-        for name in import.names.iter().filter(|name| !links(name)) {
-            diagnostics.push(missing_export(file, import, name, &exported, kind));
+        let names: Vec<&ImportedName> = import.names.iter().filter(|name| !links(name)).collect();
+        if !names.is_empty() {
+            missing.push((import, names, exported, target_kind(linker, target)));
         }
     }
-    diagnostics
+    if missing.is_empty() {
+        return None;
+    }
+    let text = read()?;
+    let file = SourceFile::new(shown, &text);
+    let diagnostics = missing
+        .iter()
+        .flat_map(|(import, names, exported, kind)| {
+            names.iter().map(|name| missing_export(&file, import, name, exported, *kind)).collect::<Vec<_>>()
+        })
+        .collect();
+    Some((diagnostics, text))
+}
+
+fn target_kind(linker: &Linker, target: &Target) -> TargetKind {
+    match target {
+        Target::File(path) => match linker.format_of(path) {
+            ModuleFormat::Json => TargetKind::Json,
+            ModuleFormat::CommonJs => TargetKind::CommonJs,
+            _ if path.components().any(|part| part.as_os_str() == "node_modules") => TargetKind::Module,
+            _ => TargetKind::ProjectModule,
+        },
+        _ => TargetKind::Module,
+    }
 }
 
 fn missing_export(
