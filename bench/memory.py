@@ -29,6 +29,11 @@ turn.completed (with result and usage), one session, 3N events.
      not timed, about 300 bytes a record), beside the floor, --runs times each: the per-turn
      cost must not depend on what the journal already holds.
 
+  3. The lock. What `files.append` does on disk, 100,000 times per row (--appends): open the
+     file in append mode, write a 300-byte line, close it, with and without an exclusive
+     flock around the write (the host takes one), taking turns in 5 rounds. Reported: the
+     median µs per append of each (Python's os calls, so a little above the binary's own).
+
 Sanity checks (exit 1, with the tail of agent-sdk's serve log): every replay exits 0 and
 its summary line says 3N events were dispatched, and after every memory replay the journal
 holds exactly J + N whole JSON lines, the last one the last turn's.
@@ -41,6 +46,7 @@ It builds the release binary first unless --no-build and prints a markdown repor
 """
 
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -166,6 +172,27 @@ def replay(project: Path, events_file: Path, turns: int, journal_records: int, m
     return measured
 
 
+def append_cost_us(folder: Path, appends: int, rounds: int = 5) -> dict[str, float]:
+    """Median µs per open + append + close of a 300-byte line, without and with an exclusive flock."""
+    line = ("x" * 299 + "\n").encode()
+    samples: dict[str, list[float]] = {"without a lock": [], "with flock": []}
+    for round_number in range(rounds):
+        for name in samples if round_number % 2 == 0 else reversed(list(samples)):
+            path = folder / f"append-{round_number}-{name.replace(' ', '-')}.jsonl"
+            start = time.perf_counter()
+            for _ in range(appends):
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                if name == "with flock":
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                os.write(fd, line)
+                os.close(fd)
+            samples[name].append((time.perf_counter() - start) * 1e6 / appends)
+            if path.stat().st_size != appends * len(line):
+                raise SanityError(f"{path} holds {path.stat().st_size} bytes, expected {appends * len(line)}")
+            path.unlink()
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 Samples = dict[str, dict[str, list[float]]]  # project → "wall" | "cpu" → ms of each replay
 
 
@@ -215,6 +242,8 @@ def main() -> int:
                         "1000,10000,50000)")
     parser.add_argument("--journal", default="0,50000,500000", help="records already in the journal before a "
                         f"{JOURNAL_TURNS:,}-turn replay (default 0,50000,500000)")
+    parser.add_argument("--appends", type=int, default=100_000, help="appends per row of the lock measurement "
+                        "(default 100000)")
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     args = parser.parse_args()
     sizes = [int(value) for value in args.turns.split(",")]
@@ -237,6 +266,7 @@ def main() -> int:
             by_journal = {records: paired(projects, events_file, JOURNAL_TURNS, records, args.runs,
                                           f"{JOURNAL_TURNS:,} turns onto {records:,} records")
                           for records in journals}
+            lock = append_cost_us(tmp, args.appends)
     except SanityError as error:
         print(f"sanity check FAILED: {error}", file=sys.stderr)
         if error.stderr_tail:
@@ -260,6 +290,11 @@ def main() -> int:
     print(HEADER.format(first="J (records before)"))
     for records, samples in by_journal.items():
         print(row(f"{records:,}", samples, JOURNAL_TURNS))
+    print(f"\n### 3. One append on disk (open, write 300 bytes, close), {args.appends:,} times\n")
+    print("| | µs per append (median of 5 rounds) |\n|---|---:|")
+    for name, cost in lock.items():
+        print(f"| {name} | {cost:.2f} |")
+    print(f"\nthe lock costs {lock['with flock'] - lock['without a lock']:.2f} µs an append")
     print(f"\nevery replay dispatched all of its events; after every memory replay the journal held J + N "
           "whole lines, the last turn's last")
     return 0
