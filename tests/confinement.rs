@@ -69,6 +69,7 @@ export default defineHook({
         }
       }
       record(`read ${await ctx.host.files.read("dangling.txt").catch(() => "refused")}`);
+      record(`append ${await ctx.host.files.append("dangling.txt", "appended").then(() => "appended", (error: Error) => error.message)}`);
       await ctx.host.files.write("dangling.txt", "written", { scope: "deployment" });
       record("wrote the deployment link");
     },
@@ -100,6 +101,7 @@ fn a_link_to_nothing_in_the_files_scope_is_not_written_through() {
             format!("refused gone/inside.txt: ctx.host.files: `gone/inside.txt` {refused}"),
             "wrote fine/new.txt".to_owned(),
             "read refused".to_owned(),
+            format!("append ctx.host.files: `dangling.txt` {refused}"),
         ],
         "{}",
         ran.log()

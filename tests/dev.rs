@@ -439,6 +439,50 @@ fn fifty_sessions_of_five_turns_dispatch_every_event_exactly_once() {
 }
 
 #[test]
+fn concurrent_sessions_journal_every_turn_exactly_once_in_the_shared_memory() {
+    let dir = copy_fixture("memory", "journal");
+    let server = std::sync::Arc::new(DevServer::start(dir.path(), 0));
+    const SESSIONS: usize = 20;
+    const TURNS: usize = 5;
+    let threads: Vec<_> = (0..SESSIONS)
+        .map(|_| {
+            let server = std::sync::Arc::clone(&server);
+            std::thread::spawn(move || {
+                let session = server.create_session();
+                for turn in 0..TURNS {
+                    server.send(&session, &format!("turn {turn}"));
+                }
+                session
+            })
+        })
+        .collect();
+    let sessions: Vec<String> = threads.into_iter().map(|thread| thread.join().unwrap()).collect();
+    let journal = dir.path().join(".agent-sdk/files/deployment/memory/journal.jsonl");
+    // The hooks run after the turn's stream ends: wait for the last records.
+    let started = Instant::now();
+    let lines = loop {
+        let text = std::fs::read_to_string(&journal).unwrap_or_default();
+        if text.lines().count() >= SESSIONS * TURNS || started.elapsed() > Duration::from_secs(60) {
+            break text;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(lines.ends_with('\n'), "whole lines only");
+    let records: Vec<Value> = lines.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(records.len(), SESSIONS * TURNS, "{lines}");
+    for session in &sessions {
+        let asked: Vec<&str> = records
+            .iter()
+            .filter(|record| record["sessionId"] == session.as_str())
+            .map(|record| record["userMessage"].as_str().unwrap())
+            .collect();
+        let expected: Vec<String> = (0..TURNS).map(|turn| format!("turn {turn}")).collect();
+        assert_eq!(asked, expected, "{session}: every turn exactly once, in order");
+    }
+    assert!(records.iter().all(|record| record["channelId"] == "dev" && record["status"] == "completed"));
+}
+
+#[test]
 fn ctrl_c_stops_cleanly_and_a_restart_replays_nothing() {
     let dir = copy_fixture("dev", "basic");
     let server = DevServer::start(dir.path(), 0);

@@ -204,6 +204,7 @@ fn kv_files_otel_reminders_and_memory_persist_in_the_state_root() {
     assert!(first.record.contains(&"deployment read for every session".to_owned()), "{:?}", first.record);
     for bad in ["../escape.txt", "/etc/passwd", "notes/../../x", "link/escape.txt"] {
         assert!(first.record.contains(&format!("refused {bad}")), "{bad}: {:?}", first.record);
+        assert!(first.record.contains(&format!("refused append {bad}")), "{bad}: {:?}", first.record);
     }
     let log = first.log();
     assert!(!log.contains(" threw: "), "every ctx call (kv, files, reminders, artifacts) succeeded: {log}");
@@ -217,9 +218,8 @@ fn kv_files_otel_reminders_and_memory_persist_in_the_state_root() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&artifacts.stdout).trim(), "2", "one artifact per turn, with its turnId");
-    let memory = dir.path().join(".agent-sdk/files/deployment/memory");
-    let journals: Vec<_> = std::fs::read_dir(memory).unwrap().collect();
-    assert_eq!(journals.len(), 2, "memoryHook journals each session");
+    let journal = std::fs::read_to_string(dir.path().join(".agent-sdk/files/deployment/memory/journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 2, "memoryHook appends each session's turn to one journal: {journal}");
 }
 
 #[test]

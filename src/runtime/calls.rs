@@ -2,6 +2,7 @@
 //! `ctx.artifacts` and `.otel` calls do in a local run.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -87,6 +88,7 @@ impl HostCalls {
             "kv.delete" => self.store.kv_delete(text(0)).map(Value::Bool),
             "kv.list" => self.store.kv_list(text(0)).map(|keys| json!(keys)),
             "files.write" => return self.write_file(text(0), text(1), text(2)).map(|()| Value::Null),
+            "files.append" => return self.append_file(text(0), text(1), text(2)).map(|()| Value::Null),
             "files.read" => return self.read_file(text(0), text(1)),
             "files.list" => return self.list_files(text(0)),
             "reminders.set" => {
@@ -164,6 +166,24 @@ impl HostCalls {
                 .map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))?;
         }
         std::fs::write(target, data).map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))
+    }
+
+    /// Adds `data` at the end of the file (created when there is none) as one write of the
+    /// whole text, in append mode (`O_APPEND`: the end is found by the kernel at the write,
+    /// not by us before it) and under an exclusive lock on the file (`flock`), so that
+    /// appends from sessions of one `dev` server, or from processes sharing the state root,
+    /// never interleave or overwrite one another, even if a write were cut short. The cost
+    /// is the same for an empty file and a long one: nothing is read.
+    fn append_file(&self, path: &str, data: &str, scope: &str) -> Result<(), String> {
+        let target = self.scoped_path(path, scope_name(scope))?;
+        let failed = |error: std::io::Error| format!("ctx.host.files.append(`{path}`): {error}");
+        if let Some(parent) = target.parent() {
+            crate::state::create_private_dir_all(parent).map_err(failed)?;
+        }
+        let mut file = std::fs::OpenOptions::new().append(true).create(true).open(target).map_err(failed)?;
+        // Released when the file closes, at the end of this call.
+        file.lock().map_err(failed)?;
+        file.write_all(data.as_bytes()).map_err(failed)
     }
 
     fn read_file(&self, path: &str, scope: &str) -> Result<Value, String> {

@@ -1,5 +1,6 @@
-// Journals every turn to the deployment's files, so later sessions can read what was said.
-// Delete this file to opt out.
+// Appends one record per turn to `memory/journal.jsonl` in the deployment files: a journal
+// shared by every session, which the `## Memory` section of instructions.md points the
+// model to. Delete this file (and that section) to opt out.
 import { memoryHook } from "@cursor/bdk/memory";
 
 export default memoryHook();

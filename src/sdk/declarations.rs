@@ -144,6 +144,11 @@ export interface Host {
   readonly files: {
     /** Writes a whole file: text, bytes (read back as UTF-8) or any other value as JSON. */
     write(path: string, data: string | Uint8Array | JsonValue | object, options?: FileScope): Promise<void>;
+    /**
+     * Adds to the end of a file (created when there is none), as `write` takes `data`: one
+     * append is written whole, never interleaved with another session's or process's.
+     */
+    append(path: string, data: string | Uint8Array | JsonValue | object, options?: FileScope): Promise<void>;
     /** The file's text, or `null` when there is no such file. */
     read(path: string, options?: FileScope): Promise<string | null>;
     /** Every file of the scope, as relative paths with `/`, sorted. */
@@ -198,7 +203,7 @@ export interface HookDefinition {
   readonly events: Handlers;
 }
 
-export type { MemoryHookOptions } from "./memory.js";
+export type { MemoryHookOptions, MemoryRecord } from "./memory.js";
 "#;
 
 const HOOKS: &str = r#"// `@cursor/bdk/hooks` (and `@grok/agent-sdk/hooks`, `@cursor/july/hooks`).
@@ -220,17 +225,34 @@ export declare function isHookDefinition(value: unknown): value is HookDefinitio
 const MEMORY: &str = r#"// `@cursor/bdk/memory` (and `@grok/agent-sdk/memory`, `@cursor/july/memory`).
 // Written by `agent-sdk sdk`; do not edit.
 
-import type { HookDefinition } from "./index.js";
+import type { HookDefinition, TurnCompletedEvent } from "./index.js";
 
 export interface MemoryHookOptions {
   /** The folder of the agent-wide files the journal goes to (default `memory`). */
   readonly folder?: string;
 }
 
+/** One line of the journal: a turn that completed or failed. */
+export interface MemoryRecord {
+  /** The time of the turn's `turn.completed` / `turn.failed` (RFC 3339, UTC, milliseconds). */
+  readonly at: string;
+  readonly sessionId: string;
+  readonly channelId: string;
+  /** A cancelled turn is a failed one. */
+  readonly status: "completed" | "failed";
+  /** `ctx.session.title`, `null` when the session has none. */
+  readonly title: string | null;
+  /** The turn's `message.received` text. */
+  readonly userMessage: string | null;
+  /** The reply (`turn.completed`'s `result`, else `message.completed`'s text), or `turn.failed`'s `message`. */
+  readonly result: string | null;
+  readonly usage: NonNullable<TurnCompletedEvent["data"]["usage"]> | null;
+}
+
 /**
- * A hook that journals every turn, so later sessions of the agent can read what happened:
- * one JSON line per message and turn outcome, appended to `<folder>/<sessionId>.jsonl` in
- * the agent-wide files (`ctx.host.files`, `{ scope: "deployment" }`).
+ * A hook that appends one record per turn to a journal shared by every session of the
+ * agent: a JSON line ({@link MemoryRecord}) after each turn completes or fails, appended to
+ * `<folder>/journal.jsonl` in the agent-wide files (`ctx.host.files`, `{ scope: "deployment" }`).
  */
 export declare function memoryHook(options?: MemoryHookOptions): HookDefinition;
 "#;

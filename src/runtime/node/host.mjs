@@ -47,8 +47,8 @@
 //       more work is queued
 //   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage"}
 //       methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
-//       kv.list [prefix|null] | files.write [path, data, scope] | files.read [path, scope] |
-//       files.list [scope] | reminders.set [at, note] | reminders.list [] |
+//       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
+//       files.read [path, scope] | files.list [scope] | reminders.set [at, note] | reminders.list [] |
 //       artifacts.tag [name, value, turnId]; scope is "session" or "deployment"
 //   {"t":"otel","kind":"counter"|"histogram"|"tag","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
 //       fire and forget

@@ -39,6 +39,7 @@ function buildContext({ session, agent, channel, stateRoot }, { call, otel, turn
       },
       files: {
         write: (path, data, opts) => call('files.write', [path, fileText(data), scopeOf(opts)]),
+        append: (path, data, opts) => call('files.append', [path, fileText(data), scopeOf(opts)]),
         read: (path, opts) => call('files.read', [path, scopeOf(opts)]),
         list: (opts) => call('files.list', [scopeOf(opts)]),
       },

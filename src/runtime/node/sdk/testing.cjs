@@ -96,6 +96,12 @@ class MemoryHost {
       case 'files.write':
         this.scope(text(2)).set(this.scopedPath(text(0), text(2)), text(1));
         return null;
+      case 'files.append': {
+        const files = this.scope(text(2));
+        const path = this.scopedPath(text(0), text(2));
+        files.set(path, (files.get(path) ?? '') + text(1));
+        return null;
+      }
       case 'files.read':
         return this.scope(text(1)).get(this.scopedPath(text(0), text(1))) ?? null;
       case 'files.list':
