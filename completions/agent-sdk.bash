@@ -373,7 +373,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__init)
-            opts="-q -h -V --layout --name --force --color --quiet --help --version"
+            opts="-q -h -V --layout --name --force --sdk --update-package-json --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -385,6 +385,10 @@ _agent_sdk() {
                     ;;
                 --name)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --sdk)
+                    COMPREPLY=($(compgen -W "@cursor/bdk @grok/agent-sdk @cursor/july" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -547,7 +551,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__sdk)
-            opts="-q -h -V --dir --color --quiet --help --version"
+            opts="-q -h -V --dir --update-package-json --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -36,7 +36,7 @@ complete -c bdk -n "__fish_bdk_needs_command" -f -a "run" -d 'Run one local turn
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "test" -d 'Run the hooks\' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node\'s test runner, loading the project\'s code exactly as `run` does'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
-complete -c bdk -n "__fish_bdk_needs_command" -f -a "sdk" -d 'Write the SDK packages into `node_modules/`, with their TypeScript declarations'
+complete -c bdk -n "__fish_bdk_needs_command" -f -a "sdk" -d 'Write the SDK packages into `vendor/agent-sdk/`, with their TypeScript declarations'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "init" -d 'Create a working agent project: hooks, their test, tsconfig and the SDK packages'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -161,16 +161,21 @@ complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l dir -d 'The project root
 complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l update-package-json -d 'Add the SDK packages to the dependencies of the project\'s `package.json` when it does not name them (without it, sdk only says what to add)'
 complete -c bdk -n "__fish_bdk_using_subcommand sdk" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c bdk -n "__fish_bdk_using_subcommand sdk" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand sdk" -s V -l version -d 'Print version'
 complete -c bdk -n "__fish_bdk_using_subcommand init" -l layout -d 'The source folder: `bot` (the BDK layout) or `agent` (the Agent SDK layout)' -r -f -a "bot\t'`bot/`: the BDK layout'
 agent\t'`agent/`: the Agent SDK layout'"
 complete -c bdk -n "__fish_bdk_using_subcommand init" -l name -d 'The agent\'s name (`package.json`\'s `name`); by default the folder\'s name' -r
+complete -c bdk -n "__fish_bdk_using_subcommand init" -l sdk -d 'The SDK package the hooks import from; by default the layout\'s: `@cursor/bdk` for `bot`, `@grok/agent-sdk` for `agent`' -r -f -a "@cursor/bdk\t''
+@grok/agent-sdk\t''
+@cursor/july\t''"
 complete -c bdk -n "__fish_bdk_using_subcommand init" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c bdk -n "__fish_bdk_using_subcommand init" -l force -d 'Overwrite the scaffold\'s files where they exist'
+complete -c bdk -n "__fish_bdk_using_subcommand init" -l update-package-json -d 'Add the scripts and dependencies the scaffold needs to an existing `package.json` (without it, init only says what to add)'
 complete -c bdk -n "__fish_bdk_using_subcommand init" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c bdk -n "__fish_bdk_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand init" -s V -l version -d 'Print version'
@@ -186,7 +191,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcom
 complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
 complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "test" -d 'Run the hooks\' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node\'s test runner, loading the project\'s code exactly as `run` does'
 complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "sdk" -d 'Write the SDK packages into `node_modules/`, with their TypeScript declarations'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "sdk" -d 'Write the SDK packages into `vendor/agent-sdk/`, with their TypeScript declarations'
 complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "init" -d 'Create a working agent project: hooks, their test, tsconfig and the SDK packages'
 complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -176,6 +176,7 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--update-package-json[Add the SDK packages to the dependencies of the project'\''s \`package.json\` when it does not name them (without it, sdk only says what to add)]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -190,8 +191,10 @@ _arguments "${_arguments_options[@]}" : \
 '--layout=[The source folder\: \`bot\` (the BDK layout) or \`agent\` (the Agent SDK layout)]:LAYOUT:((bot\:"\`bot/\`\: the BDK layout"
 agent\:"\`agent/\`\: the Agent SDK layout"))' \
 '--name=[The agent'\''s name (\`package.json\`'\''s \`name\`); by default the folder'\''s name]:NAME:_default' \
+'--sdk=[The SDK package the hooks import from; by default the layout'\''s\: \`@cursor/bdk\` for \`bot\`, \`@grok/agent-sdk\` for \`agent\`]:PACKAGE:(@cursor/bdk @grok/agent-sdk @cursor/july)' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--force[Overwrite the scaffold'\''s files where they exist]' \
+'--update-package-json[Add the scripts and dependencies the scaffold needs to an existing \`package.json\` (without it, init only says what to add)]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -283,7 +286,7 @@ _bdk_commands() {
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
-'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
+'sdk:Write the SDK packages into \`vendor/agent-sdk/\`, with their TypeScript declarations' \
 'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -309,7 +312,7 @@ _bdk__subcmd__help_commands() {
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
-'sdk:Write the SDK packages into \`node_modules/\`, with their TypeScript declarations' \
+'sdk:Write the SDK packages into \`vendor/agent-sdk/\`, with their TypeScript declarations' \
 'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
 'help:Print this message or the help of the given subcommand(s)' \

@@ -128,12 +128,16 @@ pub enum Command {
     ///
     /// Example: agent-sdk logs examples/acme-bot --follow --since 1h --level warn
     Logs(LogsArgs),
-    /// Write the SDK packages into `node_modules/`, with their TypeScript declarations.
+    /// Write the SDK packages into `vendor/agent-sdk/`, with their TypeScript declarations.
     ///
     /// `@cursor/bdk`, `@grok/agent-sdk` and `@cursor/july`: the modules hooks import (the
-    /// root, `/hooks`, `/memory`) for ESM and CommonJS, typed from the event vocabulary and
-    /// stamped with this binary's version, so `tsc`, editors and test runners see them.
-    /// Hooks run with the binary's own copy either way. Unchanged files are not rewritten.
+    /// root, `/hooks`, `/memory`, `/testing`) for ESM and CommonJS, typed from the event
+    /// vocabulary and stamped with this binary's version, so `tsc`, editors and test runners
+    /// see them. Each is a folder to commit, which `package.json` names as a `file:`
+    /// dependency so that npm, pnpm and yarn keep it in `node_modules/`; sdk links
+    /// `node_modules/` to them (or refreshes the copy pnpm or yarn made) and says what to add
+    /// to a `package.json` that does not name them. Hooks run with the binary's own copy
+    /// either way. Unchanged files are not rewritten.
     ///
     /// Example: agent-sdk sdk examples/acme-bot
     Sdk(SdkArgs),
@@ -142,7 +146,9 @@ pub enum Command {
     /// Writes `package.json` (when absent), `<src>/instructions.md`, `<src>/hooks/memory.ts`,
     /// an example hook with its test, a strict `tsconfig.json`, `.gitignore` lines for the
     /// state root, and the SDK packages. A file that exists is never overwritten without
-    /// --force: init lists them and exits 1, having written nothing.
+    /// --force: init lists them and exits 1, having written nothing. An existing
+    /// `package.json` is kept: init says what it lacks, or adds it with
+    /// --update-package-json.
     ///
     /// Example: agent-sdk init my-bot && cd my-bot && agent-sdk run --message "hello"
     Init(InitArgs),
@@ -269,6 +275,16 @@ pub struct InitArgs {
     /// Overwrite the scaffold's files where they exist.
     #[arg(long)]
     pub force: bool,
+
+    /// The SDK package the hooks import from; by default the layout's: `@cursor/bdk` for
+    /// `bot`, `@grok/agent-sdk` for `agent`.
+    #[arg(long, value_name = "PACKAGE", value_parser = clap::builder::PossibleValuesParser::new(crate::sdk::SDK_PACKAGES))]
+    pub sdk: Option<String>,
+
+    /// Add the scripts and dependencies the scaffold needs to an existing `package.json`
+    /// (without it, init only says what to add).
+    #[arg(long)]
+    pub update_package_json: bool,
 }
 
 /// How the serve log is written.
@@ -293,6 +309,11 @@ pub enum LayoutChoice {
 pub struct SdkArgs {
     #[command(flatten)]
     pub dir: ProjectArg,
+
+    /// Add the SDK packages to the dependencies of the project's `package.json` when it
+    /// does not name them (without it, sdk only says what to add).
+    #[arg(long)]
+    pub update_package_json: bool,
 }
 
 #[derive(Debug, Args)]

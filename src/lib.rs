@@ -20,6 +20,7 @@ pub mod io_error;
 pub mod loader;
 pub mod logs;
 pub mod model;
+pub mod package_json;
 pub mod printer;
 pub mod project;
 pub mod report;

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::package_json::{Entry, PackageJson};
 use crate::project::Layout;
 
 /// One file of the scaffold, relative to the project folder.
@@ -24,47 +25,70 @@ pub enum FileKind {
     Lines,
 }
 
-/// The files of a new project called `name` with the `layout` source folder.
-pub fn files(name: &str, layout: Layout) -> Vec<ScaffoldFile> {
-    let src = layout.folder();
+/// What a new project is: its name, source folder, the SDK package its hooks import from,
+/// and the Node.js major its `@types/node` matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scaffold<'a> {
+    pub name: &'a str,
+    pub layout: Layout,
+    /// `@cursor/bdk`, `@grok/agent-sdk` or `@cursor/july`.
+    pub sdk: &'a str,
+    pub node_major: u32,
+}
+
+/// The SDK package a layout's docs import from: the BDK's for `bot/`, the Agent SDK's for `agent/`.
+pub fn default_sdk(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Bot => "@cursor/bdk",
+        Layout::Agent => "@grok/agent-sdk",
+    }
+}
+
+/// The Node.js major `@types/node` follows when no `node` answers: the newest LTS line.
+pub const NEWEST_LTS_NODE: u32 = 24;
+
+/// The files of a new project.
+pub fn files(scaffold: &Scaffold) -> Vec<ScaffoldFile> {
+    let src = scaffold.layout.folder();
     let file = |path: String, text: String, kind| ScaffoldFile { path: PathBuf::from(path), text, kind };
+    let hook = |template: &str| template.replace("{sdk}", scaffold.sdk);
     vec![
-        file("package.json".to_owned(), package_json(name), FileKind::IfAbsent),
+        file("package.json".to_owned(), package_json(scaffold), FileKind::IfAbsent),
         file("tsconfig.json".to_owned(), include_str!("scaffold/tsconfig.json").replace("{src}", src), FileKind::Owned),
         file(".gitignore".to_owned(), include_str!("scaffold/gitignore").to_owned(), FileKind::Lines),
         file(
             format!("{src}/instructions.md"),
-            include_str!("scaffold/instructions.md").replace("{name}", name),
+            include_str!("scaffold/instructions.md").replace("{name}", scaffold.name),
             FileKind::Owned,
         ),
-        file(format!("{src}/hooks/memory.ts"), include_str!("scaffold/memory.ts").to_owned(), FileKind::Owned),
-        file(format!("{src}/hooks/usage.ts"), include_str!("scaffold/usage.ts").to_owned(), FileKind::Owned),
-        file(format!("{src}/hooks/usage.test.ts"), include_str!("scaffold/usage.test.ts").to_owned(), FileKind::Owned),
+        file(format!("{src}/hooks/memory.ts"), hook(include_str!("scaffold/memory.ts")), FileKind::Owned),
+        file(format!("{src}/hooks/usage.ts"), hook(include_str!("scaffold/usage.ts")), FileKind::Owned),
+        file(format!("{src}/hooks/usage.test.ts"), hook(include_str!("scaffold/usage.test.ts")), FileKind::Owned),
     ]
 }
 
-/// A new project's `package.json`: an ES module package whose scripts are agent-sdk's
-/// commands, and which writes the SDK packages again after every `npm install` (npm
-/// removes folders of `node_modules/` that no dependency names).
-fn package_json(name: &str) -> String {
-    let json = serde_json::json!({
-        "name": name,
-        "private": true,
-        "type": "module",
-        "scripts": {
-            "test": "agent-sdk test",
-            "validate": "agent-sdk validate",
-            "postinstall": "agent-sdk sdk || exit 0",
-        },
-        "devDependencies": {
-            "@types/node": "^20.11.0",
-            "typescript": "^5.6.0",
-        },
-    });
-    // A JSON value always serialises.
-    let mut text = serde_json::to_string_pretty(&json).unwrap_or_default();
-    text.push('\n');
-    text
+/// What the scaffold needs in `package.json`: agent-sdk's commands as the `test` and
+/// `validate` scripts (`--deny-warnings`: a handler that never runs fails the CI gate), the
+/// SDK packages as `file:` dependencies of the folders `agent-sdk sdk` writes (so that
+/// npm, pnpm and yarn keep them), and `typescript` with the `@types/node` of `node_major`.
+pub fn package_json_entries(node_major: u32) -> Vec<Entry> {
+    let mut entries = vec![
+        Entry::new("scripts", "test", "agent-sdk test"),
+        Entry::new("scripts", "validate", "agent-sdk validate --deny-warnings"),
+    ];
+    entries.extend(crate::sdk::packages::dependencies());
+    entries.push(Entry::new("devDependencies", "@types/node", format!("^{node_major}")));
+    entries.push(Entry::new("devDependencies", "typescript", "^5.6.0"));
+    entries
+}
+
+/// A new project's `package.json`: a private ES module package with [`package_json_entries`].
+fn package_json(scaffold: &Scaffold) -> String {
+    let start = serde_json::json!({ "name": scaffold.name, "private": true, "type": "module" }).to_string();
+    // A JSON object made here always parses, and has no section that is not an object.
+    let Ok(mut json) = PackageJson::parse(PathBuf::from("package.json"), &start) else { return start };
+    let _ = json.add(&package_json_entries(scaffold.node_major));
+    json.text()
 }
 
 /// A name npm accepts for the package (lowercase; letters, digits, `-`, `.`, `_`), made
@@ -109,11 +133,40 @@ mod tests {
         assert!(missing_lines("# x\n/.agent-sdk/\nnode_modules/\n", ".agent-sdk/\nnode_modules/\n").is_empty());
     }
 
+    fn agent(sdk: &str) -> Scaffold<'_> {
+        Scaffold { name: "demo", layout: Layout::Agent, sdk, node_major: 22 }
+    }
+
     #[test]
     fn both_layouts_put_the_hooks_in_their_source_folder() {
-        let paths: Vec<PathBuf> = files("demo", Layout::Agent).into_iter().map(|file| file.path).collect();
+        let paths: Vec<PathBuf> = files(&agent("@grok/agent-sdk")).into_iter().map(|file| file.path).collect();
         assert!(paths.contains(&PathBuf::from("agent/hooks/usage.ts")));
-        let tsconfig = files("demo", Layout::Agent).into_iter().find(|file| file.path.ends_with("tsconfig.json"));
+        let tsconfig = files(&agent("@grok/agent-sdk")).into_iter().find(|file| file.path.ends_with("tsconfig.json"));
         assert!(tsconfig.is_some_and(|file| file.text.contains("\"include\": [\"agent\"]")));
+    }
+
+    #[test]
+    fn the_hooks_import_from_the_package_chosen() {
+        for file in
+            files(&agent("@cursor/july")).into_iter().filter(|file| file.path.extension() == Some("ts".as_ref()))
+        {
+            assert!(file.text.contains("from \"@cursor/july/"), "{}: {}", file.path.display(), file.text);
+            assert!(!file.text.contains("{sdk}") && !file.text.contains("@cursor/bdk"), "{}", file.path.display());
+        }
+        assert_eq!(default_sdk(Layout::Agent), "@grok/agent-sdk");
+        assert_eq!(default_sdk(Layout::Bot), "@cursor/bdk");
+    }
+
+    #[test]
+    fn a_new_package_json_names_the_packages_and_node_s_types() {
+        let text = package_json(&agent("@grok/agent-sdk"));
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["devDependencies"]["@types/node"], "^22");
+        assert_eq!(json["dependencies"]["@grok/agent-sdk"], "file:vendor/agent-sdk/grok-agent-sdk");
+        assert_eq!(json["scripts"]["validate"], "agent-sdk validate --deny-warnings");
+        assert!(
+            text.starts_with("{\n  \"name\": \"demo\",\n  \"private\": true,\n  \"type\": \"module\",\n"),
+            "{text}"
+        );
     }
 }

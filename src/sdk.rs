@@ -1,11 +1,13 @@
 //! The SDK's module names, in one table: the packages a hook imports `defineHook` from.
 //! Its files ([`files`]), their generated type declarations ([`declarations`]) and the
-//! packages `agent-sdk sdk` writes into `node_modules/` ([`packages`]) live beside it, with
-//! `validate`'s check that those are there and current ([`freshness`]).
+//! packages `agent-sdk sdk` writes into `vendor/agent-sdk/` ([`packages`]) and makes
+//! `node_modules/` see ([`node_modules`]) live beside it, with `validate`'s check that
+//! those are there and current ([`freshness`]).
 
 pub mod declarations;
 pub mod files;
 pub mod freshness;
+pub mod node_modules;
 pub mod packages;
 
 /// The SDK packages, by vendor: each has a root module (types), `/hooks`, `/memory` and `/testing`.

@@ -1,6 +1,9 @@
 //! `agent-sdk init` through the real binary: the project it makes validates, runs, passes
-//! its tests and type-checks with the real `tsc`; it never overwrites a file without
-//! `--force`; and its SDK packages survive `npm install`.
+//! its tests and type-checks with the real `tsc`; its hooks import the SDK package of the
+//! layout (or `--sdk`); its `package.json` names the SDK packages, `@types/node` of the
+//! Node.js on PATH and a `validate` script that fails on warnings; an existing
+//! `package.json` is told what it lacks, or given it (`--update-package-json`); and it never
+//! overwrites a file without `--force`. (tests/npm_use.rs runs npm, pnpm and yarn on it.)
 
 mod common;
 
@@ -72,10 +75,15 @@ fn files_that_exist_are_listed_and_nothing_is_written_without_force() {
     assert_eq!(std::fs::read_to_string(&usage).unwrap(), "// mine\n");
     assert!(!dir.path().join("demo/bot/hooks/memory.ts").exists(), "nothing was written, not even a missing file");
 
+    // A file that holds what init writes is in nobody's way: init can run again.
+    let again = agent_sdk(dir.path(), &["init", "demo", "--force"]);
+    assert_eq!(exit_code(&again), 0, "{}", text(&again));
+    std::fs::write(&usage, "// mine\n").unwrap();
     let forced = agent_sdk(dir.path(), &["init", "demo", "--force"]);
     assert_eq!(exit_code(&forced), 0, "{}", text(&forced));
     assert!(std::fs::read_to_string(&usage).unwrap().contains("defineHook"));
-    assert!(text(&forced).contains("bot/hooks/usage.ts           overwritten (--force)"), "{}", text(&forced));
+    assert!(text(&forced).contains("bot/hooks/usage.ts               overwritten (--force)"), "{}", text(&forced));
+    assert!(text(&forced).contains("bot/hooks/usage.test.ts          unchanged"), "{}", text(&forced));
 }
 
 #[test]
@@ -94,6 +102,131 @@ fn a_package_json_is_kept_and_a_gitignore_gets_only_what_it_lacks() {
     assert!(text(&output).contains("Created the agent \"acme-support\""), "{}", text(&output));
 }
 
+/// What the Node.js on PATH says its major version is.
+fn node_major() -> String {
+    let output = Command::new("node").arg("--version").output().expect("node is on PATH");
+    let version = String::from_utf8_lossy(&output.stdout);
+    version.trim().trim_start_matches('v').split('.').next().unwrap().to_owned()
+}
+
+fn package_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap()
+}
+
+/// What init says to an existing package.json, with the Node.js major as `[NODE]`.
+fn seen(dir: &Path, args: &[&str]) -> String {
+    transcript(dir, args).replace(&format!("\"^{}\"", node_major()), "\"^[NODE]\"")
+}
+
+#[test]
+fn an_existing_package_json_is_told_what_it_lacks_and_given_it_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = "{\n    \"name\": \"acme-support\",\n    \"scripts\": { \"test\": \"jest\" },\n    \"devDependencies\": { \"typescript\": \"5.9.3\" }\n}\n";
+    std::fs::write(dir.path().join("package.json"), manifest).unwrap();
+    insta::assert_snapshot!("told", seen(dir.path(), &["init"]));
+    assert_eq!(std::fs::read_to_string(dir.path().join("package.json")).unwrap(), manifest, "kept as it is");
+
+    // Asked, init adds exactly that, in the file's own layout; the rest of the scaffold is
+    // there already, as it wrote it, so running init again is no refusal.
+    insta::assert_snapshot!("given", seen(dir.path(), &["init", "--update-package-json"]));
+    let updated = std::fs::read_to_string(dir.path().join("package.json")).unwrap();
+    insta::assert_snapshot!("updated_package_json", updated.replace(&format!("\"^{}\"", node_major()), "\"^[NODE]\""));
+    let again = seen(dir.path(), &["init", "--update-package-json"]);
+    assert!(!again.contains("added the scripts") && !again.contains("lacks"), "nothing is left to add: {again}");
+    assert!(
+        again.contains("package.json: its \"test\" script stays \"jest\"; the scaffold's is \"agent-sdk test\""),
+        "{again}"
+    );
+}
+
+#[test]
+fn a_package_json_that_is_not_json_is_left_alone_and_not_updated() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("package.json"), "{ \"name\": \"acme\", }\n").unwrap();
+    let told = text(&agent_sdk(dir.path(), &["init"]));
+    assert!(told.contains("package.json is not valid JSON") && told.contains("so init left it alone"), "{told}");
+    assert!(told.contains("\"@cursor/bdk\": \"file:vendor/agent-sdk/cursor-bdk\""), "{told}");
+    let refused = agent_sdk(dir.path(), &["init", "--update-package-json"]);
+    assert_eq!(exit_code(&refused), 2, "{}", text(&refused));
+    assert!(text(&refused).contains("init did not change package.json"), "{}", text(&refused));
+    assert_eq!(std::fs::read_to_string(dir.path().join("package.json")).unwrap(), "{ \"name\": \"acme\", }\n");
+}
+
+#[test]
+fn the_hooks_import_the_layout_s_sdk_or_the_one_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, folder, package) in [
+        (&["init", "bot-demo"][..], "bot-demo/bot", "@cursor/bdk"),
+        (&["init", "agent-demo", "--layout", "agent"], "agent-demo/agent", "@grok/agent-sdk"),
+        (&["init", "july-demo", "--layout", "agent", "--sdk", "@cursor/july"], "july-demo/agent", "@cursor/july"),
+    ] {
+        let output = agent_sdk(dir.path(), args);
+        assert_eq!(exit_code(&output), 0, "{args:?}: {}", text(&output));
+        for (file, module) in
+            [("hooks/usage.ts", "hooks"), ("hooks/usage.test.ts", "testing"), ("hooks/memory.ts", "memory")]
+        {
+            let source = std::fs::read_to_string(dir.path().join(folder).join(file)).unwrap();
+            assert!(source.contains(&format!("from \"{package}/{module}\"")), "{args:?} {file}:\n{source}");
+        }
+        let project = dir.path().join(folder).parent().unwrap().to_path_buf();
+        let tests = text(&agent_sdk(&project, &["test"]));
+        assert!(tests.contains("ℹ pass 3") && tests.contains("ℹ fail 0"), "{args:?}: {tests}");
+    }
+    let wrong = agent_sdk(dir.path(), &["init", "x", "--sdk", "@cursor/bdk/hooks"]);
+    assert_eq!(exit_code(&wrong), 2);
+    assert!(text(&wrong).contains("[possible values: @cursor/bdk, @grok/agent-sdk, @cursor/july]"), "{}", text(&wrong));
+}
+
+#[test]
+fn node_s_types_follow_the_node_on_path_else_the_newest_lts() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(exit_code(&agent_sdk(dir.path(), &["init", "here"])), 0);
+    assert_eq!(package_json(&dir.path().join("here"))["devDependencies"]["@types/node"], format!("^{}", node_major()));
+    let without_node = common::agent_sdk()
+        .args(["init", "nowhere"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_NODE", dir.path().join("no-such-node"))
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&without_node), 0, "{}", text(&without_node));
+    assert_eq!(package_json(&dir.path().join("nowhere"))["devDependencies"]["@types/node"], "^24");
+}
+
+/// The scaffold's `npm run validate` is the CI gate: a handler for an event that does not
+/// exist never runs, and fails it (a warning, denied).
+#[test]
+fn the_validate_script_fails_on_a_handler_that_never_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(exit_code(&agent_sdk(dir.path(), &["init", "demo"])), 0);
+    let demo = dir.path().join("demo");
+    let npm_run_validate = || {
+        Command::new("npm")
+            .args(["run", "--silent", "validate"])
+            .current_dir(&demo)
+            .env("PATH", path_with_binary())
+            .output()
+            .unwrap()
+    };
+    let passed = npm_run_validate();
+    assert!(passed.status.success(), "{}", text(&passed));
+    let usage = demo.join("bot/hooks/usage.ts");
+    let source = std::fs::read_to_string(&usage).unwrap().replace("\"turn.completed\"(", "\"turn.complete\"(");
+    std::fs::write(&usage, source).unwrap();
+    let failed = npm_run_validate();
+    assert!(!failed.status.success(), "{}", text(&failed));
+    assert!(text(&failed).contains("turn.complete"), "{}", text(&failed));
+}
+
+/// PATH with the binary's folder first, as after installing agent-sdk.
+fn path_with_binary() -> std::ffi::OsString {
+    let binary = PathBuf::from(env!("CARGO_BIN_EXE_agent-sdk"));
+    std::env::join_paths(
+        std::iter::once(binary.parent().unwrap().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap()
+}
+
 #[test]
 fn a_project_of_the_other_layout_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();
@@ -102,34 +235,4 @@ fn a_project_of_the_other_layout_is_a_usage_error() {
     assert_eq!(exit_code(&output), 2);
     assert!(text(&output).contains("already has an `agent/` source folder; a project has one: use `--layout agent`"));
     assert!(!dir.path().join("bot").exists());
-}
-
-#[test]
-fn the_sdk_packages_are_written_again_after_npm_install_removes_them() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_eq!(exit_code(&agent_sdk(dir.path(), &["init", "demo"])), 0);
-    let demo = dir.path().join("demo");
-    // npm removes folders of node_modules/ that package.json does not name; the scaffold's
-    // postinstall script writes them again. (Without the dev dependencies: no network.)
-    let manifest = demo.join("package.json");
-    let mut package: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
-    package.as_object_mut().unwrap().remove("devDependencies");
-    std::fs::write(&manifest, serde_json::to_string_pretty(&package).unwrap()).unwrap();
-    let binary = PathBuf::from(env!("CARGO_BIN_EXE_agent-sdk"));
-    let path = std::env::join_paths(
-        std::iter::once(binary.parent().unwrap().to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
-    .unwrap();
-    let npm = Command::new("npm")
-        .args(["install", "--offline", "--no-audit", "--no-fund"])
-        .current_dir(&demo)
-        .env("PATH", path)
-        .output()
-        .unwrap();
-    assert!(npm.status.success(), "{}", text(&npm));
-    assert!(text(&npm).contains("removed 3 packages"), "npm pruned the SDK packages first: {}", text(&npm));
-    for package in ["@cursor/bdk", "@grok/agent-sdk", "@cursor/july"] {
-        assert!(demo.join("node_modules").join(package).join("testing.d.ts").is_file(), "{package} is back");
-    }
 }

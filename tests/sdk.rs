@@ -1,6 +1,7 @@
-//! `agent-sdk sdk`: the SDK packages written into a project's `node_modules/`, what it
-//! says about them, that writing again changes nothing, and that Node loads every module
-//! of every package, by `import` and by `require`.
+//! `agent-sdk sdk`: the SDK packages written into a project's `vendor/agent-sdk/` and
+//! linked from `node_modules/`, what it says about them (and about a `package.json` that
+//! does not name them), that writing again changes nothing, and that Node loads every
+//! module of every package, by `import` and by `require`.
 
 mod common;
 
@@ -26,7 +27,8 @@ fn writes_the_three_packages_and_then_has_nothing_to_write() {
     let memory = project.path().join("node_modules/@grok/agent-sdk/memory.mjs");
     std::fs::write(&memory, "// edited by hand\n").unwrap();
     let again = seen(project.path(), &["sdk", "--dir", "."]);
-    let updated = "updated node_modules/@grok/agent-sdk (agent-sdk [VERSION], 1 of 15 files changed)";
+    // The link shows the package's own folder: the edit is there, and so is the repair.
+    let updated = "updated vendor/agent-sdk/grok-agent-sdk (agent-sdk [VERSION], 1 of 15 files changed)";
     assert!(again.contains(updated), "{again}");
     assert!(std::fs::read_to_string(&memory).unwrap().contains("memoryHook"), "the edit was replaced");
 }
@@ -101,11 +103,62 @@ fn node_imports_and_requires_every_module() {
 }
 
 #[test]
+fn a_package_json_that_does_not_name_the_packages_is_told_and_updated_when_asked() {
+    let project = tempfile::tempdir().unwrap();
+    std::fs::write(project.path().join("tsconfig.json"), r#"{ "compilerOptions": { "module": "nodenext" } }"#).unwrap();
+    let manifest = "{\n  \"name\": \"acme\",\n  \"dependencies\": {\n    \"@cursor/july\": \"file:vendor/agent-sdk/cursor-july\",\n    \"zod\": \"^3.25.0\"\n  }\n}\n";
+    std::fs::write(project.path().join("package.json"), manifest).unwrap();
+    insta::assert_snapshot!("told", seen(project.path(), &["sdk"]));
+    assert_eq!(std::fs::read_to_string(project.path().join("package.json")).unwrap(), manifest);
+
+    insta::assert_snapshot!("updated", seen(project.path(), &["sdk", "--update-package-json"]));
+    assert_eq!(
+        std::fs::read_to_string(project.path().join("package.json")).unwrap(),
+        "{\n  \"name\": \"acme\",\n  \"dependencies\": {\n    \"@cursor/bdk\": \"file:vendor/agent-sdk/cursor-bdk\",\n    \"@cursor/july\": \"file:vendor/agent-sdk/cursor-july\",\n    \"@grok/agent-sdk\": \"file:vendor/agent-sdk/grok-agent-sdk\",\n    \"zod\": \"^3.25.0\"\n  }\n}\n"
+    );
+    let named = seen(project.path(), &["sdk"]);
+    assert!(!named.contains("package.json"), "{named}");
+}
+
+#[test]
+fn update_package_json_without_one_is_a_usage_error() {
+    let project = tempfile::tempdir().unwrap();
+    let output = run_in(project.path(), &["sdk", "--update-package-json"]);
+    assert_eq!(exit_code(&output), 2);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("there is no package.json in . to add the SDK packages to"), "{said}");
+    assert!(!project.path().join("vendor").exists(), "nothing was written");
+}
+
+/// A copy of a package in node_modules/ (as pnpm and yarn install a `file:` folder) does
+/// not see the folder change: sdk writes it again too.
+#[test]
+fn a_copy_in_node_modules_is_written_again() {
+    let project = tempfile::tempdir().unwrap();
+    let copy = project.path().join("node_modules/@cursor/bdk");
+    std::fs::create_dir_all(&copy).unwrap();
+    std::fs::write(copy.join("hooks.mjs"), "// an older agent-sdk's\n").unwrap();
+    let said = seen(project.path(), &["sdk"]);
+    assert!(
+        said.contains("wrote vendor/agent-sdk/cursor-bdk (agent-sdk [VERSION], 15 files); updated its copy node_modules/@cursor/bdk (15 of 15 files changed)"),
+        "{said}"
+    );
+    assert!(!copy.is_symlink() && std::fs::read_to_string(copy.join("hooks.mjs")).unwrap().contains("defineHook"));
+    assert!(
+        said.contains(
+            "wrote vendor/agent-sdk/cursor-july (agent-sdk [VERSION], 15 files); linked node_modules/@cursor/july to it"
+        ),
+        "{said}"
+    );
+}
+
+#[test]
 fn a_folder_without_package_json_gets_node_modules_too() {
     let project = tempfile::tempdir().unwrap();
     let output = run_in(project.path(), &["sdk"]);
     assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
     assert!(project.path().join("node_modules/@cursor/july/hooks.d.ts").is_file());
+    assert!(project.path().join("vendor/agent-sdk/cursor-july/hooks.d.ts").is_file());
     assert!(!project.path().join("package.json").exists(), "sdk writes no package.json of the project's");
 }
 

@@ -1,5 +1,6 @@
 //! `agent-sdk init`: a working project in one command — hooks, a test, `tsconfig.json`,
-//! `.gitignore` and the SDK packages — that never overwrites a file without `--force`.
+//! `.gitignore` and the SDK packages — that never overwrites a file without `--force`, and
+//! says what an existing `package.json` lacks (or adds it, `--update-package-json`).
 
 use std::path::{Path, PathBuf};
 
@@ -7,9 +8,10 @@ use anyhow::Context;
 
 use crate::cli::{InitArgs, LayoutChoice};
 use crate::exit_status::{Exit, ExitStatus};
+use crate::package_json::{PackageJson, fragment, quoted};
 use crate::printer::Printer;
 use crate::project::Layout;
-use crate::scaffold::{self, FileKind, ScaffoldFile};
+use crate::scaffold::{self, FileKind, Scaffold, ScaffoldFile};
 use crate::untrusted::escape;
 
 pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
@@ -32,9 +34,13 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         .into());
     }
     let name = agent_name(args, printer);
-    let files = scaffold::files(&name, layout);
-    let in_the_way: Vec<&ScaffoldFile> =
-        files.iter().filter(|file| file.kind == FileKind::Owned && dir.join(&file.path).exists()).collect();
+    let sdk = args.sdk.as_deref().unwrap_or(scaffold::default_sdk(layout));
+    let node_major = node_major().unwrap_or(scaffold::NEWEST_LTS_NODE);
+    let files = scaffold::files(&Scaffold { name: &name, layout, sdk, node_major });
+    let in_the_way: Vec<&ScaffoldFile> = files
+        .iter()
+        .filter(|file| file.kind == FileKind::Owned && dir.join(&file.path).exists() && !holds(dir, file))
+        .collect();
     if !in_the_way.is_empty() && !args.force {
         let mut message = String::from("init would overwrite files that exist (nothing was written):\n");
         for file in &in_the_way {
@@ -45,15 +51,29 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
 
     std::fs::create_dir_all(dir).with_context(|| format!("could not create `{}`", dir.display()))?;
+    let existing = PackageJson::read(dir);
     let mut report = format!("Created the agent \"{}\" in {}:\n", escape(&name), escape(&dir.display().to_string()));
     for file in &files {
         if let Some(what) = write(dir, file)? {
-            report.push_str(&format!("  {:<28} {what}\n", file.path.to_string_lossy()));
+            report.push_str(&format!("  {:<32} {what}\n", file.path.to_string_lossy()));
         }
     }
+    let lacking = match existing {
+        Ok(Some(existing)) => complete_package_json(existing, node_major, args.update_package_json, &mut report)?,
+        Ok(None) => None,
+        Err(error) if args.update_package_json => return Err(error.context("init did not change package.json")),
+        Err(error) => Some(format!(
+            "\n{:#}, so init left it alone; the scaffold needs in it:\n{}",
+            error,
+            fragment(&scaffold::package_json_entries(node_major).iter().collect::<Vec<_>>(), "  ")
+        )),
+    };
     for package in crate::sdk::packages::write_packages(dir)? {
         let path = package.dir.strip_prefix(dir).unwrap_or(&package.dir).to_string_lossy().into_owned();
-        report.push_str(&format!("  {path:<28} the SDK's modules and types, {} files\n", package.files));
+        report.push_str(&format!("  {path:<32} the SDK package {}, {} files\n", package.name, package.files));
+    }
+    if let Some(lacking) = lacking {
+        report.push_str(&crate::untrusted::escape_keeping_lines(&lacking));
     }
     report.push_str("\nNext:\n");
     if dir != Path::new(".") {
@@ -66,6 +86,62 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     );
     printer.stdout(&report)?;
     Ok(ExitStatus::Success)
+}
+
+/// What an existing `package.json` lacks of the scaffold's entries: added to it with
+/// `update` (a line in `report`), else the text telling the user what to add (`None` when
+/// it lacks nothing).
+fn complete_package_json(
+    mut existing: PackageJson,
+    node_major: u32,
+    update: bool,
+    report: &mut String,
+) -> anyhow::Result<Option<String>> {
+    let wanted = scaffold::package_json_entries(node_major);
+    let kept: String = existing
+        .other_scripts(&wanted)
+        .iter()
+        .map(|(entry, own)| {
+            format!(
+                "its {} script stays {}; the scaffold's is {}\n",
+                quoted(&entry.key),
+                quoted(own),
+                quoted(&entry.value)
+            )
+        })
+        .collect();
+    let kept_only = || (!kept.is_empty()).then(|| format!("\npackage.json: {kept}"));
+    if update {
+        if !existing.add(&wanted).context("init did not change package.json")?.is_empty() {
+            existing.write()?;
+            report.push_str(&format!("  {:<32} added the scripts and dependencies it lacked\n", "package.json"));
+        }
+        return Ok(kept_only());
+    }
+    let lacking = existing.lacking(&wanted);
+    if lacking.is_empty() {
+        return Ok(kept_only());
+    }
+    Ok(Some(format!(
+        "\npackage.json is kept as it is, and lacks what the scaffold needs; add:\n{}or run init again with --update-package-json to add it, then `npm install`\n{kept}",
+        fragment(&lacking, "  ")
+    )))
+}
+
+/// The major version of the Node.js that would run the hooks, when one answers.
+fn node_major() -> Option<u32> {
+    let output = std::process::Command::new(crate::runtime::host::node_command())
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let version = String::from_utf8_lossy(&output.stdout);
+    version.trim().trim_start_matches('v').split('.').next()?.parse().ok().filter(|_| output.status.success())
+}
+
+/// Whether the scaffold's `file` is in `dir` already, exactly as init would write it.
+fn holds(dir: &Path, file: &ScaffoldFile) -> bool {
+    std::fs::read(dir.join(&file.path)).is_ok_and(|text| text == file.text.as_bytes())
 }
 
 /// The agent's name: the `name` of a `package.json` that is there (it names the agent, and
@@ -99,6 +175,7 @@ fn write(dir: &Path, file: &ScaffoldFile) -> anyhow::Result<Option<&'static str>
     let exists = path.exists();
     let (text, what) = match (file.kind, exists) {
         (FileKind::IfAbsent, true) => return Ok(None),
+        (FileKind::Owned, true) if holds(dir, file) => return Ok(Some("unchanged")),
         (FileKind::Lines, true) => {
             let existing =
                 std::fs::read_to_string(&path).with_context(|| format!("could not read `{}`", path.display()))?;

@@ -1,18 +1,43 @@
-//! `agent-sdk sdk`: write the SDK packages into the project's `node_modules/`.
+//! `agent-sdk sdk`: write the SDK packages into the project's `vendor/agent-sdk/`, make
+//! `node_modules/` see them, and have `package.json` name them.
 
 use std::path::Path;
 
+use anyhow::Context;
+
 use crate::cli::SdkArgs;
-use crate::exit_status::ExitStatus;
+use crate::exit_status::{Exit, ExitStatus};
+use crate::package_json::{PackageJson, fragment};
 use crate::printer::Printer;
-use crate::sdk::packages::{VERSION, WrittenPackage, write_packages};
+use crate::sdk::freshness::listed;
+use crate::sdk::node_modules::Installed;
+use crate::sdk::packages::{VERSION, WrittenPackage, dependencies, write_packages};
 
 /// Writes the three SDK packages under `--dir` and says, a line each, what changed; then
-/// a hint when the project's `tsconfig.json` would not find them.
+/// what `package.json` lacks of them (added with `--update-package-json`), and a hint when
+/// the project's `tsconfig.json` would not find them.
 pub fn sdk(args: &SdkArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let dir = &args.dir.dir;
+    // Before anything is written: a package.json that cannot be read stops the update.
+    let manifest = PackageJson::read(dir);
+    if args.update_package_json && matches!(manifest, Ok(None)) {
+        return Err(Exit::usage(format!(
+            "there is no package.json in {} to add the SDK packages to (`npm init` makes one)",
+            crate::untrusted::escape(&dir.display().to_string())
+        ))
+        .into());
+    }
+    let manifest = match manifest {
+        Err(error) if args.update_package_json => return Err(error.context("sdk did not change package.json")),
+        other => other,
+    };
     let written = write_packages(dir)?;
     let mut out: String = written.iter().map(|package| format!("{}\n", describe(package))).collect();
+    match manifest {
+        Ok(Some(manifest)) => out.push_str(&name_the_packages(manifest, args.update_package_json)?),
+        Ok(None) => {}
+        Err(error) => out.push_str(&format!("hint: {error:#}, so sdk cannot tell whether it names the SDK packages\n")),
+    }
     if let Some(hint) = tsconfig_hint(dir) {
         out.push_str(&format!("hint: {hint}\n"));
     }
@@ -20,14 +45,58 @@ pub fn sdk(args: &SdkArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// One package's line: written, updated or already up to date.
-fn describe(package: &WrittenPackage) -> String {
-    let shown = package.dir.strip_prefix(".").unwrap_or(&package.dir).display();
-    match package.written {
-        0 => format!("{shown} is up to date (agent-sdk {VERSION})"),
-        all if all == package.files => format!("wrote {shown} (agent-sdk {VERSION}, {all} files)"),
-        some => format!("updated {shown} (agent-sdk {VERSION}, {some} of {} files changed)", package.files),
+/// The dependencies `manifest` lacks of the SDK packages: added with `update` (and a line
+/// saying so), else a hint saying what to add. Nothing when it names them all.
+fn name_the_packages(mut manifest: PackageJson, update: bool) -> anyhow::Result<String> {
+    let wanted = dependencies();
+    if update {
+        let added = manifest.add(&wanted).context("sdk did not change package.json")?;
+        if added.is_empty() {
+            return Ok(String::new());
+        }
+        manifest.write()?;
+        let names: Vec<String> = added.iter().map(|entry| format!("`{}`", entry.key)).collect();
+        return Ok(format!(
+            "added {} to the dependencies of package.json: run `npm install` to record {} in the lockfile\n",
+            listed(&names),
+            if added.len() == 1 { "it" } else { "them" }
+        ));
     }
+    let lacking = manifest.lacking(&wanted);
+    if lacking.is_empty() {
+        return Ok(String::new());
+    }
+    let names: Vec<String> = lacking.iter().map(|entry| format!("`{}`", entry.key)).collect();
+    let named = if lacking.len() == wanted.len() { "the SDK packages".to_owned() } else { listed(&names) };
+    Ok(format!(
+        "hint: package.json does not name {named}, so the next `npm install` removes {} from node_modules/; add:\n{}or run `agent-sdk sdk --update-package-json`\n",
+        if lacking.len() == 1 { "it" } else { "them" },
+        fragment(&lacking, "  ")
+    ))
+}
+
+/// One package's line: written, updated or already up to date, and what was done to
+/// `node_modules/` for it.
+fn describe(package: &WrittenPackage) -> String {
+    let folder_shown = shown(&package.dir);
+    let folder = match package.written {
+        0 => format!("{folder_shown} is up to date (agent-sdk {VERSION})"),
+        all if all == package.files => format!("wrote {folder_shown} (agent-sdk {VERSION}, {all} files)"),
+        some => format!("updated {folder_shown} (agent-sdk {VERSION}, {some} of {} files changed)", package.files),
+    };
+    match &package.installed {
+        Installed::AlreadyLinked => folder,
+        Installed::Linked => format!("{folder}; linked node_modules/{} to it", package.name),
+        Installed::Copy { written: 0, .. } => folder,
+        Installed::Copy { dir, written } => {
+            format!("{folder}; updated its copy {} ({written} of {} files changed)", shown(dir), package.files)
+        }
+    }
+}
+
+/// A path as the user gave the project's: without a leading `./`.
+fn shown(path: &Path) -> std::path::Display<'_> {
+    path.strip_prefix(".").unwrap_or(path).display()
 }
 
 /// What to change in `<dir>/tsconfig.json` for `tsc` to find the packages, if anything:

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { createTestContext, dispatch, events } from "@cursor/bdk/testing";
+import { createTestContext, dispatch, events } from "{sdk}/testing";
 
 import usage from "./usage.js";
 

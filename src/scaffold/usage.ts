@@ -1,7 +1,7 @@
 // Meters the tokens of every completed turn and pages when a turn fails. Eval sessions are
 // skipped (they would skew the numbers and wake someone for nothing), and so are cancelled
 // turns: they record interrupted work, not a failure.
-import { defineHook } from "@cursor/bdk/hooks";
+import { defineHook } from "{sdk}/hooks";
 
 export default defineHook({
   events: {

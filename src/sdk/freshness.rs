@@ -64,7 +64,7 @@ fn manifest_path(dir: &Path, package: &str) -> PathBuf {
 }
 
 /// `a`, `a and b`, `a, b and c`.
-fn listed(names: &[String]) -> String {
+pub fn listed(names: &[String]) -> String {
     match names {
         [] => String::new(),
         [one] => one.clone(),

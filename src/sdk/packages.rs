@@ -1,8 +1,20 @@
-//! The SDK packages `agent-sdk sdk` writes into a project's `node_modules/`:
-//! `@cursor/bdk`, `@grok/agent-sdk` and `@cursor/july`, each holding the SDK's files (the
-//! very ones the runtime runs, [`super::files::SDK_FILES`]), their generated declarations
-//! and a `package.json` stamped with the binary's version, so `tsc`, editors and test
-//! runners see what the runtime provides. Hooks themselves run with the runtime's own copy.
+//! The SDK packages `agent-sdk sdk` (and `init`) writes: `@cursor/bdk`, `@grok/agent-sdk`
+//! and `@cursor/july`, each holding the SDK's files (the very ones the runtime runs,
+//! [`super::files::SDK_FILES`]), their generated declarations and a `package.json` stamped
+//! with the binary's version, so `tsc`, editors and test runners see what the runtime
+//! provides. Hooks themselves run with the runtime's own copy.
+//!
+//! Where they live: `vendor/agent-sdk/<package>/` in the project, a folder the user commits,
+//! which the project's `package.json` names as `file:` dependencies
+//! (`"@cursor/bdk": "file:vendor/agent-sdk/cursor-bdk"`). Then every package manager keeps
+//! them: npm (≥ 7) links `node_modules/@cursor/bdk` to the folder on `npm install <pkg>`,
+//! `uninstall`, `update` and `ci` alike, pnpm and yarn copy it (pnpm by hard links), and a
+//! fresh clone's `npm ci` finds the folder because it was committed. Packages written into
+//! `node_modules/` alone were removed by npm's next `npm install <pkg>` (it prunes what
+//! `package.json` does not name; a root `postinstall` runs only on a bare `npm install`),
+//! and a folder under the state root `.agent-sdk/` would be missing from a clone, as it is
+//! gitignored. [`super::node_modules`] makes the `node_modules/` entries a project that has
+//! not run its package manager since needs, and refreshes the copies pnpm and yarn made.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +23,8 @@ use anyhow::Context;
 use super::SDK_PACKAGES;
 use super::declarations::declaration_files;
 use super::files::sdk_files;
+use super::node_modules::{Installed, install};
+use crate::package_json::Entry;
 use crate::project::DirError;
 
 /// The version every written package is stamped with: the binary's.
@@ -19,17 +33,22 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The field of a written `package.json` holding the stamp: `"agentSdk": { "writtenBy": "<version>" }`.
 pub const STAMP_FIELD: &str = "agentSdk";
 
+/// The folder of the project the packages are written in, one folder each.
+pub const VENDOR_FOLDER: &str = "vendor/agent-sdk";
+
 /// What writing one package did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WrittenPackage {
     /// `@cursor/bdk`, …
     pub name: &'static str,
-    /// `<project>/node_modules/<name>`.
+    /// `<project>/vendor/agent-sdk/<folder>`.
     pub dir: PathBuf,
     /// How many files the package has.
     pub files: usize,
     /// How many of them were written (the others already held exactly that).
     pub written: usize,
+    /// What `node_modules/<name>` is now.
+    pub installed: Installed,
 }
 
 /// `<project_dir>/node_modules/<package>`.
@@ -37,9 +56,31 @@ pub fn package_dir(project_dir: &Path, package: &str) -> PathBuf {
     package.split('/').fold(project_dir.join("node_modules"), |dir, part| dir.join(part))
 }
 
-/// Writes the three SDK packages into `<project_dir>/node_modules/`, creating it when
-/// needed (a project without `package.json` too). Each file is replaced whole, and only
-/// when its content changed, so running it again writes nothing.
+/// The folder of `vendor/agent-sdk/` holding `package`: `@cursor/bdk` is `cursor-bdk`.
+pub fn vendor_folder(package: &str) -> String {
+    package.trim_start_matches('@').replace('/', "-")
+}
+
+/// `<project_dir>/vendor/agent-sdk/<folder>`.
+pub fn vendor_dir(project_dir: &Path, package: &str) -> PathBuf {
+    project_dir.join(VENDOR_FOLDER).join(vendor_folder(package))
+}
+
+/// The `package.json` dependencies that name the packages: `"@cursor/bdk": "file:vendor/agent-sdk/cursor-bdk"`, …
+pub fn dependencies() -> Vec<Entry> {
+    let mut names = SDK_PACKAGES.to_vec();
+    // As npm writes them.
+    names.sort_unstable();
+    names
+        .into_iter()
+        .map(|name| Entry::new("dependencies", name, format!("file:{VENDOR_FOLDER}/{}", vendor_folder(name))))
+        .collect()
+}
+
+/// Writes the three SDK packages into `<project_dir>/vendor/agent-sdk/`, creating it when
+/// needed (a project without `package.json` too), and makes `node_modules/<name>` see each
+/// ([`install`]). Each file is replaced whole, and only when its content changed, so running
+/// it again writes nothing.
 pub fn write_packages(project_dir: &Path) -> anyhow::Result<Vec<WrittenPackage>> {
     let metadata =
         std::fs::metadata(project_dir).map_err(|source| DirError { dir: project_dir.to_path_buf(), source })?;
@@ -51,18 +92,26 @@ pub fn write_packages(project_dir: &Path) -> anyhow::Result<Vec<WrittenPackage>>
     SDK_PACKAGES
         .iter()
         .map(|&name| {
-            let dir = package_dir(project_dir, name);
-            let manifest = ("package.json".to_owned(), package_json(name, &files));
-            let mut written = 0;
-            for (file, text) in files.iter().chain(std::iter::once(&manifest)) {
-                let path = dir.join(file);
-                if write_if_changed(&path, text).with_context(|| format!("could not write {}", path.display()))? {
-                    written += 1;
-                }
-            }
-            Ok(WrittenPackage { name, dir, files: files.len() + 1, written })
+            let dir = vendor_dir(project_dir, name);
+            let mut package = files.clone();
+            package.push(("package.json".to_owned(), package_json(name, &files)));
+            let written = write_files(&dir, &package)?;
+            let installed = install(project_dir, name, &dir, &package)?;
+            Ok(WrittenPackage { name, dir, files: package.len(), written, installed })
         })
         .collect()
+}
+
+/// Writes each of `files` into `dir` unless it holds exactly that; how many it wrote.
+pub(super) fn write_files(dir: &Path, files: &[(String, String)]) -> anyhow::Result<usize> {
+    let mut written = 0;
+    for (file, text) in files {
+        let path = dir.join(file);
+        if write_if_changed(&path, text).with_context(|| format!("could not write {}", path.display()))? {
+            written += 1;
+        }
+    }
+    Ok(written)
 }
 
 /// Every file of a package but its `package.json`: the SDK's files and the generated
@@ -219,12 +268,27 @@ mod tests {
     }
 
     #[test]
+    fn the_dependencies_name_each_package_s_folder_in_npm_s_order() {
+        let dependencies: Vec<(String, String)> =
+            dependencies().into_iter().map(|entry| (entry.key, entry.value)).collect();
+        assert_eq!(
+            dependencies,
+            [
+                ("@cursor/bdk".to_owned(), "file:vendor/agent-sdk/cursor-bdk".to_owned()),
+                ("@cursor/july".to_owned(), "file:vendor/agent-sdk/cursor-july".to_owned()),
+                ("@grok/agent-sdk".to_owned(), "file:vendor/agent-sdk/grok-agent-sdk".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
     fn writing_twice_writes_nothing_the_second_time() {
         let project = tempfile::tempdir().unwrap();
         let first = write_packages(project.path()).unwrap();
         assert!(first.iter().all(|package| package.written == package.files));
         let second = write_packages(project.path()).unwrap();
         assert!(second.iter().all(|package| package.written == 0));
-        assert_eq!(first[0].dir, project.path().join("node_modules/@cursor/bdk"));
+        assert_eq!(first[0].dir, project.path().join("vendor/agent-sdk/cursor-bdk"));
+        assert!(project.path().join("node_modules/@cursor/bdk/hooks.mjs").is_file());
     }
 }
