@@ -67,15 +67,55 @@ impl<'w> Linker<'w> {
         }
     }
 
+    /// Whether the module at `target` exports every one of `names`, found without reading
+    /// all it re-exports when that can be avoided: its own names first, then the modules it
+    /// re-exports under one of the names sought (`export * from "./format.js"` for
+    /// `format`, as date-fns and lodash-es lay out one export per file). `false` means some
+    /// may be missing: [`Linker::exports`] says for sure.
+    pub fn exports_all(&self, target: &Target, names: &[&str]) -> bool {
+        let Target::File(path) = target else { return false };
+        let Some((format, own)) = self.module(path) else { return false };
+        let mut sought: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|name| {
+                if *name == "default" {
+                    !(own.default || format != ModuleFormat::Esm)
+                } else {
+                    !own.names.iter().any(|own| own == name)
+                }
+            })
+            .collect();
+        if sought.iter().any(|name| *name == "default") {
+            return false;
+        }
+        for specifier in &own.stars {
+            if sought.is_empty() {
+                break;
+            }
+            let Some(stem) = named_after(specifier) else { continue };
+            if !sought.contains(&stem) {
+                continue;
+            }
+            let Some(target) = self.star_target(path, format, specifier) else { continue };
+            if let Exports::Known { names: found, .. } = self.exports(&target) {
+                sought.retain(|name| !found.contains(*name));
+            }
+        }
+        sought.is_empty()
+    }
+
     /// The exports of the file at `path`: its own and, breadth first, those of every module
     /// its `export *` (or CommonJS re-exports) reach; `default` is never re-exported.
     pub fn file_exports(&self, path: &Path) -> Exports {
-        let Some((format, own, stars)) = self.module(path) else { return Exports::Unknown };
+        let Some((format, own)) = self.module(path) else { return Exports::Unknown };
         let default = own.default || format != ModuleFormat::Esm;
         let mut names: BTreeSet<String> = own.names.iter().cloned().collect();
         let mut seen: Vec<PathBuf> = vec![path.to_path_buf()];
-        let mut queue: Vec<Target> = stars;
-        while let Some(target) = queue.pop() {
+        let mut queue: Vec<(PathBuf, ModuleFormat, String)> =
+            own.stars.into_iter().map(|star| (path.to_path_buf(), format, star)).collect();
+        while let Some((from, from_format, specifier)) = queue.pop() {
+            let Some(target) = self.star_target(&from, from_format, &specifier) else { return Exports::Unknown };
             let path = match target {
                 Target::Sdk(module) => match sdk_exports(module) {
                     Exports::Known { names: sdk_names, .. } => {
@@ -93,46 +133,40 @@ impl<'w> Linker<'w> {
             if seen.len() >= MAX_RE_EXPORTED_MODULES {
                 return Exports::Unknown;
             }
-            let Some((star_format, star_own, star_stars)) = self.module(&path) else { return Exports::Unknown };
+            let Some((star_format, star_own)) = self.module(&path) else { return Exports::Unknown };
             // A CommonJS module re-exports with `require`, which cannot load an ES module.
             if format == ModuleFormat::CommonJs && star_format == ModuleFormat::Esm {
                 return Exports::Unknown;
             }
             names.extend(star_own.names.iter().cloned());
-            queue.extend(star_stars);
+            queue.extend(star_own.stars.into_iter().map(|star| (path.clone(), star_format, star)));
             seen.push(path);
         }
         Exports::Known { names, default }
     }
 
-    /// A module's format, own exports and its re-exports' targets; `None` when they cannot
-    /// be known (unreadable, unparsable, open, or a re-export that leads nowhere).
-    fn module(&self, path: &Path) -> Option<(ModuleFormat, OwnExports, Vec<Target>)> {
+    /// A module's format and own exports; `None` when they cannot be known (unreadable,
+    /// unparsable, or open).
+    fn module(&self, path: &Path) -> Option<(ModuleFormat, OwnExports)> {
+        let (format, own) = match self.walked.get(path) {
+            Some(walked) => (walked.format, walked.own.clone()),
+            None => self.scan(path)?,
+        };
+        (!own.open).then_some((format, own))
+    }
+
+    /// Where the re-export `specifier` of the module at `path` (run as `format`) leads;
+    /// `None`: nowhere.
+    fn star_target(&self, path: &Path, format: ModuleFormat, specifier: &str) -> Option<Target> {
         if let Some(walked) = self.walked.get(path) {
-            if walked.own.open {
-                return None;
-            }
-            let stars = walked
-                .own
-                .stars
+            return walked
+                .resolved
                 .iter()
-                .map(|star| {
-                    walked.resolved.iter().find(|(specifier, _)| specifier == star).map(|(_, target)| target.clone())
-                })
-                .collect::<Option<Vec<Target>>>()?;
-            return Some((walked.format, walked.own.clone(), stars));
-        }
-        let (format, own) = self.scan(path)?;
-        if own.open {
-            return None;
+                .find(|(resolved, _)| resolved == specifier)
+                .map(|(_, target)| target.clone());
         }
         let kind = if format == ModuleFormat::CommonJs { ImportKind::Require } else { ImportKind::Static };
-        let stars = own
-            .stars
-            .iter()
-            .map(|star| self.resolver.resolve(path, format, star, kind).ok())
-            .collect::<Option<Vec<Target>>>()?;
-        Some((format, own, stars))
+        self.resolver.resolve(path, format, specifier, kind).ok()
     }
 
     /// How Node runs the file at `path`.
@@ -159,6 +193,13 @@ impl<'w> Linker<'w> {
             Exports::Unknown => self.walked.get(path).map(|walked| walked.own.names.clone()).unwrap_or_default(),
         }
     }
+}
+
+/// The name a module's file is named after: `format` for `./format.js`, `./format/index.js`.
+fn named_after(specifier: &str) -> Option<&str> {
+    let path = Path::new(specifier);
+    let stem = path.file_stem()?.to_str()?;
+    if stem == "index" { path.parent()?.file_name()?.to_str() } else { Some(stem) }
 }
 
 fn scan_file(path: &Path, format: ModuleFormat) -> Option<(ModuleFormat, OwnExports)> {
@@ -223,6 +264,10 @@ pub fn missing_exports(
     let mut missing = Vec::new();
     for import in imports.iter().filter(|import| import.kind == ImportKind::Static && !import.names.is_empty()) {
         let Some((_, target)) = resolved.iter().find(|(specifier, _)| *specifier == import.specifier) else { continue };
+        let sought: Vec<&str> = import.names.iter().map(|name| name.name.as_str()).collect();
+        if linker.exports_all(target, &sought) {
+            continue;
+        }
         let Exports::Known { names: exported, default } = linker.exports(target) else { continue };
         let links = |name: &ImportedName| if name.name == "default" { default } else { exported.contains(&name.name) };
         let names: Vec<&ImportedName> = import.names.iter().filter(|name| !links(name)).collect();
