@@ -104,7 +104,7 @@ pub fn walk(
             None => visit_all(),
         };
     }
-    link_all(&mut visited, resolver);
+    link_all(&mut visited, resolver, pool);
     assemble(&entry_paths, &order, visited)
 }
 
@@ -274,7 +274,7 @@ impl Visited {
 /// Links every module reached: an ES module's imports of names its targets do not export
 /// are errors of it, and a TypeScript module run as CommonJS gets the names its facade
 /// exports.
-fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver) {
+fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver, pool: Option<&rayon::ThreadPool>) {
     let (missing, facades) = {
         let walked = visited
             .iter()
@@ -284,6 +284,26 @@ fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver) {
             })
             .collect();
         let linker = Linker::new(resolver, walked);
+        // The packages' files ES modules take names from are read side by side first.
+        let imported: HashSet<&Path> = visited
+            .values()
+            .filter(|result| result.module.format == ModuleFormat::Esm)
+            .flat_map(|result| {
+                let named = result.imports.iter().filter(|import| !import.names.is_empty());
+                named.filter_map(|import| {
+                    match result.module.resolved.iter().find(|(specifier, _)| *specifier == import.specifier) {
+                        Some((_, Target::File(path))) => Some(path.as_path()),
+                        _ => None,
+                    }
+                })
+            })
+            .collect();
+        let imported: Vec<&Path> = imported.into_iter().collect();
+        let read_all = || imported.par_iter().for_each(|path| linker.read_ahead(path));
+        match pool {
+            Some(pool) => pool.install(read_all),
+            None => read_all(),
+        }
         let mut missing = Vec::new();
         let mut facades = Vec::new();
         for (path, result) in visited.iter() {

@@ -174,6 +174,14 @@ impl<'w> Linker<'w> {
         self.walked.get(path).map_or_else(|| self.resolver.format_of(path), |walked| walked.format)
     }
 
+    /// Reads the file at `path` for its exports now, if the walk did not (so several can be
+    /// read at once).
+    pub fn read_ahead(&self, path: &Path) {
+        if !self.walked.contains_key(path) {
+            self.scan(path);
+        }
+    }
+
     /// Reads a file the walk did not reach (a package's) for its own exports, once.
     fn scan(&self, path: &Path) -> Option<(ModuleFormat, OwnExports)> {
         if let Some(scanned) = self.scanned.lock().ok()?.get(path) {
