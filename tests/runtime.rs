@@ -235,6 +235,20 @@ fn using_and_await_using_dispose_in_reverse_order() {
     );
 }
 
+#[test]
+fn a_byte_order_mark_in_package_json_and_tsconfig_json_is_read_as_node_and_tsc_read_it() {
+    runs_turn_completed(
+        "byte-order-mark",
+        &["manifest"],
+        &["manifest bom-bot@2.1.0 undefined reached through tsconfig paths"],
+    );
+    let project = copy_fixture("runtime", "byte-order-mark");
+    let info = agent_sdk(project.path(), &["info", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&info.stdout()).unwrap();
+    assert_eq!(report["agents"][0]["name"], "bom-bot", "the agent is named by its package.json");
+    assert_eq!(report["agents"][0]["diagnostics"], serde_json::json!({ "errors": 0, "warnings": 0 }), "{report:#}");
+}
+
 // ---------------------------------------------------------------------------------------
 // What must fail, and how.
 

@@ -263,7 +263,7 @@ impl Resolver {
             visited.push(folder.to_path_buf());
             let manifest = folder.join("package.json");
             if let Ok(text) = std::fs::read_to_string(&manifest) {
-                found = match serde_json::from_str::<serde_json::Value>(&text) {
+                found = match crate::json_file::parse(&text) {
                     Ok(json) if json["type"] == "module" => PackageScope { format: ModuleFormat::Esm, broken: None },
                     Ok(_) => PackageScope { format: ModuleFormat::CommonJs, broken: None },
                     Err(error) => {
@@ -345,7 +345,7 @@ impl Resolver {
         let imports = manifest
             .as_ref()
             .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|text| crate::json_file::parse(&text).ok())
             .map(|json| json["imports"].clone())
             .unwrap_or_default();
         let shown = manifest.as_deref().map_or_else(|| "package.json".to_owned(), |path| self.shown(path));
