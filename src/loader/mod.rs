@@ -12,6 +12,7 @@
 
 pub mod cache;
 pub mod commonjs;
+pub mod commonjs_only;
 pub mod graph;
 pub mod resolver;
 pub mod transform;
