@@ -42,6 +42,7 @@ cases! {
     duplicate_event => "duplicate-event",
     dynamic_events => "dynamic-events",
     unresolved_import => "unresolved-import",
+    misspelt_package => "misspelt-package",
     unsupported_syntax => "unsupported-syntax",
     not_a_hook_module => "not-a-hook-module",
     suppression_silences => "suppression-silences",

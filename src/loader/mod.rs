@@ -14,6 +14,7 @@ pub mod cache;
 pub mod commonjs;
 pub mod commonjs_only;
 pub mod graph;
+pub mod installed;
 pub mod resolver;
 pub mod transform;
 
