@@ -35,9 +35,9 @@ impl InstalledPackages {
         let mut best: Option<(usize, String)> = None;
         for folder in Self::search_path(dir) {
             for name in self.names_in(&folder).iter() {
-                let edits = strsim::damerau_levenshtein(package, name);
+                let Some(edits) = edits_within(package.as_bytes(), name.as_bytes(), most_edits) else { continue };
                 let better = best.as_ref().is_none_or(|(fewest, known)| (edits, name) < (*fewest, known));
-                if edits > 0 && edits <= most_edits && better {
+                if edits > 0 && better {
                     best = Some((edits, name.clone()));
                 }
             }
@@ -63,6 +63,36 @@ impl InstalledPackages {
         lock().insert(folder.to_path_buf(), Arc::clone(&names));
         names
     }
+}
+
+/// The edits (insert, delete, replace a letter, or swap two neighbours) that make `a` into
+/// `b`, when there are at most `most`; `None` as soon as more are certain. A node_modules
+/// folder can hold thousands of packages, and almost every name is far off: the length, or
+/// the first row of letters that cannot stay within `most`, settles it.
+fn edits_within(a: &[u8], b: &[u8], most: usize) -> Option<usize> {
+    if a.len().abs_diff(b.len()) > most {
+        return None;
+    }
+    // Optimal string alignment: three rows of the edit-distance table, reused.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let replace = previous[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            row[j] = replace.min(previous[j] + 1).min(row[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
+        }
+        if row.iter().min().is_some_and(|fewest| *fewest > most) {
+            return None;
+        }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut row);
+    }
+    Some(previous[b.len()]).filter(|edits| *edits <= most)
 }
 
 /// The folders (links to folders included) in `folder` that can be packages: not `.bin`,
@@ -107,6 +137,27 @@ mod tests {
             Some(dir.path().join("node_modules/@acme/utils"))
         );
         assert_eq!(InstalledPackages::folder_of(&from, "@acme/nope"), None);
+    }
+
+    #[test]
+    fn edits_are_counted_as_strsim_counts_them_up_to_the_bound() {
+        for (a, b) in [
+            ("date-fsn", "date-fns"),
+            ("lodahs", "lodash"),
+            ("expres", "express"),
+            ("recat", "react"),
+            ("@acme/utlis", "@acme/utils"),
+            ("zod", "zed"),
+            ("left-pad", "date-fns"),
+            ("a", ""),
+            ("", ""),
+        ] {
+            let expected = strsim::osa_distance(a, b);
+            for most in 0..4 {
+                let within = edits_within(a.as_bytes(), b.as_bytes(), most);
+                assert_eq!(within, (expected <= most).then_some(expected), "{a} {b} {most}");
+            }
+        }
     }
 
     #[test]
