@@ -1,5 +1,5 @@
-//! Hook discovery (SPEC §3.1–3.5, 3.11): every module under `<src>/hooks/`, named by its
-//! path, in byte order of names. Links are followed only while they stay in the project.
+//! Hook discovery (SPEC §3.1–3.5, 3.11): every module under `<src>/hooks/` but tests, named
+//! by its path, in byte order of names. Links are followed only while they stay in the project.
 
 use std::path::{Path, PathBuf};
 
@@ -62,9 +62,14 @@ fn file_kind(file_name: &str) -> FileKind<'_> {
     FileKind::Module(stem)
 }
 
-/// Whether the walk never enters or reads this entry: dot-files, dot-folders, `node_modules`.
-fn is_ignored(file_name: &str) -> bool {
-    file_name.starts_with('.') || file_name == "node_modules"
+/// The folders Jest and Vitest keep tests and mocks in, beside the code they test: what is
+/// in them is not a hook (`agent-sdk test` runs the tests in `__tests__`).
+pub const TEST_FOLDERS: [&str; 2] = ["__tests__", "__mocks__"];
+
+/// Whether the walk never enters or reads this entry: dot-files, dot-folders,
+/// `node_modules` and the [`TEST_FOLDERS`].
+fn is_ignored(file_name: &str, is_dir: bool) -> bool {
+    file_name.starts_with('.') || file_name == "node_modules" || (is_dir && TEST_FOLDERS.contains(&file_name))
 }
 
 /// Finds every hook module of `project`, in discovery order (byte order of names).
@@ -97,7 +102,7 @@ pub fn discover(project: &Project) -> Discovery {
             }
             continue;
         };
-        if entry.depth() > 0 && is_ignored(file_name) {
+        if entry.depth() > 0 && is_ignored(file_name, is_dir) {
             if is_dir {
                 walk.skip_current_dir();
             }
@@ -287,6 +292,13 @@ fn walk_error(error: &walkdir::Error, display: &impl Fn(&Path) -> String) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn test_and_mock_folders_are_not_entered_but_files_of_their_names_are_read() {
+        assert!(is_ignored("__tests__", true) && is_ignored("__mocks__", true));
+        assert!(is_ignored("node_modules", true) && is_ignored(".cache", true) && is_ignored(".x.ts", false));
+        assert!(!is_ignored("__tests__", false) && !is_ignored("tests", true) && !is_ignored("audit", true));
+    }
 
     #[test]
     fn classifies_file_names() {

@@ -17,6 +17,7 @@ pub mod env_file;
 pub mod exit_status;
 pub mod fingerprint;
 pub mod io_error;
+pub mod json_file;
 pub mod loader;
 pub mod logs;
 pub mod model;

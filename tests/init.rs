@@ -227,6 +227,17 @@ fn path_with_binary() -> std::ffi::OsString {
     .unwrap()
 }
 
+/// A package.json saved with a byte order mark (PowerShell, some editors) names the agent
+/// all the same, as npm reads it.
+#[test]
+fn a_package_json_with_a_byte_order_mark_still_names_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("package.json"), "\u{feff}{ \"name\": \"acme-support\" }\n").unwrap();
+    let output = agent_sdk(dir.path(), &["init"]);
+    assert_eq!(exit_code(&output), 0, "{}", text(&output));
+    assert!(text(&output).contains("Created the agent \"acme-support\""), "{}", text(&output));
+}
+
 #[test]
 fn a_project_of_the_other_layout_is_a_usage_error() {
     let dir = tempfile::tempdir().unwrap();

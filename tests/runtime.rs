@@ -247,6 +247,29 @@ fn using_and_await_using_dispose_in_reverse_order() {
     );
 }
 
+#[test]
+fn typescript_s_import_require_and_export_equals_run_in_cts_and_in_ts_of_a_commonjs_package() {
+    runs_turn_completed(
+        "import-require",
+        &["aliased", "member", "namespace"],
+        &["aliased function turn.completed", "member function", "namespace namespace.cts turn.completed"],
+    );
+}
+
+#[test]
+fn a_byte_order_mark_in_package_json_and_tsconfig_json_is_read_as_node_and_tsc_read_it() {
+    runs_turn_completed(
+        "byte-order-mark",
+        &["manifest"],
+        &["manifest bom-bot@2.1.0 undefined reached through tsconfig paths"],
+    );
+    let project = copy_fixture("runtime", "byte-order-mark");
+    let info = agent_sdk(project.path(), &["info", "--json"]);
+    let report: serde_json::Value = serde_json::from_str(&info.stdout()).unwrap();
+    assert_eq!(report["agents"][0]["name"], "bom-bot", "the agent is named by its package.json");
+    assert_eq!(report["agents"][0]["diagnostics"], serde_json::json!({ "errors": 0, "warnings": 0 }), "{report:#}");
+}
+
 // ---------------------------------------------------------------------------------------
 // What must fail, and how.
 
@@ -341,4 +364,38 @@ fn a_broken_module_imported_by_a_computed_name_is_a_throw_naming_the_import() {
         log.contains("hook \"plugins\" handler for turn.completed threw: `../lib/tally` cannot be found, so this module would fail to load (at bot/plugins/count.ts:1:23)"),
         "{log}"
     );
+}
+
+#[test]
+fn import_require_and_export_equals_in_an_es_module_are_unsupported_syntax_before_anything_runs() {
+    let project = copy_fixture("runtime", "import-require");
+    // The same hooks in a `"type": "module"` package: `.ts` files are ES modules, which
+    // have no `require` or `module.exports` (`.cts` stays CommonJS).
+    std::fs::write(project.path().join("package.json"), r#"{ "name": "import-require-esm", "type": "module" }"#)
+        .unwrap();
+    let (code, diagnostics, ran) = validate_json(project.path());
+    assert_eq!(code, 1, "{}", ran.both());
+    let errors: Vec<(&str, &str, i64)> = diagnostics
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| (d["code"].as_str().unwrap(), d["path"].as_str().unwrap(), d["line"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            ("hooks::unsupported-syntax", "bot/hooks/aliased.ts", 2),
+            ("hooks::unsupported-syntax", "bot/hooks/member.ts", 2)
+        ],
+        "{diagnostics:#?}"
+    );
+    let message =
+        diagnostics.iter().find(|d| d["path"] == "bot/hooks/aliased.ts").unwrap()["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("`import … = require(…)` is CommonJS, and Node runs `aliased.ts` as an ES module"),
+        "{message}"
+    );
+
+    let run = agent_sdk(project.path(), &["run", "--dir", ".", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&run.output), 1, "{}", run.both());
+    assert!(run.record.is_empty(), "no hook ran: {:?}", run.record);
 }

@@ -174,6 +174,11 @@ fn a_tsconfig_that_resolves_the_classic_way_gets_a_hint() {
     std::fs::write(project.path().join("tsconfig.json"), r#"{ "compilerOptions": { "module": "nodenext" } }"#).unwrap();
     let fine = seen(project.path(), &["sdk"]);
     assert!(!fine.contains("hint:"), "{fine}");
+    // Saved with a byte order mark (PowerShell, some editors), as tsc reads it.
+    std::fs::write(project.path().join("tsconfig.json"), "\u{feff}{ \"compilerOptions\": { \"module\": \"esnext\" } }")
+        .unwrap();
+    let with_bom = seen(project.path(), &["sdk"]);
+    assert!(with_bom.contains("hint: tsconfig.json resolves modules the \"classic\" way"), "{with_bom}");
 }
 
 #[test]

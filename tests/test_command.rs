@@ -82,6 +82,26 @@ fn a_pattern_matching_nothing_fails_and_a_bad_glob_is_a_usage_error() {
     insta::assert_snapshot!(test_transcript(dir.path(), &["bot/["]));
 }
 
+/// Jest's folders beside the hooks: every module in `__tests__` is a test (whatever its
+/// name), and neither it nor `__mocks__` holds hooks.
+#[test]
+fn tests_and_mocks_in_jest_s_folders_are_run_as_tests_and_never_checked_as_hooks() {
+    let dir = copy_fixture("test", "test-folders");
+    let text = test_transcript(dir.path(), &[]);
+    assert!(text.starts_with("$ agent-sdk test\nexit: 0\n"), "{text}");
+    assert!(
+        text.contains("✔ a completed turn is charged by its output tokens") && text.contains("ℹ tests 1\n"),
+        "{text}"
+    );
+    let by_path = test_transcript(dir.path(), &["bot/hooks/__tests__/*"]);
+    assert!(by_path.contains("ℹ tests 1\n"), "{by_path}");
+    let validate = transcript(dir.path(), &["validate"]);
+    assert_eq!(
+        validate,
+        "$ agent-sdk validate\nexit: 0\n----- stdout -----\nFound no problems in 1 file; 1 hook would load.\n"
+    );
+}
+
 #[test]
 fn a_project_without_tests_says_so_and_exits_0() {
     let dir = copy_fixture("test", "empty");

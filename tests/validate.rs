@@ -43,6 +43,7 @@ cases! {
     dynamic_events => "dynamic-events",
     unresolved_import => "unresolved-import",
     missing_export => "missing-export",
+    misspelt_package => "misspelt-package",
     unsupported_syntax => "unsupported-syntax",
     not_a_hook_module => "not-a-hook-module",
     suppression_silences => "suppression-silences",

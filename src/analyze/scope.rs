@@ -1,13 +1,14 @@
 //! The module's top-level bindings, and following a name to what it is bound to.
 //!
 //! Only what can be known without running code: `const` initialisers, function and class
-//! declarations, and imports (ESM, and CommonJS `require` in `.cjs`/`.js` files).
+//! declarations, and imports (ESM, CommonJS `require`, and TypeScript's `import x = require(…)`
+//! with the aliases `import y = x.member` made from it).
 
 use std::collections::HashMap;
 
 use oxc::ast::ast::{
     BindingPattern, Declaration, Expression, ImportDeclarationSpecifier, ImportOrExportKind, ModuleExportName, Program,
-    Statement, VariableDeclarationKind,
+    Statement, TSImportEqualsDeclaration, TSModuleReference, TSTypeName, VariableDeclarationKind,
 };
 
 /// What a top-level name is bound to.
@@ -19,9 +20,11 @@ pub enum Binding<'a> {
     Function,
     /// `class Name {}`.
     Class,
-    /// `import { imported as name } from "source"` or `const { imported: name } = require("source")`.
+    /// `import { imported as name } from "source"`, `const { imported: name } = require("source")`
+    /// or `import name = namespace.imported` of such a namespace.
     Import { source: &'a str, source_span: (u32, u32), imported: &'a str, type_only: bool },
-    /// `import * as name from "source"`, `import name from "source"` or `const name = require("source")`.
+    /// `import * as name from "source"`, `import name from "source"`, `const name = require("source")`
+    /// or `import name = require("source")`.
     Namespace { source: &'a str, source_span: (u32, u32) },
     /// `let`/`var`, destructuring, enums, namespaces: bound, but not to anything knowable.
     Opaque,
@@ -131,11 +134,36 @@ impl<'a> ModuleScope<'a> {
             Declaration::TSEnumDeclaration(declaration) => {
                 self.bindings.insert(declaration.id.name.as_str(), Binding::Opaque);
             }
-            Declaration::TSImportEqualsDeclaration(declaration) => {
-                self.bindings.insert(declaration.id.name.as_str(), Binding::Opaque);
-            }
+            Declaration::TSImportEqualsDeclaration(declaration) => self.declare_import_equals(declaration),
             _ => {}
         }
+    }
+
+    /// `import x = require("m")` (what tsc compiles to `const x = require("m")`), and the
+    /// aliases `import y = x` / `import y = x.member` of a namespace bound before it. A
+    /// type-only one (`import type x = …`) is erased, so it binds nothing knowable.
+    fn declare_import_equals(&mut self, declaration: &'a TSImportEqualsDeclaration<'a>) {
+        let binding = match &declaration.module_reference {
+            _ if declaration.import_kind == ImportOrExportKind::Type => Binding::Opaque,
+            TSModuleReference::ExternalModuleReference(reference) => {
+                let source = &reference.expression;
+                Binding::Namespace { source: source.value.as_str(), source_span: (source.span.start, source.span.end) }
+            }
+            TSModuleReference::IdentifierReference(namespace) => match self.binding(namespace.name.as_str()) {
+                Some(namespace @ Binding::Namespace { .. }) => namespace,
+                _ => Binding::Opaque,
+            },
+            TSModuleReference::QualifiedName(name) => match &name.left {
+                TSTypeName::IdentifierReference(namespace) => match self.binding(namespace.name.as_str()) {
+                    Some(Binding::Namespace { source, source_span }) => {
+                        Binding::Import { source, source_span, imported: name.right.name.as_str(), type_only: false }
+                    }
+                    _ => Binding::Opaque,
+                },
+                _ => Binding::Opaque,
+            },
+        };
+        self.bindings.insert(declaration.id.name.as_str(), binding);
     }
 
     /// `const x = require("m")` and `const { a, b: c } = require("m")`.

@@ -149,7 +149,7 @@ fn holds(dir: &Path, file: &ScaffoldFile) -> bool {
 fn agent_name(args: &InitArgs, printer: &Printer) -> String {
     let existing = std::fs::read_to_string(args.dir.join("package.json")).ok();
     let named = existing
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|text| crate::json_file::parse(&text).ok())
         .and_then(|json| json["name"].as_str().map(str::to_owned))
         .filter(|name| !name.is_empty());
     if let Some(name) = named {

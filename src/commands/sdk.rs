@@ -104,12 +104,13 @@ fn shown(path: &Path) -> std::path::Display<'_> {
 /// `node_modules/`). Only the file's own options are read: with `extends` and none of
 /// them set, it says nothing.
 fn tsconfig_hint(dir: &Path) -> Option<String> {
-    let Ok(mut text) = std::fs::read_to_string(dir.join("tsconfig.json")) else {
+    let Ok(text) = std::fs::read_to_string(dir.join("tsconfig.json")) else {
         return Some(
             "there is no tsconfig.json: for `tsc --noEmit`, add one with \"strict\": true and \"module\": \"nodenext\" (or \"preserve\" when a bundler builds the code)"
                 .to_owned(),
         );
     };
+    let mut text = crate::json_file::without_bom(&text).to_owned();
     json_strip_comments::strip(&mut text).ok()?;
     let tsconfig: serde_json::Value = serde_json::from_str(&text).ok()?;
     let options = &tsconfig["compilerOptions"];

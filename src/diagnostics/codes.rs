@@ -127,13 +127,13 @@ codes! {
         "Nothing needs fixing: write `events` as a literal object in the hook module if you want it checked statically.";
     UnresolvedImport => "hooks::unresolved-import", Error,
         "A hook, or a module it imports, imports something that resolves to no file or installed package.",
-        "Fix the specifier, create the file it names, or install the package it names.";
+        "Fix the specifier, create the file it names, or install the package it names; when the message names an installed package the name is close to, fix the name instead.";
     MissingExport => "hooks::missing-export", Error,
         "A hook, or a module it imports, imports a name the imported module does not export, so Node refuses to load it.",
         "Import a name the module exports (the message suggests the nearest), or export the name from it.";
     UnsupportedSyntax => "hooks::unsupported-syntax", Error,
-        "A module a hook loads uses syntax Node.js 20 cannot run and agent-sdk cannot lower (standard decorators).",
-        "Set `\"experimentalDecorators\": true` in the compilerOptions of `tsconfig.json` to use TypeScript's decorators, or apply the decorator function by hand.";
+        "A module a hook loads uses syntax Node.js 20 cannot run and agent-sdk cannot lower (standard decorators; TypeScript's `import … = require(…)` or `export =` in a module Node runs as an ES module).",
+        "Set `\"experimentalDecorators\": true` in the compilerOptions of `tsconfig.json` to use TypeScript's decorators, or apply the decorator function by hand; in an ES module, use `import … from` and `export default` (or rename the file to `.cts`).";
     BrokenPackageJson => "hooks::broken-package-json", Error,
         "The package.json Node reads to load a module the hooks reach is not valid JSON, so Node refuses to load it.",
         "Fix the JSON syntax of the package.json named in the message.";

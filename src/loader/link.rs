@@ -86,7 +86,7 @@ impl<'w> Linker<'w> {
                 }
             })
             .collect();
-        if sought.iter().any(|name| *name == "default") {
+        if sought.contains(&"default") {
             return false;
         }
         for specifier in &own.stars {

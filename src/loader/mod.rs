@@ -12,8 +12,10 @@
 
 pub mod cache;
 pub mod commonjs;
+pub mod commonjs_only;
 pub mod exports;
 pub mod graph;
+pub mod installed;
 pub mod link;
 pub mod resolver;
 pub mod transform;

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use oxc_resolver::{ResolveError, ResolveOptions, TsConfig, TsconfigDiscovery};
 
+use super::installed::InstalledPackages;
 use crate::sdk;
 
 /// How Node runs a file.
@@ -151,6 +152,8 @@ pub struct Resolver {
     package_scopes: Mutex<HashMap<PathBuf, PackageScope>>,
     /// [`Resolver::ts_options`] of each folder looked at (without project references).
     ts_options_by_folder: Mutex<HashMap<PathBuf, Result<TsOptions, String>>>,
+    /// What is installed, for the explanation of a package that is not.
+    installed: InstalledPackages,
 }
 
 /// What a folder's nearest package.json says.
@@ -189,6 +192,7 @@ impl Resolver {
             import_fully_specified,
             package_scopes: Mutex::default(),
             ts_options_by_folder: Mutex::default(),
+            installed: InstalledPackages::default(),
         }
     }
 
@@ -263,7 +267,7 @@ impl Resolver {
             visited.push(folder.to_path_buf());
             let manifest = folder.join("package.json");
             if let Ok(text) = std::fs::read_to_string(&manifest) {
-                found = match serde_json::from_str::<serde_json::Value>(&text) {
+                found = match crate::json_file::parse(&text) {
                     Ok(json) if json["type"] == "module" => PackageScope { format: ModuleFormat::Esm, broken: None },
                     Ok(_) => PackageScope { format: ModuleFormat::CommonJs, broken: None },
                     Err(error) => {
@@ -317,7 +321,8 @@ impl Resolver {
         if specifier.starts_with('#') {
             return self.explain_subpath_import(dir, specifier);
         }
-        if let Some(tried) = self.alias_candidates(importer, specifier) {
+        let tsconfig = self.import.find_tsconfig(importer).ok().flatten();
+        if let Some(tried) = tsconfig.as_ref().and_then(|tsconfig| self.paths_candidates(tsconfig, specifier)) {
             return Unresolved {
                 tried,
                 fix: "fix the specifier or the `paths` that map it, or create the file".to_owned(),
@@ -330,13 +335,28 @@ impl Resolver {
             };
         }
         let package = package_name(specifier);
-        Unresolved {
-            tried: format!(
-                "the package `{package}` is not installed: there is no `node_modules/{package}` in `{}` or any folder above it",
-                self.shown(dir)
-            ),
-            fix: format!("add it with `npm install {package}`"),
+        let base_url = tsconfig.as_ref().and_then(|tsconfig| self.base_url_tried(tsconfig, specifier));
+        let base_url = base_url.map(|tried| format!(", and {tried}")).unwrap_or_default();
+        if let Some(folder) = InstalledPackages::folder_of(dir, package) {
+            return Unresolved {
+                tried: format!(
+                    "the package `{package}` is installed (`{}`), but nothing in it answers `{specifier}`{base_url}",
+                    self.shown(&folder)
+                ),
+                fix: "fix the part of the specifier after the package name (see the package's files, its `exports` or `main`)".to_owned(),
+            };
         }
+        let tried = format!(
+            "the package `{package}` is not installed: there is no `node_modules/{package}` in `{}` or any folder above it{base_url}",
+            self.shown(dir)
+        );
+        // A name near one that is installed is a slip of the keyboard, not a package to
+        // fetch: the name on npm may be someone else's, waiting for that slip.
+        let fix = match self.installed.nearest(dir, package) {
+            Some(installed) => format!("did you mean `{installed}` (installed)?"),
+            None => format!("add it with `npm install {package}`"),
+        };
+        Unresolved { tried, fix }
     }
 
     /// A `#…` import: what the nearest package.json's `imports` makes of it.
@@ -345,7 +365,7 @@ impl Resolver {
         let imports = manifest
             .as_ref()
             .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|text| crate::json_file::parse(&text).ok())
             .map(|json| json["imports"].clone())
             .unwrap_or_default();
         let shown = manifest.as_deref().map_or_else(|| "package.json".to_owned(), |path| self.shown(path));
@@ -361,9 +381,12 @@ impl Resolver {
         }
     }
 
-    /// What tsconfig `paths`/`baseUrl` made of `specifier`, when they matched it.
-    fn alias_candidates(&self, importer: &Path, specifier: &str) -> Option<String> {
-        let tsconfig = self.import.find_tsconfig(importer).ok()??;
+    /// What tsconfig `paths` made of `specifier`, when an entry matches it.
+    fn paths_candidates(&self, tsconfig: &TsConfig, specifier: &str) -> Option<String> {
+        let paths = tsconfig.compiler_options.paths.as_ref()?;
+        if !paths.keys().any(|pattern| matches_paths_key(pattern, specifier)) {
+            return None;
+        }
         let candidates = tsconfig.resolve_path_alias_or_base_url(specifier);
         if candidates.is_empty() {
             return None;
@@ -375,6 +398,29 @@ impl Resolver {
             list.join(", "),
             EXTENSIONS.join(", ")
         ))
+    }
+
+    /// What tsconfig `baseUrl` made of `specifier` when no `paths` entry matched it.
+    fn base_url_tried(&self, tsconfig: &TsConfig, specifier: &str) -> Option<String> {
+        tsconfig.compiler_options.base_url.as_ref()?;
+        let candidate = tsconfig.resolve_path_alias_or_base_url(specifier).into_iter().next()?;
+        Some(format!(
+            "the `baseUrl` of `{}` was tried too: nothing at `{}` (no `paths` entry matches it)",
+            self.shown(tsconfig.path()),
+            self.shown(&candidate),
+        ))
+    }
+}
+
+/// Whether a tsconfig `paths` key (exact, or with one `*`) matches `specifier`, as tsc matches them.
+fn matches_paths_key(pattern: &str, specifier: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == specifier,
+        Some((prefix, suffix)) => {
+            specifier.len() >= prefix.len() + suffix.len()
+                && specifier.starts_with(prefix)
+                && specifier.ends_with(suffix)
+        }
     }
 }
 
@@ -493,6 +539,17 @@ mod tests {
     fn display_paths_are_relative_to_the_root() {
         assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/p/bot/x.ts")), "bot/x.ts");
         assert_eq!(display_path(Path::new("/w/p"), Path::new("/w/shared/x.ts")), "../shared/x.ts");
+    }
+
+    #[test]
+    fn paths_keys_match_exactly_or_around_one_star() {
+        assert!(matches_paths_key("@/*", "@/lib/budget"));
+        assert!(matches_paths_key("~config", "~config"));
+        assert!(matches_paths_key("*", "date-fsn"));
+        assert!(matches_paths_key("lib-*-js", "lib-a-js"));
+        assert!(!matches_paths_key("lib-*-js", "lib-js"), "the star's prefix and suffix may not overlap");
+        assert!(!matches_paths_key("@/*", "date-fsn"));
+        assert!(!matches_paths_key("~config", "~config/x"));
     }
 
     #[test]

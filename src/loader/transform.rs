@@ -116,6 +116,11 @@ pub fn compile_program<'a>(
     {
         return Err(vec![problem]);
     }
+    if format == ModuleFormat::Esm
+        && let Some(problem) = super::commonjs_only::in_an_es_module(&program, path)
+    {
+        return Err(vec![problem]);
+    }
     if output == Output::Check
         && let Some(checked) = quick_check(&program, path, format)
     {

@@ -1,6 +1,6 @@
 //! Finding the project's tests: `*.test.*` and `*.spec.*` modules (TypeScript or
-//! JavaScript) under the source folder, the files hook discovery skips on purpose; PATTERN
-//! globs narrow them down.
+//! JavaScript) under the source folder, and every module in a `__tests__` folder (Jest's
+//! convention), the files hook discovery skips on purpose; PATTERN globs narrow them down.
 
 use std::path::{Path, PathBuf};
 
@@ -23,13 +23,20 @@ pub struct TestFile {
 /// Every test file under the project's source folder, in byte order of their paths.
 /// Dot-folders (the state root among them) and `node_modules` are not entered.
 pub fn find(project: &Project) -> Vec<TestFile> {
-    let walk = walkdir::WalkDir::new(project.source_dir()).follow_links(true).into_iter().filter_entry(|entry| {
+    let source = project.source_dir();
+    let walk = walkdir::WalkDir::new(&source).follow_links(true).into_iter().filter_entry(|entry| {
         let name = entry.file_name().to_string_lossy();
         entry.depth() == 0 || !(name.starts_with('.') || name == "node_modules")
     });
+    let in_tests_folder = |path: &Path| {
+        path.strip_prefix(&source).is_ok_and(|inside| inside.components().any(|part| part.as_os_str() == "__tests__"))
+    };
     let mut files: Vec<TestFile> = walk
         .flatten()
-        .filter(|entry| entry.file_type().is_file() && is_test_file(&entry.file_name().to_string_lossy()))
+        .filter(|entry| {
+            entry.file_type().is_file()
+                && is_test_file(&entry.file_name().to_string_lossy(), in_tests_folder(entry.path()))
+        })
         .filter_map(|entry| {
             let shown = shown_path(&project.dir, entry.path())?;
             Some(TestFile { path: entry.into_path(), shown })
@@ -39,10 +46,14 @@ pub fn find(project: &Project) -> Vec<TestFile> {
     files
 }
 
-/// `usage.test.ts`, `usage.spec.mjs`: a test or spec module the loader can run.
-fn is_test_file(file_name: &str) -> bool {
+/// `usage.test.ts`, `usage.spec.mjs`, or any module (but a declaration file) in a
+/// `__tests__` folder: a test module the loader can run.
+fn is_test_file(file_name: &str, in_tests_folder: bool) -> bool {
     let Some((stem, extension)) = file_name.rsplit_once('.') else { return false };
-    EXTENSIONS.contains(&extension) && (stem.ends_with(".test") || stem.ends_with(".spec"))
+    let is_declaration = extension.ends_with("ts") && stem.ends_with(".d");
+    EXTENSIONS.contains(&extension)
+        && !stem.is_empty()
+        && (stem.ends_with(".test") || stem.ends_with(".spec") || (in_tests_folder && !is_declaration))
 }
 
 fn shown_path(dir: &Path, path: &Path) -> Option<String> {
@@ -105,13 +116,19 @@ mod tests {
 
     #[test]
     fn test_and_spec_modules_are_tests() {
-        assert!(is_test_file("usage.test.ts"));
-        assert!(is_test_file("usage.spec.mjs"));
-        assert!(is_test_file("usage.test.cts"));
-        assert!(!is_test_file("usage.ts"));
-        assert!(!is_test_file("usage.test.tsx"));
-        assert!(!is_test_file("usage.test.json"));
-        assert!(!is_test_file("test.ts"));
+        assert!(is_test_file("usage.test.ts", false));
+        assert!(is_test_file("usage.spec.mjs", false));
+        assert!(is_test_file("usage.test.cts", false));
+        assert!(!is_test_file("usage.ts", false));
+        assert!(!is_test_file("usage.test.tsx", false));
+        assert!(!is_test_file("usage.test.json", false));
+        assert!(!is_test_file("test.ts", false));
+        // Jest's `__tests__` folders: every module in them is a test.
+        assert!(is_test_file("usage.ts", true));
+        assert!(is_test_file("usage.test.ts", true));
+        assert!(!is_test_file("types.d.ts", true));
+        assert!(!is_test_file("notes.md", true));
+        assert!(!is_test_file(".ts", true));
     }
 
     #[test]

@@ -123,7 +123,7 @@ impl Tests<'_> {
         let selected: Vec<&TestFile> =
             found.iter().filter(|file| self.patterns.is_none_or(|patterns| patterns.matches(file))).collect();
         if found.is_empty() {
-            self.printer.stderr(&format!("no tests: there is no `*.test.*` or `*.spec.*` file under {source}/\n"));
+            self.printer.stderr(&format!("no tests: there is no `*.test.*` or `*.spec.*` file, nor a module in a `__tests__` folder, under {source}/\n"));
             return Ok((Ended::Finished(ExitStatus::Success), Vec::new()));
         }
         if let Some(patterns) = self.patterns.filter(|_| selected.is_empty()) {

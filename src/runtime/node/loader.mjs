@@ -116,7 +116,7 @@ export async function load(url, context, nextLoad) {
   }
   if (path.endsWith('.json') && context.importAttributes?.type !== 'json') {
     const text = await readFile(path, 'utf8');
-    JSON.parse(text); // a broken file fails here, with the parser's message
+    JSON.parse(text.replace(/^\uFEFF/, '')); // a broken file fails here, with the parser's message (a BOM is not JSON, Node drops it)
     return { format: 'module', source: `export default ${text};\n`, shortCircuit: true };
   }
   return nextLoad(url, context);
