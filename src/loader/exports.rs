@@ -51,8 +51,22 @@ pub fn own_exports(program: &Program, format: ModuleFormat) -> OwnExports {
     for statement in &program.body {
         module_syntax(statement, &mut own);
     }
+    // Every form the lexer reads names `exports`: a module whose text never does (most
+    // TypeScript, whose `export`s are lowered later) need not be walked.
     if format == ModuleFormat::CommonJs {
-        CommonJsExports { own: &mut own }.visit_program(program);
+        let mut commonjs = CommonJsExports { own: &mut own };
+        if program.source_text.contains("exports") {
+            commonjs.visit_program(program);
+        } else {
+            // What the compiler made of TypeScript's `export = …` is all there can be.
+            for statement in &program.body {
+                if let Statement::ExpressionStatement(statement) = statement
+                    && let Expression::AssignmentExpression(assignment) = &statement.expression
+                {
+                    commonjs.visit_assignment_expression(assignment);
+                }
+            }
+        }
     }
     own
 }

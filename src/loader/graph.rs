@@ -264,7 +264,10 @@ impl Visited {
                 Err(unresolved) => self.diagnostics.push(unresolved_import(&file, import, &unresolved)),
             }
         }
-        self.imports = compiled.imports;
+        // Only an ES module's named imports are linked (see `link_all`).
+        if format == ModuleFormat::Esm {
+            self.imports = compiled.imports.into_iter().filter(|import| !import.names.is_empty()).collect();
+        }
         if self.diagnostics.iter().any(|diagnostic| diagnostic.label.is_some()) {
             self.source = Some((self.shown.clone(), source.to_owned()));
         }
