@@ -8,7 +8,7 @@
 //! The same names are the exports of the ES module standing for a TypeScript module run as
 //! CommonJS (the runtime's facade), so what `validate` accepts is what `run` links.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -111,7 +111,7 @@ impl<'w> Linker<'w> {
         let Some((format, own)) = self.module(path) else { return Exports::Unknown };
         let default = own.default || format != ModuleFormat::Esm;
         let mut names: BTreeSet<String> = own.names.iter().cloned().collect();
-        let mut seen: Vec<PathBuf> = vec![path.to_path_buf()];
+        let mut seen: HashSet<PathBuf> = HashSet::from([path.to_path_buf()]);
         let mut queue: Vec<(PathBuf, ModuleFormat, String)> =
             own.stars.into_iter().map(|star| (path.to_path_buf(), format, star)).collect();
         while let Some((from, from_format, specifier)) = queue.pop() {
@@ -140,7 +140,7 @@ impl<'w> Linker<'w> {
             }
             names.extend(star_own.names.iter().cloned());
             queue.extend(star_own.stars.into_iter().map(|star| (path.clone(), star_format, star)));
-            seen.push(path);
+            seen.insert(path);
         }
         Exports::Known { names, default }
     }
