@@ -38,6 +38,22 @@ pub enum Exports {
     Unknown,
 }
 
+impl Exports {
+    /// Whether an import of `name` (`default` for a default import) links, or cannot be judged.
+    pub fn links(&self, name: &str) -> bool {
+        match self {
+            Exports::Known { names, default } => {
+                if name == "default" {
+                    *default
+                } else {
+                    names.contains(name)
+                }
+            }
+            Exports::Unknown => true,
+        }
+    }
+}
+
 /// What the walk knows of one module it reached.
 pub struct Walked<'w> {
     pub format: ModuleFormat,
@@ -51,11 +67,13 @@ pub struct Linker<'w> {
     resolver: &'w Resolver,
     walked: HashMap<&'w Path, Walked<'w>>,
     scanned: Mutex<HashMap<PathBuf, Option<(ModuleFormat, OwnExports)>>>,
+    /// [`Linker::file_exports`] of each file asked about, once.
+    followed: Mutex<HashMap<PathBuf, Exports>>,
 }
 
 impl<'w> Linker<'w> {
     pub fn new(resolver: &'w Resolver, walked: HashMap<&'w Path, Walked<'w>>) -> Self {
-        Self { resolver, walked, scanned: Mutex::default() }
+        Self { resolver, walked, scanned: Mutex::default(), followed: Mutex::default() }
     }
 
     /// What the module at `target` exports to an ES module importing it.
@@ -108,6 +126,18 @@ impl<'w> Linker<'w> {
     /// The exports of the file at `path`: its own and, breadth first, those of every module
     /// its `export *` (or CommonJS re-exports) reach; `default` is never re-exported.
     pub fn file_exports(&self, path: &Path) -> Exports {
+        if let Some(known) = self.followed.lock().ok().and_then(|followed| followed.get(path).cloned()) {
+            return known;
+        }
+        let exports = self.follow_re_exports(path);
+        if let Ok(mut followed) = self.followed.lock() {
+            followed.insert(path.to_path_buf(), exports.clone());
+        }
+        exports
+    }
+
+    /// [`Linker::file_exports`], worked out.
+    fn follow_re_exports(&self, path: &Path) -> Exports {
         let Some((format, own)) = self.module(path) else { return Exports::Unknown };
         let default = own.default || format != ModuleFormat::Esm;
         let mut names: BTreeSet<String> = own.names.iter().cloned().collect();
@@ -135,7 +165,7 @@ impl<'w> Linker<'w> {
             }
             let Some((star_format, star_own)) = self.module(&path) else { return Exports::Unknown };
             // A CommonJS module re-exports with `require`, which cannot load an ES module.
-            if format == ModuleFormat::CommonJs && star_format == ModuleFormat::Esm {
+            if from_format == ModuleFormat::CommonJs && star_format == ModuleFormat::Esm {
                 return Exports::Unknown;
             }
             names.extend(star_own.names.iter().cloned());
@@ -276,10 +306,9 @@ pub fn missing_exports(
         if linker.exports_all(target, &sought) {
             continue;
         }
-        let Exports::Known { names: exported, default } = linker.exports(target) else { continue };
-        let links = |name: &ImportedName| if name.name == "default" { default } else { exported.contains(&name.name) };
-        let names: Vec<&ImportedName> = import.names.iter().filter(|name| !links(name)).collect();
-        if !names.is_empty() {
+        let exports = linker.exports(target);
+        let names: Vec<&ImportedName> = import.names.iter().filter(|name| !exports.links(&name.name)).collect();
+        if let (false, Exports::Known { names: exported, .. }) = (names.is_empty(), exports) {
             missing.push((import, names, exported, target_kind(linker, target)));
         }
     }

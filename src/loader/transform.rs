@@ -172,8 +172,8 @@ fn quick_check(program: &Program, path: &Path, format: ModuleFormat) -> Option<R
     // only compiling says whether Node will be asked for it.
     let links = |import: &Import| {
         let Some(module) = super::resolver::SdkModule::of(&import.specifier) else { return true };
-        let super::link::Exports::Known { names, default } = super::link::sdk_exports(module) else { return true };
-        import.names.iter().all(|name| if name.name == "default" { *default } else { names.contains(&name.name) })
+        let exports = super::link::sdk_exports(module);
+        import.names.iter().all(|name| exports.links(&name.name))
     };
     if !imports.iter().all(links) {
         return None;
