@@ -519,7 +519,7 @@ fn a_429_is_retried_after_the_wait_its_retry_after_asks() {
     let waited = received[1].at - received[0].at;
     assert!(waited >= Duration::from_millis(950), "waited {waited:?}");
     let log = ran.log();
-    assert_eq!(log.matches("429").count(), 1, "one retry, logged once: {log}");
+    assert_eq!(log.matches("answered 429").count(), 1, "one retry, logged once: {log}");
     assert!(log.contains("Retry-After"), "{log}");
 }
 
