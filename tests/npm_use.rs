@@ -1,7 +1,8 @@
 //! The SDK packages survive real package-manager use: after `agent-sdk init` (a new
 //! `package.json`, and an existing one given what it lacks), each of `npm install <pkg>`,
 //! `npm install -D <pkg>`, `npm uninstall <pkg>`, `npm update`, `npm ci` in a fresh clone,
-//! `pnpm add <pkg>`, `pnpm install` and `yarn add <pkg>` leaves `@cursor/bdk`,
+//! `pnpm add <pkg>`, `pnpm install --frozen-lockfile` (here and in a fresh clone, as CI runs
+//! it), `yarn add <pkg>` and `yarn install --frozen-lockfile` in a fresh clone leaves `@cursor/bdk`,
 //! `@grok/agent-sdk` and `@cursor/july` importable by Node, by `tsc` and by vitest; and an
 //! `agent-sdk sdk` of another version refreshes them, through npm's link and in the copies
 //! pnpm and yarn make. Everything runs offline: `<pkg>` is a tarball packed from
@@ -80,6 +81,22 @@ impl Project {
             .unwrap();
         assert!(output.status.success(), "{} {args:?}:\n{}", program.display(), text(&output));
         text(&output)
+    }
+
+    /// What a teammate gets: the project committed and cloned (node_modules/ and .agent-sdk/
+    /// are ignored); the clone's folder.
+    fn commit_and_clone(&self) -> PathBuf {
+        let git = |args: &[&str], dir: &Path| {
+            let args = [&["-c", "user.name=test", "-c", "user.email=test@example.com"], args].concat();
+            self.run(Path::new("git"), &args, Some(dir))
+        };
+        git(&["init", "-q"], &self.dir);
+        git(&["add", "-A"], &self.dir);
+        git(&["commit", "-q", "-m", "the project"], &self.dir);
+        let clone = self.dir.with_file_name("clone");
+        git(&["clone", "-q", self.dir.to_str().unwrap(), clone.to_str().unwrap()], &self.dir);
+        assert!(!clone.join("node_modules").exists() && clone.join("vendor/agent-sdk/cursor-bdk/hooks.d.ts").is_file());
+        clone
     }
 
     fn npm(&self, args: &[&str]) -> String {
@@ -201,17 +218,7 @@ fn npm_sees_an_upgrade_through_its_link_and_a_fresh_clone_s_ci_installs_them() {
     refreshed_after_an_upgrade(&project.dir, false);
     usable(&project.dir, "an upgraded agent-sdk sdk");
 
-    // What a teammate gets: the committed files (node_modules/ and .agent-sdk/ are ignored).
-    let git = |args: &[&str], dir: &Path| {
-        let args = [&["-c", "user.name=test", "-c", "user.email=test@example.com"], args].concat();
-        project.run(Path::new("git"), &args, Some(dir))
-    };
-    git(&["init", "-q"], &project.dir);
-    git(&["add", "-A"], &project.dir);
-    git(&["commit", "-q", "-m", "the project"], &project.dir);
-    let clone = project.dir.with_file_name("clone");
-    git(&["clone", "-q", project.dir.to_str().unwrap(), clone.to_str().unwrap()], &project.dir);
-    assert!(!clone.join("node_modules").exists() && clone.join("vendor/agent-sdk/cursor-bdk/hooks.d.ts").is_file());
+    let clone = project.commit_and_clone();
     project.run(Path::new("npm"), &["ci", "--offline", "--no-audit", "--no-fund"], Some(&clone));
     usable(&clone, "npm ci in a fresh clone");
 }
@@ -232,21 +239,32 @@ fn pnpm_keeps_them_and_sdk_refreshes_its_copies() {
     let store = ["--store-dir", store.to_str().unwrap()];
     project.run(&pnpm, &[&["add", "--offline", project.tarball()][..], &store].concat(), None);
     usable(&project.dir, "pnpm add <pkg>");
-    project.run(&pnpm, &[&["install", "--offline"][..], &store].concat(), None);
+    // The lockfile `pnpm add` wrote names the SDK packages: CI's frozen install takes it.
+    let frozen = [&["install", "--offline", "--frozen-lockfile"][..], &store].concat();
+    project.run(&pnpm, &frozen, None);
     let installed = common_package_dir(&project.dir, "@cursor/bdk").canonicalize().unwrap();
     assert!(installed.starts_with(project.dir.join("node_modules/.pnpm")), "pnpm copies a file: folder");
-    usable(&project.dir, "pnpm install");
+    usable(&project.dir, "pnpm install --frozen-lockfile");
     refreshed_after_an_upgrade(&project.dir, true);
     usable(&project.dir, "an upgraded agent-sdk sdk, with pnpm");
+    let clone = project.commit_and_clone();
+    project.run(&pnpm, &frozen, Some(&clone));
+    usable(&clone, "pnpm install --frozen-lockfile in a fresh clone");
 }
 
 #[test]
 fn yarn_keeps_them_and_sdk_refreshes_its_copies() {
     let project = Project::init(&[], None);
-    let tarball = format!("file:{}", project.tarball());
+    // Relative, as a registry package's entry is: yarn records an absolute `file:` tarball
+    // under a key its own `--frozen-lockfile` install then does not find.
+    let name = project.tarball.file_name().unwrap().to_str().unwrap();
+    let tarball = format!("file:../{name}");
     project.run(&tool("package-managers", "yarn"), &["add", "--offline", "--no-progress", &tarball], None);
     assert!(!common_package_dir(&project.dir, "@cursor/bdk").is_symlink(), "yarn copies a file: folder");
     usable(&project.dir, "yarn add <pkg>");
     refreshed_after_an_upgrade(&project.dir, true);
     usable(&project.dir, "an upgraded agent-sdk sdk, with yarn");
+    let clone = project.commit_and_clone();
+    project.run(&tool("package-managers", "yarn"), &["install", "--offline", "--frozen-lockfile"], Some(&clone));
+    usable(&clone, "yarn install --frozen-lockfile in a fresh clone");
 }

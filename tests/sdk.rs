@@ -1,5 +1,5 @@
 //! `agent-sdk sdk`: the SDK packages written into a project's `vendor/agent-sdk/` and
-//! linked from `node_modules/`, what it says about them (and about a `package.json` that
+//! copied into `node_modules/`, what it says about them (and about a `package.json` that
 //! does not name them), that writing again changes nothing, and that Node loads every
 //! module of every package, by `import` and by `require`.
 
@@ -27,8 +27,9 @@ fn writes_the_three_packages_and_then_has_nothing_to_write() {
     let memory = project.path().join("node_modules/@grok/agent-sdk/memory.mjs");
     std::fs::write(&memory, "// edited by hand\n").unwrap();
     let again = seen(project.path(), &["sdk", "--dir", "."]);
-    // The link shows the package's own folder: the edit is there, and so is the repair.
-    let updated = "updated vendor/agent-sdk/grok-agent-sdk (agent-sdk [VERSION], 1 of 15 files changed)";
+    // node_modules/ holds a copy (a link would hide the packages from pnpm's lockfile): the
+    // edit is in the copy, and so is the repair.
+    let updated = "vendor/agent-sdk/grok-agent-sdk is up to date (agent-sdk [VERSION]); updated its copy node_modules/@grok/agent-sdk (1 of 15 files changed)";
     assert!(again.contains(updated), "{again}");
     assert!(std::fs::read_to_string(&memory).unwrap().contains("memoryHook"), "the edit was replaced");
 }
@@ -146,7 +147,7 @@ fn a_copy_in_node_modules_is_written_again() {
     assert!(!copy.is_symlink() && std::fs::read_to_string(copy.join("hooks.mjs")).unwrap().contains("defineHook"));
     assert!(
         said.contains(
-            "wrote vendor/agent-sdk/cursor-july (agent-sdk [VERSION], 15 files); linked node_modules/@cursor/july to it"
+            "wrote vendor/agent-sdk/cursor-july (agent-sdk [VERSION], 15 files); copied it to node_modules/@cursor/july"
         ),
         "{said}"
     );

@@ -86,7 +86,7 @@ fn describe(package: &WrittenPackage) -> String {
     };
     match &package.installed {
         Installed::AlreadyLinked => folder,
-        Installed::Linked => format!("{folder}; linked node_modules/{} to it", package.name),
+        Installed::Copied { dir } => format!("{folder}; copied it to {}", shown(dir)),
         Installed::Copy { written: 0, .. } => folder,
         Installed::Copy { dir, written } => {
             format!("{folder}; updated its copy {} ({written} of {} files changed)", shown(dir), package.files)
