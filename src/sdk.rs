@@ -10,7 +10,8 @@ pub mod freshness;
 pub mod node_modules;
 pub mod packages;
 
-/// The SDK packages, by vendor: each has a root module (types), `/hooks`, `/memory` and `/testing`.
+/// The SDK packages, by vendor: each has a root module (types), `/hooks`, `/memory`,
+/// `/extensions` and `/testing`.
 pub const SDK_PACKAGES: [&str; 3] = ["@cursor/bdk", "@grok/agent-sdk", "@cursor/july"];
 
 /// The modules that export `defineHook`.
@@ -21,6 +22,11 @@ pub const MEMORY_MODULES: [&str; 3] = ["@cursor/bdk/memory", "@grok/agent-sdk/me
 
 /// The modules of the test kit (`createTestContext`, `events`, `dispatch`).
 pub const TESTING_MODULES: [&str; 3] = ["@cursor/bdk/testing", "@grok/agent-sdk/testing", "@cursor/july/testing"];
+
+/// The modules extensions are made with (`defineExtension`) and mounts adjusted with
+/// (`disableHook`, also exported by the hooks modules).
+pub const EXTENSIONS_MODULES: [&str; 3] =
+    ["@cursor/bdk/extensions", "@grok/agent-sdk/extensions", "@cursor/july/extensions"];
 
 /// The name hooks are defined with.
 pub const DEFINE_HOOK: &str = "defineHook";
@@ -39,6 +45,11 @@ pub fn is_memory_module(source: &str) -> bool {
 /// Whether `source` is one of the SDK's test kit modules.
 pub fn is_testing_module(source: &str) -> bool {
     TESTING_MODULES.contains(&source)
+}
+
+/// Whether `source` is one of the SDK's extensions modules.
+pub fn is_extensions_module(source: &str) -> bool {
+    EXTENSIONS_MODULES.contains(&source)
 }
 
 /// Whether `source` is one of the SDK's hooks modules.

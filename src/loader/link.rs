@@ -266,7 +266,7 @@ fn scan_file(path: &Path, format: ModuleFormat) -> Option<(ModuleFormat, OwnExpo
 pub fn sdk_exports(module: SdkModule) -> &'static Exports {
     static TABLE: OnceLock<HashMap<SdkModule, Exports>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
-        [SdkModule::Root, SdkModule::Hooks, SdkModule::Memory, SdkModule::Testing]
+        [SdkModule::Root, SdkModule::Hooks, SdkModule::Memory, SdkModule::Extensions, SdkModule::Testing]
             .into_iter()
             .map(|module| {
                 let file = module.file_name(ModuleFormat::Esm);

@@ -61,6 +61,7 @@ fn sdk_modules(sdk_dir: &Path) -> Value {
         .iter()
         .chain(&crate::sdk::HOOKS_MODULES)
         .chain(&crate::sdk::MEMORY_MODULES)
+        .chain(&crate::sdk::EXTENSIONS_MODULES)
         .chain(&crate::sdk::TESTING_MODULES);
     let mut table = Map::new();
     for specifier in specifiers {

@@ -62,6 +62,7 @@ pub enum SdkModule {
     Root,
     Hooks,
     Memory,
+    Extensions,
     Testing,
 }
 
@@ -71,6 +72,8 @@ impl SdkModule {
             Some(SdkModule::Hooks)
         } else if sdk::is_memory_module(specifier) {
             Some(SdkModule::Memory)
+        } else if sdk::is_extensions_module(specifier) {
+            Some(SdkModule::Extensions)
         } else if sdk::is_testing_module(specifier) {
             Some(SdkModule::Testing)
         } else if sdk::SDK_PACKAGES.contains(&specifier) {
@@ -90,6 +93,8 @@ impl SdkModule {
             SdkModule::Hooks => "hooks.cjs",
             SdkModule::Memory if esm => "memory.mjs",
             SdkModule::Memory => "memory.cjs",
+            SdkModule::Extensions if esm => "extensions.mjs",
+            SdkModule::Extensions => "extensions.cjs",
             SdkModule::Testing if esm => "testing.mjs",
             SdkModule::Testing => "testing.cjs",
         }

@@ -10,6 +10,8 @@
 pub const SDK_FILES: &[(&str, &str)] = &[
     ("hooks.cjs", include_str!("../runtime/node/sdk/hooks.cjs")),
     ("hooks.mjs", include_str!("../runtime/node/sdk/hooks.mjs")),
+    ("extensions.cjs", include_str!("../runtime/node/sdk/extensions.cjs")),
+    ("extensions.mjs", include_str!("../runtime/node/sdk/extensions.mjs")),
     ("memory.cjs", include_str!("../runtime/node/sdk/memory.cjs")),
     ("memory.mjs", include_str!("../runtime/node/sdk/memory.mjs")),
     ("index.cjs", include_str!("../runtime/node/sdk/index.cjs")),

@@ -4,6 +4,8 @@
 
 'use strict';
 
+const { disableHook } = require('./extensions.cjs');
+
 // A registry symbol, so a definition is recognised even if this module were loaded twice.
 const HOOK = Symbol.for('agent-sdk.hook');
 
@@ -34,4 +36,6 @@ function isHookDefinition(value) {
   return value?.[HOOK] === true;
 }
 
-module.exports = { defineHook, isHookDefinition };
+// `disableHook` is `@cursor/bdk/extensions`' own, exported here too: a mount file may take it
+// from either.
+module.exports = { defineHook, isHookDefinition, disableHook };

@@ -2,4 +2,4 @@
 
 import hooks from './hooks.cjs';
 
-export const { defineHook, isHookDefinition } = hooks;
+export const { defineHook, isHookDefinition, disableHook } = hooks;
