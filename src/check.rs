@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use crate::analyze::{self, HookAnalysis};
 use crate::diagnostics::{Code, Diagnostic, Severity, suppression};
 use crate::discover::{self, HookModule};
+use crate::extensions::Mount;
 use crate::loader::cache::Cache;
 use crate::loader::graph::{self, ModuleGraph, Visited};
 use crate::loader::resolver::Resolver;
@@ -27,6 +28,16 @@ pub struct HookReport {
     pub events: Vec<String>,
     /// Why the hook would not load (`None`: it loads).
     pub skipped: Option<Code>,
+    /// For a hook an extension contributes: which mount, and its name inside the extension
+    /// (`path` and `real_path` are then the mount file's).
+    pub mount: Option<MountedAs>,
+}
+
+/// Where a mounted hook comes from: `ci__triage` is `triage` of the mount `ci`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MountedAs {
+    pub namespace: String,
+    pub key: String,
 }
 
 /// Everything a static check found.
@@ -43,6 +54,9 @@ pub struct CheckedProject {
     pub sources: HashMap<String, String>,
     /// Every module the hooks that would load reach, as Node will load them.
     pub modules: ModuleGraph,
+    /// Every mount file under `<src>/extensions/`, in namespace order; what each mounts is
+    /// known once [`crate::extensions::mount`] ran them.
+    pub mounts: Vec<Mount>,
 }
 
 impl CheckedProject {
@@ -121,11 +135,22 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
             real_path: module.real_path.clone(),
             skipped: skip_reason(name_problems[index], &check.analysis.diagnostics),
             events: check.analysis.events,
+            mount: None,
         });
         checked.diagnostics.extend(check.analysis.diagnostics);
     }
     checked.diagnostics.extend(discovery.diagnostics);
+    let hook_entries = entries.len();
+    let (mounts, mut mount_entries) = crate::extensions::read_mounts(&project, &resolver, cache, &mut checked);
+    let mount_indexes: Vec<usize> = mount_entries.iter().map(|(index, _)| *index).collect();
+    entries.extend(mount_entries.drain(..).map(|(_, entry)| entry));
+    checked.mounts = mounts;
     follow_imports(&project, entries, &entry_hooks, &resolver, &mut checked, cache);
+    for (&index, error) in mount_indexes.iter().zip(&checked.modules.entry_errors[hook_entries..]) {
+        if error.is_some() {
+            checked.mounts[index].loads = false;
+        }
+    }
     apply_suppressions(&mut checked);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.project = Some(project);
@@ -165,6 +190,7 @@ fn follow_imports(
     if let Some(cache) = cache.filter(|_| graph.compiled > 0) {
         cache.prune(CACHE_MAX_AGE);
     }
+    // The hooks' entries come first; the mount files' after them.
     for (&index, error) in entry_hooks.iter().zip(&graph.entry_errors) {
         if error.is_some() {
             checked.hooks[index].skipped = *error;
@@ -179,7 +205,7 @@ fn follow_imports(
 
 /// The threads modules are analysed on, each with the stack [`analyze::analyze_module`]
 /// needs. `None` only if the system cannot start threads: then this thread does the work.
-fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
+pub(crate) fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()

@@ -434,7 +434,7 @@ pub struct ModelArgs {
 }
 
 /// Environment files for the hook runtime.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct EnvArgs {
     /// Also read variables for the hooks from this file (after `<dir>/.env`; repeatable;
     /// later files win, the shell's own variables win over every file).

@@ -33,7 +33,7 @@ pub struct Discovery {
 
 /// What a file name under `hooks/` is.
 #[derive(Debug, PartialEq, Eq)]
-enum FileKind<'n> {
+pub(crate) enum FileKind<'n> {
     /// A hook module; the name without its extension.
     Module(&'n str),
     /// A test, spec or declaration file: skipped on purpose.
@@ -44,7 +44,7 @@ enum FileKind<'n> {
     Other,
 }
 
-fn file_kind(file_name: &str) -> FileKind<'_> {
+pub(crate) fn file_kind(file_name: &str) -> FileKind<'_> {
     let Some((stem, extension)) = file_name.rsplit_once('.') else {
         return FileKind::Other;
     };
@@ -203,7 +203,7 @@ fn duplicate_names(modules: &[HookModule]) -> Vec<Diagnostic> {
 }
 
 /// `a`, `b and c`: a list in words.
-fn and_list(items: &[String]) -> String {
+pub(crate) fn and_list(items: &[String]) -> String {
     match items {
         [] => String::new(),
         [one] => one.clone(),

@@ -98,12 +98,7 @@ pub fn is_known_key(key: &str) -> bool {
 
 /// The event type a mistyped `key` most likely meant, if one is close enough.
 pub fn suggest(key: &str) -> Option<&'static str> {
-    EVENTS
-        .iter()
-        .map(|event| (event.name, strsim::jaro_winkler(key, event.name)))
-        .filter(|&(_, score)| score >= 0.8)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(name, _)| name)
+    crate::suggest::nearest(key, EVENTS.iter().map(|event| event.name))
 }
 
 #[cfg(test)]

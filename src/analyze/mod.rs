@@ -79,6 +79,27 @@ pub fn analyze_then<T>(
     text: &str,
     then: impl for<'a> FnOnce(&HookAnalysis, &'a Allocator, Program<'a>) -> T,
 ) -> (HookAnalysis, Option<T>) {
+    let parsed = parse_then(display_path, text, |file, allocator, program| {
+        let mut checker = Checker { file, scope: ModuleScope::new(&program), analysis: HookAnalysis::default() };
+        checker.check_program(&program);
+        let analysis = checker.analysis;
+        let after = then(&analysis, allocator, program);
+        (analysis, after)
+    });
+    match parsed {
+        Ok((analysis, after)) => (analysis, Some(after)),
+        Err(diagnostics) => (HookAnalysis { events: Vec::new(), diagnostics }, None),
+    }
+}
+
+/// Parses the module `text` (shown as `display_path`, whose extension picks the grammar),
+/// then hands `then` the file and the parse; a module that does not parse is its syntax
+/// errors, located. Mount files are read with it too.
+pub fn parse_then<T>(
+    display_path: &str,
+    text: &str,
+    then: impl for<'a> FnOnce(&SourceFile, &'a Allocator, Program<'a>) -> T,
+) -> Result<T, Vec<Diagnostic>> {
     let allocator = Allocator::default();
     let source_type = SourceType::from_path(display_path).unwrap_or_else(|_| SourceType::ts());
     let parsed = Parser::new(&allocator, text, source_type).parse();
@@ -95,15 +116,9 @@ pub fn analyze_then<T>(
         if diagnostics.is_empty() {
             diagnostics.push(parse_error_without_location(&file));
         }
-        return (HookAnalysis { events: Vec::new(), diagnostics }, None);
+        return Err(diagnostics);
     }
-
-    let mut checker =
-        Checker { file: &file, scope: ModuleScope::new(&parsed.program), analysis: HookAnalysis::default() };
-    checker.check_program(&parsed.program);
-    let analysis = checker.analysis;
-    let after = then(&analysis, &allocator, parsed.program);
-    (analysis, Some(after))
+    Ok(then(&file, &allocator, parsed.program))
 }
 
 /// Walks one parsed module, collecting what it finds.

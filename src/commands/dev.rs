@@ -37,7 +37,10 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     let cache = prepared.as_ref().map(|(setup, _)| Cache::new(&setup.state_root));
-    let checked = check_located(located, cache.as_ref());
+    let mut checked = check_located(located, cache.as_ref());
+    if let Some((setup, _)) = &prepared {
+        crate::extensions::mount(&mut checked, &setup.runtime_config("dev"), setup.hook_timeout);
+    }
     let Some((setup, env)) = prepared.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
         return Err(refuse(&checked, printer));

@@ -277,14 +277,20 @@ impl<'a> OpenSession<'a> {
             Err(problem) => self.log.error(format!("could not look for events the hooks never saw: {problem:#}")),
         }
         // The model starts answering while a session's first turn loads its hooks.
-        let mut answer =
-            match self.agent.model.start_turn(&self.agent.project().source_dir(), &self.store, self.id, &text) {
-                Ok(answer) => answer,
-                Err(problem) => {
-                    self.log.error(format!("could not start the turn: {problem:#}"));
-                    return stream.fail(&problem.context("could not start the turn"));
-                }
-            };
+        let instructions = self.agent.hook_set().plan.instructions;
+        let mut answer = match self.agent.model.start_turn(
+            &self.agent.project().source_dir(),
+            &instructions,
+            &self.store,
+            self.id,
+            &text,
+        ) {
+            Ok(answer) => answer,
+            Err(problem) => {
+                self.log.error(format!("could not start the turn: {problem:#}"));
+                return stream.fail(&problem.context("could not start the turn"));
+            }
+        };
         let dispatcher = match self.runtime_for_turn(loaded) {
             Ok(dispatcher) => dispatcher,
             Err(problem) => {

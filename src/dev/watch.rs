@@ -40,10 +40,11 @@ pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
 fn reload(agent: &Agent) {
     let Ok(log) = agent.serve_log(None) else { return };
     let cache = Cache::new(&agent.setup.state_root);
-    let checked = match check_project_with(&agent.project().dir, Some(&cache)) {
+    let mut checked = match check_project_with(&agent.project().dir, Some(&cache)) {
         Ok(checked) => checked,
         Err(problem) => return log.error(format!("could not re-check the hooks: {problem}")),
     };
+    crate::extensions::mount(&mut checked, &agent.setup.runtime_config("dev"), agent.setup.hook_timeout);
     let errors = checked.count(Severity::Error);
     if errors > 0 || checked.project.is_none() {
         let dir = ProjectDir::new(&agent.project().dir, &checked);

@@ -140,6 +140,27 @@ codes! {
     NotAHookModule => "hooks::not-a-hook-module", Warning,
         "A `.tsx` or `.jsx` file under `hooks/` is not loaded: hooks have no JSX.",
         "Rename it to `.ts` (and drop the JSX), or move it out of `hooks/` if it is not a hook.";
+    InvalidNamespace => "extensions::invalid-namespace", Error,
+        "A mount file's name, which is its extension's namespace, is not a valid namespace (letters, digits, `_` and `-`, starting with a letter or digit, without `__`).",
+        "Rename the file under `extensions/`: its name without the extension becomes the namespace, as in `ci.ts` → hooks named `ci__<name>`.";
+    DuplicateNamespace => "extensions::duplicate-namespace", Error,
+        "Two or more mount files under `extensions/` have the same namespace (`ci.ts` and `ci.js` are both `ci`).",
+        "Keep one mount file per namespace: rename or remove the others.";
+    NotAMount => "extensions::not-a-mount", Error,
+        "A mount file's default export is not an extension's mount: a call of the factory an extension package exports, optionally through `.disableHook(\"…\")` or `disableHook(…, \"…\")`.",
+        "Export the extension's call: `import ci from \"@acme/ci-triage\"; export default ci({ … });` (the package's default export is made with `defineExtension`).";
+    ExtensionRejected => "extensions::config-rejected", Error,
+        "The extension threw while the project loaded: it rejected the options the mount gives it (or failed to load).",
+        "Fix the options passed to the extension's call in the mount file; the message is the extension's own.";
+    UnknownExtensionHook => "extensions::unknown-hook", Error,
+        "`disableHook` names a hook the extension does not have.",
+        "Name one of the extension's hooks (the message lists them, and suggests the nearest), by its name inside the extension, without the `<namespace>__` prefix.";
+    NotAnExtensionHook => "extensions::not-a-hook", Error,
+        "A hook an extension contributes is not a `defineHook(...)` result, or its name is not a valid hook name (empty parts, `__`, spaces).",
+        "This is the extension's own bug: report it to its authors, or disable the hook with `.disableHook(\"…\")` to mount the others.";
+    MountNeedsNode => "extensions::node-missing", Error,
+        "The project mounts extensions, whose hooks and configuration are known only by running them in Node.js, and Node.js could not be started.",
+        "Install Node.js 20.6 or later and put `node` on PATH (or set AGENT_SDK_NODE to its path); projects without `extensions/` are checked without Node.";
     CannotSilenceError => "suppression::cannot-silence-error", Warning,
         "An `agent-sdk-ignore` comment names an error on the next line; errors cannot be silenced, so it is still reported.",
         "Fix the error, and take its code out of the comment.";
@@ -159,7 +180,7 @@ mod tests {
     fn codes_are_unique_and_namespaced() {
         for (i, a) in Code::ALL.iter().enumerate() {
             let namespace = a.as_str().split_once("::").map(|(namespace, _)| namespace);
-            assert!(matches!(namespace, Some("project" | "hooks" | "suppression")), "{}", a.as_str());
+            assert!(matches!(namespace, Some("project" | "hooks" | "extensions" | "suppression")), "{}", a.as_str());
             assert_eq!(Code::from_name(a.as_str()), Some(*a));
             assert!(Code::ALL[i + 1..].iter().all(|b| b.as_str() != a.as_str()));
         }

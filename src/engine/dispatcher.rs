@@ -28,6 +28,9 @@ pub struct HookToLoad {
     pub url: String,
     /// Source path relative to `--dir`.
     pub source: String,
+    /// For a hook an extension mounts: its name inside the extension (`url` is then the
+    /// mount file's).
+    pub key: Option<String>,
 }
 
 /// The hooks a runtime loads, and the manifest its loader serves them with.
@@ -37,6 +40,8 @@ pub struct LoadPlan {
     pub manifest: Arc<Value>,
     /// Every file the hooks reach (for `dev` to watch).
     pub files: Vec<PathBuf>,
+    /// The instructions the mounted extensions add to the agent's, in namespace order.
+    pub instructions: Vec<String>,
 }
 
 impl LoadPlan {
@@ -49,11 +54,13 @@ impl LoadPlan {
                 name: hook.name.clone(),
                 url: crate::uri::file_url(&hook.real_path),
                 source: hook.path.clone(),
+                key: hook.mount.as_ref().map(|mount| mount.key.clone()),
             })
             .collect();
         let manifest = crate::loader::manifest(&checked.modules, runtime_dir);
         let files = checked.modules.modules.iter().map(|module| module.path.clone()).collect();
-        Self { hooks, manifest: Arc::new(manifest), files }
+        let instructions = crate::extensions::mounted::instructions(checked);
+        Self { hooks, manifest: Arc::new(manifest), files, instructions }
     }
 }
 
@@ -167,6 +174,7 @@ impl<'s> Dispatcher<'s> {
                 name: &hook.name,
                 url: &hook.url,
                 source: &hook.source,
+                key: hook.key.as_deref(),
                 skip: skip.as_deref(),
             })
             .collect();
@@ -474,7 +482,9 @@ impl<'s> Dispatcher<'s> {
             | FromNode::Loading { .. }
             | FromNode::Loaded { .. }
             | FromNode::LoadFailed { .. }
-            | FromNode::Ready => {}
+            | FromNode::Ready
+            | FromNode::Mounted { .. }
+            | FromNode::MountsDone => {}
         }
     }
 

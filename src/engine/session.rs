@@ -68,7 +68,7 @@ impl SessionSetup {
         install_runtime(&self.runtime_dir()).context("could not write the hook runtime")
     }
 
-    fn runtime_config(&self, session_id: &str) -> RuntimeConfig {
+    pub fn runtime_config(&self, session_id: &str) -> RuntimeConfig {
         RuntimeConfig {
             node: self.node.clone(),
             project_root: self.project.canonical_dir.clone(),

@@ -359,14 +359,7 @@ fn missing_export(
         )
     };
     let suggestion = (name.name != "default")
-        .then(|| {
-            listed
-                .iter()
-                .map(|known| (strsim::jaro_winkler(&name.name, known), *known))
-                .filter(|&(score, _)| score >= 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, known)| known.clone())
-        })
+        .then(|| crate::suggest::nearest(&name.name, listed.iter().map(|known| known.as_str())).map(str::to_owned))
         .flatten();
     let help = match (&suggestion, kind) {
         (Some(suggestion), _) => format!("did you mean `{suggestion}`? ({})", exported_list(specifier, &listed)),

@@ -76,15 +76,17 @@ impl ModelChoice {
     }
 
     /// Starts a turn answering `message`: the agent's instructions are read now (a `dev`
-    /// server sees them change), and a real model gets the session's history from `store`.
+    /// server sees them change), followed by each mounted extension's (`extra`, SPEC §3a),
+    /// and a real model gets the session's history from `store`.
     pub fn start_turn(
         &self,
         source_dir: &Path,
+        extra: &[String],
         store: &StateStore,
         session_id: &str,
         message: &str,
     ) -> anyhow::Result<Box<dyn ModelStream>> {
-        let instructions = std::fs::read_to_string(source_dir.join("instructions.md")).ok();
+        let instructions = system_prompt(std::fs::read_to_string(source_dir.join("instructions.md")).ok(), extra);
         Ok(match self {
             ModelChoice::Local(None) => Box::new(LocalModel::new(local::local_reply(instructions.as_deref(), message))),
             ModelChoice::Local(Some(script)) => {
@@ -105,6 +107,16 @@ impl ModelChoice {
             }
         })
     }
+}
+
+/// The agent's own instructions, then each extension's, a blank line between them.
+fn system_prompt(own: Option<String>, extra: &[String]) -> Option<String> {
+    if extra.is_empty() {
+        return own;
+    }
+    let parts = own.iter().map(|text| text.trim_end()).filter(|text| !text.is_empty());
+    let all: Vec<&str> = parts.chain(extra.iter().map(|text| text.trim())).collect();
+    Some(all.join("\n\n") + "\n")
 }
 
 /// A `--tools` file: an OpenAI `tools` array, each entry a function with a name.

@@ -22,6 +22,9 @@ pub enum ToNode<'a> {
         timeout_text: String,
         manifest: &'a Value,
     },
+    /// Import each mount file (after an init whose manifest serves them) and say what it
+    /// mounts; nothing is dispatched.
+    Mount { mounts: Vec<MountToImport<'a>> },
     /// Dispatch `event` to the hooks with index `from` and after.
     Event { seq: u64, from: usize, event: &'a Envelope },
     /// The answer to a [`Call`].
@@ -38,9 +41,70 @@ pub struct HookToImport<'a> {
     pub url: &'a str,
     /// Its source path relative to `--dir`.
     pub source: &'a str,
+    /// For a hook an extension mounts: its name inside the extension (`url` is then the
+    /// mount file's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<&'a str>,
     /// Why it is not imported (it failed to load before): reported as a load failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skip: Option<&'a str>,
+}
+
+/// One mount file of a [`ToNode::Mount`].
+#[derive(Debug, Serialize)]
+pub struct MountToImport<'a> {
+    pub namespace: &'a str,
+    /// `file://` URL of the mount file.
+    pub url: &'a str,
+}
+
+/// What a mount file's default export mounts, as Node found it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mounted {
+    #[serde(default)]
+    pub hooks: Vec<MountedHook>,
+    /// The names given to `disableHook`, in order.
+    #[serde(default)]
+    pub disabled: Vec<String>,
+    #[serde(default)]
+    pub instructions: Option<String>,
+    #[serde(default)]
+    pub secret_names: Vec<String>,
+    #[serde(default)]
+    pub egress_domains: Vec<String>,
+    /// Why it mounts nothing: the import threw (the factory rejected its options), or the
+    /// default export is not a mount.
+    #[serde(default)]
+    pub problem: Option<MountProblem>,
+}
+
+/// One hook of a mount, by its key inside the extension.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct MountedHook {
+    pub key: String,
+    /// Its event keys; `None` when the value is not a `defineHook` result.
+    #[serde(default)]
+    pub events: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct MountProblem {
+    pub kind: MountProblemKind,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub stack: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MountProblemKind {
+    Threw,
+    NotAMount,
+    /// Said on the Rust side: the import ended the runtime or never yielded.
+    #[serde(skip)]
+    Ended,
 }
 
 /// The reply to a `ctx` call: its value, or the message its promise rejects with.
@@ -89,6 +153,14 @@ pub enum FromNode {
     },
     /// After the last hook of an init.
     Ready,
+    /// One mount of a [`ToNode::Mount`], in order.
+    Mounted {
+        namespace: String,
+        #[serde(flatten)]
+        mounted: Mounted,
+    },
+    /// After the last mount of a [`ToNode::Mount`].
+    MountsDone,
     /// Before each handler.
     Start {
         seq: u64,

@@ -60,7 +60,10 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         None => None,
     };
     let cache = early.as_ref().map(|(setup, ..)| Cache::new(&setup.state_root));
-    let checked = check_located(located, cache.as_ref());
+    let mut checked = check_located(located, cache.as_ref());
+    if let Some((setup, ..)) = &early {
+        crate::extensions::mount(&mut checked, &setup.runtime_config(&session_id), setup.hook_timeout);
+    }
     let Some((setup, runtime, env, model, _lease)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
@@ -99,7 +102,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     // The model starts answering while Node loads the hooks: what it sends meanwhile waits
     // in its stream (a real model's first token often takes longer than the hooks' load).
     let answer = match &input {
-        Some(Input::Message(message)) => Some(model.start_turn(&project.source_dir(), &store, &session_id, message)?),
+        Some(Input::Message(message)) => {
+            Some(model.start_turn(&project.source_dir(), &plan.instructions, &store, &session_id, message)?)
+        }
         _ => None,
     };
     let mut dispatcher = setup.load(runtime, &facts, &plan, &log, &store)?;

@@ -27,6 +27,10 @@
 //   {"t":"reply","id":12,"ok":true,"value":…}
 //   {"t":"reply","id":12,"ok":false,"error":"message"}
 //       The answer to a "call" (not queued: handlers are waiting on it).
+//   {"t":"mount","mounts":[{"namespace":"ci","url":"file:///…/bot/extensions/ci.ts"}]}
+//       Imports each mount file (after an init, whose manifest serves it) and says what its
+//       default export mounts; dispatches nothing. A hook of an init may come from a mount:
+//       {"name":"ci__triage","url":"<the mount file's URL>","key":"triage",…}.
 //   {"t":"shutdown"}
 //       Finish the queued messages, then exit 0. Closing fd 3 does the same.
 //   Any other "t" is ignored.
@@ -38,6 +42,11 @@
 //   {"t":"load_failed","hook":"audit/usage","message":"…","stack":"…"|null}
 //   (an init hook may carry "skip":"<reason>": it is reported as load_failed, not imported)
 //   {"t":"ready"}                                   after the last hook of an init
+//   {"t":"mounted","namespace":"ci","hooks":[{"key":"triage","events":["turn.failed"]|null}],
+//    "disabled":["…"],"instructions":"…"|null,"secretNames":[…],"egressDomains":[…]}
+//   {"t":"mounted","namespace":"ci","problem":{"kind":"threw"|"not_a_mount","message":"…","stack":"…"|null}}
+//       one per mount of a "mount", in order ("events" null: not a defineHook result);
+//   {"t":"mounts_done"}                             after the last
 //   {"t":"start","seq":7,"hook":2,"handler":"turn.completed"}      before each handler
 //   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
 //   {"t":"timed_out","seq":7,"hook":2,"handler":"turn.completed"}  after timeoutMs; the
@@ -77,6 +86,7 @@ import { format } from 'node:util';
 
 import { serveProjectModules } from './project-modules.mjs';
 import context from './sdk/context.cjs';
+import { isMount } from './sdk/extensions.mjs';
 import { isHookDefinition } from './sdk/hooks.mjs';
 
 // ---- Primordials, kept before any hook can replace them -------------------------------------
@@ -306,7 +316,7 @@ async function init(message) {
   hooks = [];
   try {
     await installManifest(message.manifest);
-    for (const { name, url, skip } of message.hooks ?? []) {
+    for (const { name, url, key, skip } of message.hooks ?? []) {
       if (skip) {
         // Rust saw this hook end the process while it loaded: it is not imported again.
         send({ t: 'load_failed', hook: name, message: String(skip), stack: null });
@@ -314,18 +324,49 @@ async function init(message) {
         continue;
       }
       send({ t: 'loading', hook: name });
-      hooks.push({ name, events: await loadHook(name, url) });
+      hooks.push({ name, events: await loadHook(name, url, key) });
     }
   } finally {
     send({ t: 'ready' });
   }
 }
 
-/** Imports one hook and reports it; returns its events, or null when it did not load. */
-async function loadHook(name, url) {
-  let module;
+/**
+ * Imports one hook and reports it; returns its events, or null when it did not load. A hook
+ * an extension mounts (`key` set) is the hook of that key in the mount file's default export.
+ */
+async function loadHook(name, url, key) {
+  const imported = await importAs(name, url);
+  if (imported.failed) {
+    send({ t: 'load_failed', hook: name, ...imported.failed });
+    return null;
+  }
+  let definition = defaultExport(imported.module);
+  if (typeof key === 'string') {
+    if (!isMount(definition)) return loadFailed(name, 'the mount file no longer exports a mount');
+    if (definition.disabled.includes(key)) return loadFailed(name, 'the mount disables it');
+    definition = hasOwn(definition.hooks, key) ? definition.hooks[key] : undefined;
+    if (definition === undefined) return loadFailed(name, `the extension has no hook "${key}"`);
+  }
+  if (!isHookDefinition(definition)) {
+    return loadFailed(name, 'the default export is not a defineHook(...) result');
+  }
+  const { events } = definition;
+  send({ t: 'loaded', hook: name, events: keys(events) });
+  return events;
+}
+
+function loadFailed(name, message) {
+  send({ t: 'load_failed', hook: name, message, stack: null });
+  return null;
+}
+
+/**
+ * Imports `url` as `name` (what its top-level code logs is attributed to it): `{ module }`,
+ * or `{ failed: { message, stack } }` when the import threw or did not settle in time.
+ */
+async function importAs(name, url) {
   try {
-    // Run as the hook, so what its top-level code logs is attributed to it.
     // An import that never settles (a top-level await of a promise nothing resolves) is
     // given up after the hook timeout; its module stays pending, unused.
     const importing = hookScope.run({ hook: name, turnId: null }, () => import(url));
@@ -333,31 +374,64 @@ async function loadHook(name, url) {
     const gaveUp = new Promise((resolve) => {
       timer = startTimer(() => resolve(GAVE_UP), timeoutMs);
     });
-    module = await race([importing, gaveUp]);
+    const module = await race([importing, gaveUp]);
     stopTimer(timer);
-    if (module === GAVE_UP) {
-      send({ t: 'load_failed', hook: name, message: `its import did not finish within ${timeoutText}`, stack: null });
-      return null;
-    }
+    if (module === GAVE_UP) return { failed: { message: `its import did not finish within ${timeoutText}`, stack: null } };
+    return { module };
   } catch (error) {
-    send({ t: 'load_failed', hook: name, ...describe(error) });
-    return null;
+    return { failed: describe(error) };
   }
-  let definition = module.default;
-  // A CommonJS module compiled from `export default` (tsc's `exports.default` with `__esModule`).
-  if (!isHookDefinition(definition) && definition?.__esModule) definition = definition.default;
-  if (!isHookDefinition(definition)) {
-    send({
-      t: 'load_failed',
-      hook: name,
-      message: 'the default export is not a defineHook(...) result',
-      stack: null,
-    });
-    return null;
+}
+
+/** A module's default export; for CommonJS compiled from `export default`, the value it names. */
+function defaultExport(module) {
+  const value = module.default;
+  // tsc's `exports.default` with `__esModule`.
+  if (!isHookDefinition(value) && !isMount(value) && value?.__esModule) return value.default;
+  return value;
+}
+
+/** Imports each mount file of a "mount" message and says what it mounts (SPEC §3a). */
+async function inspectMounts(message) {
+  try {
+    for (const { namespace, url } of message.mounts ?? []) {
+      send({ t: 'loading', hook: namespace });
+      send(await inspectMount(namespace, url));
+    }
+  } finally {
+    send({ t: 'mounts_done' });
   }
-  const { events } = definition;
-  send({ t: 'loaded', hook: name, events: keys(events) });
-  return events;
+}
+
+async function inspectMount(namespace, url) {
+  const imported = await importAs(namespace, url);
+  if (imported.failed) return { t: 'mounted', namespace, problem: { kind: 'threw', ...imported.failed } };
+  const mount = defaultExport(imported.module);
+  if (!isMount(mount)) {
+    const message = `the default export is ${kindOf(mount)}, not a mount (the call of a factory made with defineExtension)`;
+    return { t: 'mounted', namespace, problem: { kind: 'not_a_mount', message, stack: null } };
+  }
+  const hooks = keys(mount.hooks).map((key) => {
+    const hook = mount.hooks[key];
+    return { key, events: isHookDefinition(hook) ? keys(hook.events) : null };
+  });
+  return {
+    t: 'mounted',
+    namespace,
+    hooks,
+    disabled: [...mount.disabled],
+    instructions: typeof mount.instructions === 'string' ? mount.instructions : null,
+    secretNames: [...mount.secretNames],
+    egressDomains: [...mount.egressDomains],
+  };
+}
+
+function kindOf(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'function') return 'a function (the factory itself? call it with the options)';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 /** What an import that never settled resolves to. */
@@ -518,6 +592,9 @@ function onLine(line) {
   switch (message?.t) {
     case 'init':
       enqueue(() => init(message));
+      break;
+    case 'mount':
+      enqueue(() => inspectMounts(message));
       break;
     case 'event':
       enqueue(() => dispatch(message));

@@ -1,0 +1,216 @@
+//! Extensions (SPEC §3a): packages that contribute hooks, mounted by a file in
+//! `<src>/extensions/` whose name is the namespace (`ci.ts` → hooks `ci__<name>`).
+//!
+//! ```text
+//!   discover ─▶ mount_file (the shape, statically) ─▶ graph walk (as for hooks)
+//!                                                         │
+//!       probe (Node runs each mount once, dispatching nothing) ◀┘
+//!         └─▶ mounted: hook reports `<ns>__<key>`, diagnostics, what `info` lists
+//! ```
+//!
+//! Only a project with mount files starts Node to be checked: what a mount contributes is
+//! known only by running the extension's factory.
+
+pub mod discover;
+pub mod mount_file;
+pub mod mounted;
+pub mod probe;
+
+use crate::check::CheckedProject;
+use crate::loader::cache::Cache;
+use crate::loader::graph::{self, Visited};
+use crate::loader::resolver::Resolver;
+use crate::project::Project;
+use crate::runtime::protocol::Mounted;
+use discover::MountFile;
+use mount_file::MountShape;
+
+/// One mount file and what became of it.
+#[derive(Debug, Clone)]
+pub struct Mount {
+    pub file: MountFile,
+    /// Its shape; `None` when it has none (see the diagnostics).
+    pub shape: Option<MountShape>,
+    /// Whether it can be run: its shape is right and what it imports loads.
+    pub loads: bool,
+    /// What running it mounted (`None`: not run).
+    pub mounted: Option<Mounted>,
+    /// The package its factory comes from: `(name, version)`, when it is one.
+    pub package: Option<(String, Option<String>)>,
+}
+
+impl Mount {
+    pub fn namespace(&self) -> &str {
+        &self.file.namespace
+    }
+}
+
+/// Finds and reads every mount file of `project`: each whose shape is right is compiled (or
+/// found in `cache`) like a hook, and returned with its index as an entry of the import
+/// walk. What is wrong goes into `checked`.
+pub fn read_mounts(
+    project: &Project,
+    resolver: &Resolver,
+    cache: Option<&Cache>,
+    checked: &mut CheckedProject,
+) -> (Vec<Mount>, Vec<(usize, Visited)>) {
+    let (files, diagnostics) = discover::discover(project);
+    checked.diagnostics.extend(diagnostics);
+    let mut mounts = Vec::new();
+    let mut entries = Vec::new();
+    for file in files {
+        let (shape, entry) = read_mount(&file, resolver, cache, checked);
+        if let Some(entry) = entry {
+            entries.push((mounts.len(), entry));
+        }
+        let loads = shape.is_some();
+        mounts.push(Mount { file, shape, loads, mounted: None, package: None });
+    }
+    (mounts, entries)
+}
+
+fn read_mount(
+    file: &MountFile,
+    resolver: &Resolver,
+    cache: Option<&Cache>,
+    checked: &mut CheckedProject,
+) -> (Option<MountShape>, Option<Visited>) {
+    let text = match crate::analyze::read::read_hook(&file.path, &file.display_path) {
+        Ok(text) => text,
+        Err(diagnostic) => {
+            checked.diagnostics.push(*diagnostic);
+            return (None, None);
+        }
+    };
+    let read =
+        crate::analyze::on_a_big_enough_stack(text.len(), || {
+            crate::analyze::parse_then(&file.display_path, &text, |source, allocator, program| {
+                match mount_file::read_shape(source, &program) {
+                    Ok(shape) => {
+                        let entry = graph::visit_entry(
+                            &file.real_path,
+                            &file.display_path,
+                            &text,
+                            (allocator, program),
+                            resolver,
+                            cache,
+                        );
+                        (Ok(shape), Some(entry))
+                    }
+                    Err(diagnostic) => (Err(diagnostic), None),
+                }
+            })
+        });
+    let (shape, entry) = match read {
+        Some(Ok((Ok(shape), entry))) => (Some(shape), entry),
+        Some(Ok((Err(diagnostic), _))) => {
+            checked.diagnostics.push(*diagnostic);
+            (None, None)
+        }
+        Some(Err(diagnostics)) => {
+            checked.diagnostics.extend(diagnostics);
+            (None, None)
+        }
+        None => {
+            checked.diagnostics.push(crate::analyze::too_big_to_parse(&file.display_path));
+            (None, None)
+        }
+    };
+    checked.sources.insert(file.display_path.clone(), text);
+    (shape, entry)
+}
+
+/// Whether the check found mount files to run.
+pub fn any_to_run(checked: &CheckedProject) -> bool {
+    checked.mounts.iter().any(|mount| mount.loads)
+}
+
+/// Runs the mount files that can run (in Node, through the loader `run` uses; see
+/// [`probe`]) and takes in what they mount: hooks `<ns>__<key>` join `checked.hooks` in
+/// discovery order, and every problem is a diagnostic at the mount's call. Without mount
+/// files it does nothing (and starts nothing).
+pub fn mount(checked: &mut CheckedProject, config: &crate::runtime::host::RuntimeConfig, timeout: std::time::Duration) {
+    if !any_to_run(checked) {
+        return;
+    }
+    for mount in &mut checked.mounts {
+        mount.package = factory_package(&checked.modules, mount);
+    }
+    let runnable: Vec<usize> = (0..checked.mounts.len()).filter(|&index| checked.mounts[index].loads).collect();
+    let to_run: Vec<probe::ToRun> = runnable
+        .iter()
+        .map(|&index| probe::ToRun {
+            namespace: checked.mounts[index].namespace().to_owned(),
+            url: crate::uri::file_url(&checked.mounts[index].file.real_path),
+        })
+        .collect();
+    let manifest = crate::loader::manifest(&checked.modules, &config.runtime_dir);
+    match probe::run_mounts(config, &manifest, &to_run, timeout) {
+        Ok(results) => {
+            for (index, mounted) in runnable.into_iter().zip(results) {
+                mounted::take_in(checked, index, mounted);
+            }
+        }
+        Err(error) => {
+            for index in runnable {
+                checked.diagnostics.push(needs_node(&checked.mounts[index], &error));
+            }
+        }
+    }
+    checked.hooks.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+    checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+fn needs_node(mount: &Mount, error: &anyhow::Error) -> crate::diagnostics::Diagnostic {
+    crate::diagnostics::Diagnostic::new(
+        crate::diagnostics::Code::MountNeedsNode,
+        format!(
+            "extension `{}` could not be checked: what a mount contributes is known only by running it in Node.js, and {error:#}",
+            mount.namespace()
+        ),
+        "install Node.js 20.6 or later and put `node` on PATH (or set AGENT_SDK_NODE to its path)",
+    )
+    .with_path(&mount.file.display_path)
+}
+
+/// The package the mount's factory is imported from: the nearest `package.json` with a
+/// `name` above the file its specifier resolved to, unless that is the project's own.
+fn factory_package(graph: &crate::loader::graph::ModuleGraph, mount: &Mount) -> Option<(String, Option<String>)> {
+    let shape = mount.shape.as_ref()?;
+    let module = graph.modules.iter().find(|module| module.path == mount.file.real_path)?;
+    let target = module.resolved.iter().find(|(specifier, _)| specifier == &shape.factory_source)?;
+    let crate::loader::resolver::Target::File(path) = &target.1 else { return None };
+    let mount_package = mount.file.real_path.ancestors().find(|dir| dir.join("package.json").is_file());
+    for dir in path.ancestors().skip(1) {
+        let manifest = dir.join("package.json");
+        let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+        if Some(dir) == mount_package {
+            return None;
+        }
+        let Ok(json) = crate::json_file::parse(&text) else { return None };
+        let Some(name) = json["name"].as_str() else { continue };
+        return Some((name.to_owned(), json["version"].as_str().map(str::to_owned)));
+    }
+    None
+}
+
+/// How long a mount's import may take in `validate` and `info` (`run`'s `--hook-timeout`
+/// default).
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// [`crate::check::check_project`], then the mounts run: what `validate` and `info` report.
+/// A project with mount files has its modules compiled into the state root's cache (the
+/// loader serves them from there, as for `run`); one without is checked statically, and
+/// nothing is written.
+pub fn check_project(dir: &std::path::Path) -> anyhow::Result<CheckedProject> {
+    let located = crate::project::locate(dir)?;
+    let Some(project) = located.project.clone().filter(discover::has_mounts) else {
+        return Ok(crate::check::check_located(located, None));
+    };
+    let (setup, _) =
+        crate::engine::session::SessionSetup::prepare(project, &crate::cli::EnvArgs::default(), CHECK_TIMEOUT)?;
+    let cache = Cache::new(&setup.state_root);
+    let mut checked = crate::check::check_located(located, Some(&cache));
+    mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
+    Ok(checked)
+}
