@@ -39,12 +39,14 @@ const MOUNT_EXAMPLE: &str = "import ci from \"@acme/ci-triage\"; export default 
 pub fn read_shape(file: &SourceFile, program: &Program) -> Result<MountShape, Box<Diagnostic>> {
     let imports = imports(program);
     let Some(export) = default_export(program) else {
-        return Err(Box::new(Diagnostic::new(
-            Code::NotAMount,
-            "this mount file has no default export, so it mounts nothing",
-            format!("export the extension's call as the default: `{MOUNT_EXAMPLE}`"),
-        )
-        .with_path(file.path)));
+        return Err(Box::new(
+            Diagnostic::new(
+                Code::NotAMount,
+                "this mount file has no default export, so it mounts nothing",
+                format!("export the extension's call as the default: `{MOUNT_EXAMPLE}`"),
+            )
+            .with_path(file.path),
+        ));
     };
     let mut disabled = Vec::new();
     let mut expr = export.get_inner_expression();

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::plural;
 use crate::check::CheckedProject;
 use crate::diagnostics::Severity;
+use crate::extensions::Mount;
 use crate::untrusted::escape;
 
 /// Bumped only when a field changes meaning or goes away; new fields may be added.
@@ -28,6 +29,7 @@ struct AgentJson<'c> {
     source: &'static str,
     hooks: Vec<HookJson<'c>>,
     skipped: Vec<SkippedJson<'c>>,
+    extensions: Vec<ExtensionJson<'c>>,
     diagnostics: CountsJson,
 }
 
@@ -36,6 +38,39 @@ struct HookJson<'c> {
     name: &'c str,
     path: &'c str,
     events: &'c [String],
+    /// The namespace of the mount that contributes it; absent for the project's own hooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extension: Option<&'c str>,
+}
+
+/// One mount file under `<src>/extensions/` (SPEC §3a).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ExtensionJson<'c> {
+    namespace: &'c str,
+    path: &'c str,
+    /// The package its factory comes from; `null` for one in the project.
+    package: Option<PackageJson<'c>>,
+    /// Every hook the extension has, mounted or disabled (empty when it could not be run).
+    hooks: Vec<ExtensionHookJson>,
+    instructions: bool,
+    secret_names: &'c [String],
+    egress_domains: &'c [String],
+}
+
+#[derive(Serialize)]
+struct PackageJson<'c> {
+    name: &'c str,
+    version: Option<&'c str>,
+}
+
+#[derive(Serialize)]
+struct ExtensionHookJson {
+    /// As it loads: `<namespace>__<key>`.
+    name: String,
+    /// Its name inside the extension.
+    key: String,
+    disabled: bool,
 }
 
 #[derive(Serialize)]
@@ -44,6 +79,8 @@ struct SkippedJson<'c> {
     path: &'c str,
     /// The code that keeps the hook from loading, without its `hooks::` prefix.
     reason: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extension: Option<&'c str>,
 }
 
 #[derive(Serialize)]
@@ -62,7 +99,12 @@ pub fn render_json(checked: &CheckedProject, dir: &str) -> String {
             source: project.layout.folder(),
             hooks: checked
                 .loaded()
-                .map(|hook| HookJson { name: &hook.name, path: &hook.path, events: &hook.events })
+                .map(|hook| HookJson {
+                    name: &hook.name,
+                    path: &hook.path,
+                    events: &hook.events,
+                    extension: hook.mount.as_ref().map(|mount| mount.namespace.as_str()),
+                })
                 .collect(),
             skipped: checked
                 .hooks
@@ -70,9 +112,11 @@ pub fn render_json(checked: &CheckedProject, dir: &str) -> String {
                 .filter_map(|hook| {
                     let reason = hook.skipped?.as_str();
                     let reason = reason.split_once("::").map_or(reason, |(_, reason)| reason);
-                    Some(SkippedJson { name: &hook.name, path: &hook.path, reason })
+                    let extension = hook.mount.as_ref().map(|mount| mount.namespace.as_str());
+                    Some(SkippedJson { name: &hook.name, path: &hook.path, reason, extension })
                 })
                 .collect(),
+            extensions: checked.mounts.iter().map(extension_json).collect(),
             diagnostics: CountsJson {
                 errors: checked.count(Severity::Error),
                 warnings: checked.count(Severity::Warning),
@@ -84,6 +128,33 @@ pub fn render_json(checked: &CheckedProject, dir: &str) -> String {
         serde_json::to_string_pretty(&info).expect("the description serialises: it has only strings and numbers");
     out.push('\n');
     out
+}
+
+fn extension_json(mount: &Mount) -> ExtensionJson<'_> {
+    static NONE: Vec<String> = Vec::new();
+    let mounted = mount.mounted.as_ref().filter(|mounted| mounted.problem.is_none());
+    ExtensionJson {
+        namespace: mount.namespace(),
+        path: &mount.file.display_path,
+        package: mount.package.as_ref().map(|(name, version)| PackageJson { name, version: version.as_deref() }),
+        hooks: mounted
+            .map(|mounted| {
+                mounted
+                    .hooks
+                    .iter()
+                    .map(|hook| ExtensionHookJson {
+                        name: format!("{}__{}", mount.namespace(), hook.key),
+                        key: hook.key.clone(),
+                        disabled: mounted.disabled.contains(&hook.key),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        instructions: mounted
+            .is_some_and(|mounted| mounted.instructions.as_ref().is_some_and(|text| !text.trim().is_empty())),
+        secret_names: mounted.map_or(&NONE, |mounted| &mounted.secret_names),
+        egress_domains: mounted.map_or(&NONE, |mounted| &mounted.egress_domains),
+    }
 }
 
 /// The same facts as a tree for people.
@@ -107,8 +178,9 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
     // Padded before styling, so escape codes do not count towards the width.
     let path = |path: &str| dim(&format!("{:path_width$}", escape(path)));
 
-    let hooks_branch = if skipped.is_empty() { "└──" } else { "├──" };
-    let hooks_indent = if skipped.is_empty() { "    " } else { "│   " };
+    let hooks_last = skipped.is_empty() && checked.mounts.is_empty();
+    let hooks_branch = if hooks_last { "└──" } else { "├──" };
+    let hooks_indent = if hooks_last { "    " } else { "│   " };
     let _ = writeln!(out, "{hooks_branch} hooks ({} loaded)", loaded.len());
     for (i, hook) in loaded.iter().enumerate() {
         let branch = if i + 1 == loaded.len() { "└──" } else { "├──" };
@@ -119,6 +191,21 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
         };
         let name = escape(&hook.name);
         let _ = writeln!(out, "{hooks_indent}{branch} {name:width$}  {}  {events}", path(&hook.path));
+    }
+    if !checked.mounts.is_empty() {
+        let (branch, indent) = if skipped.is_empty() { ("└──", "    ") } else { ("├──", "│   ") };
+        let _ = writeln!(out, "{branch} extensions ({})", checked.mounts.len());
+        let namespace_width = checked.mounts.iter().map(|mount| mount.namespace().chars().count()).max().unwrap_or(0);
+        for (i, mount) in checked.mounts.iter().enumerate() {
+            let branch = if i + 1 == checked.mounts.len() { "└──" } else { "├──" };
+            let namespace = mount.namespace();
+            let _ = writeln!(
+                out,
+                "{indent}{branch} {namespace:namespace_width$}  {}  {}",
+                dim(&escape(&mount.file.display_path)),
+                escape(&mount_summary(mount))
+            );
+        }
     }
     if !skipped.is_empty() {
         let _ = writeln!(out, "└── skipped ({})", skipped.len());
@@ -136,6 +223,40 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
         let _ = writeln!(out, "{note}");
     }
     out
+}
+
+/// `@acme/ci-triage 1.4.0: 2 hooks mounted, 1 disabled (audit/usage); instructions; secrets
+/// BUILDKITE_TOKEN; egress api.buildkite.com`: one mount in a line.
+fn mount_summary(mount: &Mount) -> String {
+    let package = match &mount.package {
+        Some((name, Some(version))) => format!("{name} {version}"),
+        Some((name, None)) => name.clone(),
+        None => mount.shape.as_ref().map_or_else(String::new, |shape| shape.factory_source.clone()),
+    };
+    let Some(mounted) = mount.mounted.as_ref().filter(|mounted| mounted.problem.is_none()) else {
+        return format!("{package}: not mounted (see validate)");
+    };
+    let disabled: Vec<&str> = mounted
+        .hooks
+        .iter()
+        .filter(|hook| mounted.disabled.contains(&hook.key))
+        .map(|hook| hook.key.as_str())
+        .collect();
+    let mut parts = vec![plural(mounted.hooks.len() - disabled.len(), "hook") + " mounted"];
+    if !disabled.is_empty() {
+        parts[0].push_str(&format!(", {} disabled ({})", disabled.len(), disabled.join(", ")));
+    }
+    let mut line = format!("{package}: {}", parts.join(""));
+    if mounted.instructions.as_ref().is_some_and(|text| !text.trim().is_empty()) {
+        line.push_str("; instructions");
+    }
+    if !mounted.secret_names.is_empty() {
+        line.push_str(&format!("; secrets {}", mounted.secret_names.join(", ")));
+    }
+    if !mounted.egress_domains.is_empty() {
+        line.push_str(&format!("; egress {}", mounted.egress_domains.join(", ")));
+    }
+    line
 }
 
 /// Says so when some hooks have errors, so nobody mistakes the list for the whole project.

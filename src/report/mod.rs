@@ -52,7 +52,7 @@ pub fn render_diagnostics(
 /// The counts every format reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
-    /// Hook modules discovered and checked.
+    /// Hook modules and mount files discovered and checked.
     pub files: usize,
     /// Hooks that would load.
     pub hooks: usize,
@@ -63,7 +63,7 @@ pub struct Summary {
 impl Summary {
     pub fn of(checked: &CheckedProject) -> Self {
         Self {
-            files: checked.hooks.len(),
+            files: checked.hooks.iter().filter(|hook| hook.mount.is_none()).count() + checked.mounts.len(),
             hooks: checked.loaded().count(),
             errors: checked.count(Severity::Error),
             warnings: checked.count(Severity::Warning),
