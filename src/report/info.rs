@@ -242,11 +242,10 @@ fn mount_summary(mount: &Mount) -> String {
         .filter(|hook| mounted.disabled.contains(&hook.key))
         .map(|hook| hook.key.as_str())
         .collect();
-    let mut parts = vec![plural(mounted.hooks.len() - disabled.len(), "hook") + " mounted"];
+    let mut line = format!("{package}: {} mounted", plural(mounted.hooks.len() - disabled.len(), "hook"));
     if !disabled.is_empty() {
-        parts[0].push_str(&format!(", {} disabled ({})", disabled.len(), disabled.join(", ")));
+        line.push_str(&format!(", {} disabled ({})", disabled.len(), disabled.join(", ")));
     }
-    let mut line = format!("{package}: {}", parts.join(""));
     if mounted.instructions.as_ref().is_some_and(|text| !text.trim().is_empty()) {
         line.push_str("; instructions");
     }
