@@ -1285,3 +1285,27 @@ fn quiet_dev_writes_only_warnings_and_errors_but_records_every_line() {
     assert!(!printed.lines().any(|line| line.contains(" INFO ")), "{printed}");
     assert!(!printed.contains("loaded hook"), "{printed}");
 }
+
+/// A mounted extension's hooks run in dev's sessions, and a change to the mount file or to
+/// the extension's own source (a workspace package's TypeScript) reloads them.
+#[test]
+fn mounted_extensions_run_and_reload_when_the_mount_or_the_extension_changes() {
+    let workspace = common::copy_project(&common::fixture("extensions", "workspace"));
+    common::link_workspace_packages(workspace.path());
+    let agent = workspace.path().join("packages/agent");
+    let server = DevServer::start(&agent, 0);
+    let session = server.create_session();
+    server.send(&session, "one");
+    wait_for_log(&server, "hook \"ci__jobs/summary\": [ci acme] summary: ");
+    let label = workspace.path().join("packages/ci-ext/src/label.ts");
+    std::fs::write(&label, "export function label(org: string): string {\n  return `[ci ${org} v2]`;\n}\n").unwrap();
+    wait_for_log(&server, "hooks changed: 3 hooks will load");
+    server.send(&session, "two");
+    wait_for_log(&server, "hook \"ci__jobs/summary\": [ci acme v2] summary: ");
+    // The mount itself: `flaky` is disabled no more.
+    let mount = agent.join("bot/extensions/ci.ts");
+    std::fs::write(&mount, "import ci from \"@acme/ci-ext\";\n\nexport default ci({ org: \"acme\" });\n").unwrap();
+    wait_for_log(&server, "hooks changed: 4 hooks will load");
+    server.send(&session, "three");
+    wait_for_log(&server, "hook \"ci__flaky\": flaky: mounted");
+}
