@@ -5,7 +5,8 @@
 //! it), `yarn add <pkg>` and `yarn install --frozen-lockfile` in a fresh clone leaves `@cursor/bdk`,
 //! `@grok/agent-sdk` and `@cursor/july` importable by Node, by `tsc` and by vitest; and an
 //! `agent-sdk sdk` of another version refreshes them, through npm's link and in the copies
-//! pnpm and yarn make. Everything runs offline: `<pkg>` is a tarball packed from
+//! pnpm and yarn make; and an extension's own package (no agent) tests its hooks with vitest
+//! after `agent-sdk sdk` there. Everything runs offline: `<pkg>` is a tarball packed from
 //! `fixtures/npm_use/tiny-dependency`, pnpm, yarn and vitest are pinned in
 //! `tests/package-managers/` (`npm ci --prefix tests/package-managers`), `tsc` in
 //! `tests/typescript/`.
@@ -122,6 +123,42 @@ test("the test kit dispatches an event to a hook", async () => {
 });
 "#;
 
+/// An extension's author's test, under vitest: the extension's hooks dispatched through the
+/// test kit.
+const EXTENSION_TEST: &str = r#"import { createTestContext, dispatch, events } from "@cursor/bdk/testing";
+import ci, { greeter } from "./index.ts";
+
+test("an extension's hook dispatches through the test kit", async () => {
+  const mount = ci({ org: "acme" });
+  const ctx = await dispatch(mount.hooks.triage, events["turn.failed"](), createTestContext());
+  expect(await ctx.host.kv.get("triage:turn_test")).toEqual({ org: "acme", message: events["turn.failed"]().data.message });
+  const measured = await dispatch(mount.disableHook("triage").hooks["audit/usage"], events["turn.completed"]());
+  expect(measured.host.otel.recorded.map((record) => record.name)).toEqual(["ci.tokens"]);
+  expect((await dispatch(greeter().hooks.hello, events["message.received"]())).host.otel.recorded).toHaveLength(1);
+  expect(() => ci(JSON.parse("{}"))).toThrow("ci: `org` must be a string");
+});
+"#;
+
+/// An extension in a package of its own (no agent): after `agent-sdk sdk` there, vitest runs
+/// its author's test of its hooks with the test kit (the extension of `fixtures/test/extension`,
+/// which `tests/types.rs` type-checks).
+#[test]
+fn an_extension_package_s_hooks_are_tested_with_vitest() {
+    let package = common::copy_project(&root().join("fixtures/test/extension/packages/ci-triage"));
+    let sdk = run_in(package.path(), &["sdk"]);
+    assert_eq!(exit_code(&sdk), 0, "{}", text(&sdk));
+    std::fs::write(package.path().join("src/index.test.ts"), EXTENSION_TEST).unwrap();
+    let vitest = Command::new(tool("package-managers", "vitest"))
+        .args(["run", "--globals", "--root", "."])
+        .current_dir(package.path())
+        .env_remove("NODE_OPTIONS")
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    assert!(vitest.status.success(), "vitest failed:\n{}", text(&vitest));
+    assert!(text(&vitest).contains("1 passed"), "{}", text(&vitest));
+}
+
 /// The three ways the packages are used, checked on the project in `dir` after `what`:
 /// Node imports every module of each, `tsc --noEmit` passes on the scaffold (its hooks and
 /// their test import the SDK), and vitest runs a test importing the test kit. `tsc` and
@@ -130,7 +167,8 @@ fn usable(dir: &Path, what: &str) {
     let program: String = PACKAGES
         .iter()
         .flat_map(|package| {
-            ["", "/hooks", "/memory", "/testing"].map(|module| format!("await import('{package}{module}');"))
+            ["", "/hooks", "/memory", "/extensions", "/testing"]
+                .map(|module| format!("await import('{package}{module}');"))
         })
         .collect();
     let node = Command::new("node")
@@ -183,9 +221,9 @@ fn refreshed_after_an_upgrade(dir: &Path, copies: bool) {
     let sdk = run_in(dir, &["sdk"]);
     assert_eq!(exit_code(&sdk), 0, "{}", text(&sdk));
     let folder =
-        format!("updated vendor/agent-sdk/cursor-bdk (agent-sdk {}, 1 of 15 files changed)", env!("CARGO_PKG_VERSION"));
+        format!("updated vendor/agent-sdk/cursor-bdk (agent-sdk {}, 1 of 18 files changed)", env!("CARGO_PKG_VERSION"));
     assert!(text(&sdk).contains(&folder), "{}", text(&sdk));
-    let copy = "; updated its copy node_modules/@cursor/bdk (1 of 15 files changed)";
+    let copy = "; updated its copy node_modules/@cursor/bdk (1 of 18 files changed)";
     assert_eq!(text(&sdk).contains(copy), copies, "{}", text(&sdk));
     let validate = text(&run_in(dir, &["validate"]));
     assert!(!validate.contains("sdk-packages"), "after sdk:\n{}\n{validate}", text(&sdk));

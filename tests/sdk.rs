@@ -29,7 +29,7 @@ fn writes_the_three_packages_and_then_has_nothing_to_write() {
     let again = seen(project.path(), &["sdk", "--dir", "."]);
     // node_modules/ holds a copy (a link would hide the packages from pnpm's lockfile): the
     // edit is in the copy, and so is the repair.
-    let updated = "vendor/agent-sdk/grok-agent-sdk is up to date (agent-sdk [VERSION]); updated its copy node_modules/@grok/agent-sdk (1 of 15 files changed)";
+    let updated = "vendor/agent-sdk/grok-agent-sdk is up to date (agent-sdk [VERSION]); updated its copy node_modules/@grok/agent-sdk (1 of 18 files changed)";
     assert!(again.contains(updated), "{again}");
     assert!(std::fs::read_to_string(&memory).unwrap().contains("memoryHook"), "the edit was replaced");
 }
@@ -45,7 +45,7 @@ fn each_package_has_every_module_for_esm_and_commonjs_with_types_and_the_stamp()
             .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         files.sort();
-        for module in ["index", "hooks", "memory", "testing"] {
+        for module in ["index", "hooks", "memory", "extensions", "testing"] {
             for extension in ["mjs", "cjs", "d.ts"] {
                 assert!(files.contains(&format!("{module}.{extension}")), "{package}: {files:?}");
             }
@@ -60,6 +60,10 @@ fn each_package_has_every_module_for_esm_and_commonjs_with_types_and_the_stamp()
         assert_eq!(hooks["types"], "./hooks.d.ts");
         assert_eq!(hooks["import"], "./hooks.mjs");
         assert_eq!(hooks["require"], "./hooks.cjs");
+        let extensions = &manifest["exports"]["./extensions"];
+        assert_eq!(extensions["types"], "./extensions.d.ts");
+        assert_eq!(extensions["import"], "./extensions.mjs");
+        assert_eq!(extensions["require"], "./extensions.cjs");
         // The files are the runtime's own.
         let runtime = std::fs::read_to_string(common::root().join("src/runtime/node/sdk/hooks.cjs")).unwrap();
         assert_eq!(std::fs::read_to_string(dir.join("hooks.cjs")).unwrap(), runtime);
@@ -67,7 +71,7 @@ fn each_package_has_every_module_for_esm_and_commonjs_with_types_and_the_stamp()
 }
 
 /// Node, from the project folder, finds every module of every package both ways, and a
-/// hook made with one is a hook to the others (the runtime recognises it).
+/// hook made with one is a hook to the others (the runtime recognises it), as a mount is.
 #[test]
 fn node_imports_and_requires_every_module() {
     let project = copy_fixture("run", "state");
@@ -80,10 +84,16 @@ fn node_imports_and_requires_every_module() {
   const root = await import("{package}");
   const {{ defineHook, isHookDefinition }} = await import("{package}/hooks");
   const {{ memoryHook }} = await import("{package}/memory");
-  const required = {{ root: require("{package}"), hooks: require("{package}/hooks"), memory: require("{package}/memory") }};
+  const {{ defineExtension, disableHook, isMount }} = await import("{package}/extensions");
+  const required = {{ root: require("{package}"), hooks: require("{package}/hooks"), memory: require("{package}/memory"), extensions: require("{package}/extensions") }};
   const hook = defineHook({{ events: {{ "turn.completed"() {{}} }} }});
   check(isHookDefinition(hook) && isHookDefinition(memoryHook()), "{package}: hooks");
   check(required.hooks.isHookDefinition(hook) && typeof required.memory.memoryHook === "function", "{package}: require");
+  const mount = defineExtension(() => ({{ hooks: {{ triage: hook, "audit/usage": hook }} }}))();
+  check(isMount(mount) && required.extensions.isMount(disableHook(mount, "triage")), "{package}: extensions");
+  check(mount.disableHook("audit/usage").disabled[0] === "audit/usage" && mount.hooks.triage === hook, "{package}: a mount");
+  // `/hooks` exports the extensions module's own `disableHook`, to `import` and `require` alike.
+  check((await import("{package}/hooks")).disableHook === disableHook && required.hooks.disableHook === disableHook, "{package}: disableHook");
   // The root holds the types only, as `validate` has it: no function to import from it.
   check(root.defineHook === undefined && required.root.memoryHook === undefined, "{package}: a root of types");
 }}"#
@@ -141,13 +151,13 @@ fn a_copy_in_node_modules_is_written_again() {
     std::fs::write(copy.join("hooks.mjs"), "// an older agent-sdk's\n").unwrap();
     let said = seen(project.path(), &["sdk"]);
     assert!(
-        said.contains("wrote vendor/agent-sdk/cursor-bdk (agent-sdk [VERSION], 15 files); updated its copy node_modules/@cursor/bdk (15 of 15 files changed)"),
+        said.contains("wrote vendor/agent-sdk/cursor-bdk (agent-sdk [VERSION], 18 files); updated its copy node_modules/@cursor/bdk (18 of 18 files changed)"),
         "{said}"
     );
     assert!(!copy.is_symlink() && std::fs::read_to_string(copy.join("hooks.mjs")).unwrap().contains("defineHook"));
     assert!(
         said.contains(
-            "wrote vendor/agent-sdk/cursor-july (agent-sdk [VERSION], 15 files); copied it to node_modules/@cursor/july"
+            "wrote vendor/agent-sdk/cursor-july (agent-sdk [VERSION], 18 files); copied it to node_modules/@cursor/july"
         ),
         "{said}"
     );

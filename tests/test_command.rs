@@ -159,6 +159,18 @@ fn the_test_kit_stubs_ctx_makes_events_and_dispatches_as_the_runtime_does() {
     assert!(text.contains("exit: 0\n") && text.contains("ℹ fail 0\n"), "{text}");
 }
 
+/// An extension's hooks, from a workspace package whose `exports` point at TypeScript: its
+/// author's tests dispatch `mount.hooks.<key>` through the kit, and the project's tests
+/// import the project's mounts (`fixtures/test/extension`).
+#[test]
+fn an_extension_s_hooks_dispatch_through_the_test_kit() {
+    let dir = copy_fixture("test", "extension");
+    common::link_workspace_packages(dir.path());
+    let text = test_transcript(dir.path(), &[]);
+    insta::assert_snapshot!(text);
+    assert!(text.contains("exit: 0\n") && text.contains("ℹ pass 3\n"), "{text}");
+}
+
 #[test]
 fn the_kit_s_events_carry_the_data_run_event_dispatches() {
     let dir = copy_fixture("test", "kit");

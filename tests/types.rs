@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{copy_project, exit_code, root, run_in};
+use common::{copy_project, exit_code, link_workspace_packages, root, run_in};
 
 /// The compiler, or a failure saying how to install it.
 fn tsc() -> PathBuf {
@@ -43,12 +43,26 @@ fn type_check(project: &Path, resolution: Resolution) -> (i32, Vec<String>, Stri
 /// [`type_check`], leaving out the files `except` names.
 fn type_check_except(project: &Path, resolution: Resolution, except: &[&str]) -> (i32, Vec<String>, String) {
     let copy = copy_project(project);
-    let dir = copy.path();
+    let source = ["bot", "agent"].into_iter().find(|folder| copy.path().join(folder).is_dir()).expect("a project");
+    type_check_in(copy.path(), resolution, &[source], except, false)
+}
+
+/// `agent-sdk sdk` in `dir`, then `tsc --noEmit` on `folders` with a strict tsconfig
+/// (extending the project's own, when it has one), leaving out `except` and, unless
+/// `tests`, the test files: the exit code and the errors, each as `path(line,col): TSxxxx`.
+fn type_check_in(
+    dir: &Path,
+    resolution: Resolution,
+    folders: &[&str],
+    except: &[&str],
+    tests: bool,
+) -> (i32, Vec<String>, String) {
     let sdk = run_in(dir, &["sdk"]);
     assert_eq!(exit_code(&sdk), 0, "{}", String::from_utf8_lossy(&sdk.stderr));
 
-    let source = ["bot", "agent"].into_iter().find(|folder| dir.join(folder).is_dir()).expect("a project");
     let type_roots = root().join("tests/typescript/node_modules/@types");
+    let left_out: &[&str] = if tests { &[] } else { &["**/*.test.*", "**/*.spec.*"] };
+    let exclude: Vec<&str> = left_out.iter().chain(&["**/node_modules"]).chain(except).copied().collect();
     let mut tsconfig = serde_json::json!({
         "compilerOptions": {
             "strict": true,
@@ -60,12 +74,9 @@ fn type_check_except(project: &Path, resolution: Resolution, except: &[&str]) ->
             // The written declarations are checked too.
             "skipLibCheck": false,
         },
-        "include": [source],
-        "exclude": ["**/*.test.*", "**/*.spec.*", "**/node_modules"],
+        "include": folders,
+        "exclude": exclude,
     });
-    for file in except {
-        tsconfig["exclude"].as_array_mut().unwrap().push((*file).into());
-    }
     if dir.join("tsconfig.json").is_file() {
         tsconfig["extends"] = "./tsconfig.json".into();
     }
@@ -165,4 +176,75 @@ fn define_hook_from_the_package_root_fails_as_validate_says() {
     let (code, errors, text) = type_check(&project("fixtures/validate", "unknown-sdk-module"), NODENEXT);
     assert_ne!(code, 0, "{text}");
     assert!(errors.iter().any(|error| error.starts_with("bot/hooks/root-module.ts(1,10): TS2305")), "{text}");
+}
+
+/// A copy of `fixtures/test/extension` with its workspace package linked into
+/// `node_modules/`, as `npm install` links it.
+fn extension_project() -> tempfile::TempDir {
+    let copy = copy_project(&project("fixtures/test", "extension"));
+    link_workspace_packages(copy.path());
+    copy
+}
+
+/// An extension's types (`<sdk>/extensions`): the factory's options and hook keys are
+/// inferred, so `.disableHook("…")` and `disableHook(mount, "…")` (from `/extensions` and
+/// `/hooks`, all three package names) take its keys, `/` included, an extension without
+/// options is mounted with none, and the test kit's `dispatch` takes `mount.hooks.<key>`
+/// (the tests are checked too).
+#[test]
+fn extensions_their_mounts_and_their_tests_type_check() {
+    for resolution in [NODENEXT, BUNDLER] {
+        let project = extension_project();
+        let (code, errors, text) = type_check_in(project.path(), resolution, &["bot", "packages"], &[], true);
+        assert!(code == 0 && errors.is_empty(), "{resolution:?}:\n{text}");
+    }
+    // node10 reads no `exports`: the package's `types`. (Its tests are left out as the
+    // other projects' are: a default import of `node:assert` needs `esModuleInterop` there.)
+    let project = extension_project();
+    let (code, errors, text) = type_check_in(project.path(), NODE10, &["bot", "packages"], &[], false);
+    assert!(code == 0 && errors.is_empty(), "{NODE10:?}:\n{text}");
+}
+
+/// `tsc` rejects a hook key the extension does not have, in each form a mount file adjusts
+/// its mount with, and a mistyped or misspelt option: each at the argument.
+#[test]
+fn an_unknown_hook_key_or_a_mistyped_option_fails_at_the_argument() {
+    let project = extension_project();
+    let mistakes = [
+        (
+            "chained.ts",
+            "import ci from \"@acme/ci-triage\";\n\nexport default ci({ org: \"acme\" }).disableHook(\"nope\");\n",
+        ),
+        (
+            "free.ts",
+            "import ci from \"@acme/ci-triage\";\nimport { disableHook } from \"@cursor/bdk/extensions\";\n\nexport default disableHook(ci({ org: \"acme\" }), \"triage\", \"nope\");\n",
+        ),
+        (
+            "from-hooks.ts",
+            "import ci from \"@acme/ci-triage\";\nimport { disableHook } from \"@grok/agent-sdk/hooks\";\n\nexport default disableHook(ci({ org: \"acme\" }), \"audit/usage\", \"audit\");\n",
+        ),
+        ("mistyped.ts", "import ci from \"@acme/ci-triage\";\n\nexport default ci({ org: 1 });\n"),
+        ("misspelt.ts", "import ci from \"@acme/ci-triage\";\n\nexport default ci({ orgg: \"acme\" });\n"),
+    ];
+    for (file, text) in mistakes {
+        std::fs::write(project.path().join("bot/extensions").join(file), text).unwrap();
+    }
+    let (code, errors, text) = type_check_in(project.path(), NODENEXT, &["bot"], &[], false);
+    assert_ne!(code, 0, "{text}");
+    assert_eq!(
+        errors,
+        [
+            "bot/extensions/chained.ts(3,48): TS2345",
+            "bot/extensions/free.ts(4,59): TS2345",
+            "bot/extensions/from-hooks.ts(4,64): TS2345",
+            "bot/extensions/misspelt.ts(3,21): TS2561",
+            "bot/extensions/mistyped.ts(3,21): TS2322",
+        ],
+        "{text}"
+    );
+    let unknown = "Argument of type '\"nope\"' is not assignable to parameter of type '\"triage\" | \"audit/usage\"'";
+    assert_eq!(text.matches(unknown).count(), 2, "{text}");
+    assert!(text.contains("Argument of type '\"audit\"' is not assignable"), "{text}");
+    assert!(text.contains("Type 'number' is not assignable to type 'string'"), "{text}");
+    assert!(text.contains("'orgg' does not exist in type 'CiOptions'. Did you mean to write 'org'?"), "{text}");
 }

@@ -3,8 +3,9 @@
 //! against, so the types a user's editor sees never drift from what `validate` accepts.
 //!
 //! `index.d.ts` holds the types (`SessionEvent`, `HookContext`, …) and nothing that runs;
-//! `hooks.d.ts` and `memory.d.ts` declare `defineHook` and `memoryHook` (SPEC §7: the root
-//! exports the types; importing a function from it is `hooks::unknown-sdk-module`).
+//! `hooks.d.ts`, `memory.d.ts` and `extensions.d.ts` declare `defineHook`, `memoryHook` and
+//! `defineExtension` (SPEC §7: the root exports the types; importing a function from it is
+//! `hooks::unknown-sdk-module`).
 
 use std::fmt::Write;
 
@@ -12,7 +13,12 @@ use crate::vocabulary::{EVENTS, EventType, WILDCARD};
 
 /// The generated declaration files, by name in a package: `(file name, text)`.
 pub fn declaration_files() -> Vec<(&'static str, String)> {
-    vec![("index.d.ts", index()), ("hooks.d.ts", HOOKS.to_owned()), ("memory.d.ts", MEMORY.to_owned())]
+    vec![
+        ("index.d.ts", index()),
+        ("hooks.d.ts", HOOKS.to_owned()),
+        ("memory.d.ts", MEMORY.to_owned()),
+        ("extensions.d.ts", EXTENSIONS.to_owned()),
+    ]
 }
 
 /// The name of an event type's own TypeScript type: `turn.completed` → `TurnCompletedEvent`.
@@ -220,6 +226,9 @@ export declare function defineHook(definition: HookDefinition): HookDefinition;
 
 /** Whether `value` was made by `defineHook`. */
 export declare function isHookDefinition(value: unknown): value is HookDefinition;
+
+// A mount file may take `disableHook` from here or from `./extensions`: one function.
+export { disableHook } from "./extensions.js";
 "#;
 
 const MEMORY: &str = r#"// `@cursor/bdk/memory` (and `@grok/agent-sdk/memory`, `@cursor/july/memory`).
@@ -257,6 +266,70 @@ export interface MemoryRecord {
 export declare function memoryHook(options?: MemoryHookOptions): HookDefinition;
 "#;
 
+const EXTENSIONS: &str = r#"// `@cursor/bdk/extensions` (and `@grok/agent-sdk/extensions`, `@cursor/july/extensions`).
+// Written by `agent-sdk sdk`; do not edit.
+
+import type { HookDefinition } from "./index.js";
+
+/**
+ * What an extension's factory returns: its hooks by key (the hook's name inside the
+ * extension, which may hold `/` but never `__`; mounted as `ci`, `triage` loads as
+ * `ci__triage`), and what the mount adds to the project.
+ */
+export interface ExtensionSpec<Keys extends string> {
+  /** `defineHook` results by key: `{ triage: defineHook({ … }), "audit/usage": … }`. */
+  readonly hooks: Readonly<Record<Keys, HookDefinition>>;
+  /** Appended to the root agent's instructions when the project mounts the extension. */
+  readonly instructions?: string;
+  /** The secrets the extension reads (shown by `agent-sdk info`). */
+  readonly secretNames?: readonly string[];
+  /** The hosts the extension reaches (shown by `agent-sdk info`). */
+  readonly egressDomains?: readonly string[];
+}
+
+/**
+ * An extension mounted with its options: the default export of `bot/extensions/<ns>.ts`.
+ * `disableHook` returns the same mount without the hooks named; a mount never changes.
+ */
+export interface Mount<Keys extends string = string> {
+  readonly hooks: Readonly<Record<Keys, HookDefinition>>;
+  readonly instructions: string | undefined;
+  readonly secretNames: readonly string[];
+  readonly egressDomains: readonly string[];
+  /** The keys of the hooks not loaded, in the order they were disabled. */
+  readonly disabled: readonly Keys[];
+  /** The same mount without the hooks named, by their keys in the extension. */
+  disableHook(...names: Keys[]): Mount<Keys>;
+}
+
+/** The hook keys of a mount: `HookKeyOf<ReturnType<typeof ci>>` is `"triage" | "audit/usage"`. */
+export type HookKeyOf<M> = M extends Mount<infer Keys> ? Keys : never;
+
+/**
+ * What `defineExtension` returns, the package's default export: a function of the options
+ * that returns a mount (the options may be left out when the factory's may).
+ */
+export type Extension<Options, Keys extends string> = (
+  ...options: undefined extends Options ? [options?: Options] : [options: Options]
+) => Mount<Keys>;
+
+/**
+ * Defines an extension: `export default defineExtension((options: { org: string }) => ({ hooks: { … } }))`.
+ * The factory's parameter type is the options' type (a mistyped option is a type error where
+ * the project mounts it), and the keys of its `hooks` are what `disableHook` accepts. The
+ * factory runs when the project loads; a throw is the extension rejecting its options.
+ */
+export declare function defineExtension<Options, Keys extends string>(
+  factory: (options: Options) => ExtensionSpec<Keys>,
+): Extension<Options, Keys>;
+
+/** `disableHook(mount, "triage", …)`: the same as `mount.disableHook("triage", …)`. */
+export declare function disableHook<M extends Mount>(mount: M, ...names: HookKeyOf<M>[]): Mount<HookKeyOf<M>>;
+
+/** Whether `value` is a mount (made by an extension's default export). */
+export declare function isMount(value: unknown): value is Mount;
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,6 +357,55 @@ mod tests {
         }
         assert_eq!(union.matches('|').count(), EVENTS.len());
         assert!(index.contains("readonly \"*\"?: Handler<SessionEvent>;"));
+    }
+
+    /// The values a declaration file declares: `export [declare] function|const <name>` and
+    /// `export { <name>, … } from` (types left out).
+    fn declared_values(declarations: &str) -> Vec<String> {
+        let mut names = Vec::new();
+        for line in declarations.lines() {
+            let Some(rest) = line.strip_prefix("export ") else { continue };
+            let rest = rest.strip_prefix("declare ").unwrap_or(rest);
+            if let Some(list) = rest.strip_prefix('{') {
+                let list = list.split('}').next().unwrap_or_default();
+                names.extend(list.split(',').map(str::trim).filter(|name| !name.is_empty()).map(str::to_owned));
+            } else if let Some(item) = rest.strip_prefix("function ").or_else(|| rest.strip_prefix("const ")) {
+                let name: String = item.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+                names.push(name);
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// Every module's types declare exactly the values its runtime module exports
+    /// (`export const { … } = …` in `<stem>.mjs`), so `tsc` neither misses a function the
+    /// runtime has (as `disableHook` from `/hooks`) nor offers one it lacks.
+    #[test]
+    fn each_module_s_types_declare_what_its_runtime_module_exports() {
+        let written = declaration_files();
+        let hand_written = crate::sdk::files::SDK_FILES.iter().filter(|(name, _)| name.ends_with(".d.ts"));
+        let declarations: Vec<(&str, &str)> = written
+            .iter()
+            .map(|(name, text)| (*name, text.as_str()))
+            .chain(hand_written.map(|&(name, text)| (name, text)))
+            .collect();
+        for (file, text) in &declarations {
+            let stem = file.strip_suffix(".d.ts").unwrap();
+            let module = crate::sdk::files::SDK_FILES.iter().find(|(name, _)| *name == format!("{stem}.mjs"));
+            let (_, runtime) = module.unwrap_or_else(|| panic!("{file} has no {stem}.mjs"));
+            let mut exported: Vec<String> = runtime
+                .lines()
+                .filter_map(|line| line.strip_prefix("export const {"))
+                .flat_map(|list| list.split('}').next().unwrap_or_default().split(','))
+                .map(|name| name.trim().to_owned())
+                .filter(|name| !name.is_empty())
+                .collect();
+            exported.sort();
+            assert_eq!(declared_values(text), exported, "{file} and {stem}.mjs");
+        }
+        assert!(declarations.iter().any(|(file, _)| *file == "extensions.d.ts"));
     }
 
     #[test]

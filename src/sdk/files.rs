@@ -6,7 +6,8 @@
 ///
 /// A module `<stem>` is `<stem>.mjs` (ES module), `<stem>.cjs` (CommonJS) and, when it is
 /// hand-written, `<stem>.d.ts`; `index` is the package root. The declarations of `index`,
-/// `hooks` and `memory` are generated from the event vocabulary (see [`super::declarations`]).
+/// `hooks`, `memory` and `extensions` are written by [`super::declarations`] (`index`'s
+/// generated from the event vocabulary).
 pub const SDK_FILES: &[(&str, &str)] = &[
     ("hooks.cjs", include_str!("../runtime/node/sdk/hooks.cjs")),
     ("hooks.mjs", include_str!("../runtime/node/sdk/hooks.mjs")),

@@ -260,8 +260,9 @@ mod tests {
         assert_eq!(manifest["name"], "@cursor/bdk");
         assert_eq!(manifest["version"], VERSION);
         assert_eq!(manifest[STAMP_FIELD]["writtenBy"], VERSION);
-        for subpath in [".", "./hooks", "./memory"] {
+        for subpath in [".", "./hooks", "./memory", "./extensions", "./testing"] {
             assert_eq!(manifest["exports"][subpath]["require"].as_str().unwrap().rsplit('.').next(), Some("cjs"));
+            assert!(manifest["exports"][subpath]["types"].as_str().unwrap().ends_with(".d.ts"), "{subpath}");
         }
         let hooks = text.split("\"./hooks\": {").nth(1).unwrap();
         assert!(hooks.trim_start().starts_with("\"types\": \"./hooks.d.ts\""), "{hooks}");
