@@ -8,15 +8,21 @@ Three commands, timed side by side in the same run, taking turns:
   - with one mount: the same project plus `bot/extensions/ci.ts`, mounting a small extension
     kept in the project (`bot/lib/ci.ts`, made with defineExtension, 2 hooks), which
     `validate` must run once in Node to learn its hooks and check its options;
-  - node -e '': the floor a mount cannot go under, one Node.js start.
+  - the hook runtime's start: `node --enable-source-maps <state root>/runtime/host.mjs` with
+    its channel closed, which starts, registers its module loader and exits: the Node.js
+    process a mount is run in, and the floor of running one;
+  - node -e '': one bare Node.js start.
+
+And `run --event turn.completed` of the two projects: `run` starts the hook runtime anyway,
+and runs the mounts in a Node of their own while that runtime boots.
 
 The mount's cost should be about one Node start. Both projects are copies in a temporary
 folder; the warm-up runs (discarded) fill the compile cache, as a project's second
 `validate` finds it. Reported: the median wall time of each over --runs runs, and the
 mount's cost (with - without) beside one Node start.
 
-Sanity checks (exit 1): `validate` exits 0 on both, and says 3 hooks would load without the
-mount and 5 with it.
+Sanity checks (exit 1): every command exits 0, and `validate` says 3 hooks would load
+without the mount and 5 with it.
 
 Run from the repo root (Python 3.11, stdlib only):
 
@@ -50,6 +56,7 @@ export default defineExtension((options: { org: string }) => {
 """
 
 NODE_START = "node -e ''"
+RUNTIME_START = "the hook runtime's start"
 
 MOUNT = """import ci from "../lib/ci.js";
 
@@ -90,7 +97,14 @@ def main() -> int:
         commands = {
             "validate, without a mount": ([str(AGENT_SDK), "validate"], without, 3),
             "validate, one mount": ([str(AGENT_SDK), "validate"], with_mount, 5),
+            RUNTIME_START: (
+                ["bash", "-c", "node --enable-source-maps .agent-sdk/runtime/host.mjs 3</dev/null 4>/dev/null"],
+                with_mount,
+                None,
+            ),
             NODE_START: (["node", "-e", ""], Path(temp), None),
+            "run --event, without a mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], without, None),
+            "run --event, one mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], with_mount, None),
         }
         times: dict[str, list[float]] = {name: [] for name in commands}
         try:
@@ -99,6 +113,8 @@ def main() -> int:
                     seconds, done = timed(command, cwd)
                     if hooks is not None:
                         check(done, hooks)
+                    elif done.returncode != 0:
+                        raise SanityError(f"{name} exited {done.returncode}", done.stdout + done.stderr)
                     if round_ >= 2:
                         times[name].append(seconds)
         except SanityError as error:
@@ -112,7 +128,11 @@ def main() -> int:
     for name, ms in median.items():
         print(f"| {name} | {ms:.1f} ms |")
     cost = median["validate, one mount"] - median["validate, without a mount"]
-    print(f"\nThe mount costs {cost:.1f} ms; one Node start is {median[NODE_START]:.1f} ms.")
+    run_cost = median["run --event, one mount"] - median["run --event, without a mount"]
+    print(
+        f"\nThe mount costs validate {cost:.1f} ms: the hook runtime's start is {median[RUNTIME_START]:.1f} ms, "
+        f"a bare Node start {median[NODE_START]:.1f} ms. It costs run {run_cost:.1f} ms."
+    )
     return 0
 
 
