@@ -161,10 +161,13 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
 /// comment: only hook modules can have warnings or advice, and a module they import can
 /// have only errors, which no comment silences.
 fn apply_suppressions(checked: &mut CheckedProject) {
+    // A mount file's are applied once its mount ran ([`crate::extensions::mount`]): what it
+    // mounts is found only then.
+    let is_mount = |path: &str| checked.mounts.iter().any(|mount| mount.file.display_path == path);
     let mut paths: Vec<&String> = checked
         .sources
         .iter()
-        .filter(|(_, text)| text.contains(suppression::DIRECTIVE))
+        .filter(|(path, text)| text.contains(suppression::DIRECTIVE) && !is_mount(path))
         .map(|(path, _)| path)
         .collect();
     paths.sort();

@@ -182,3 +182,23 @@ fn without_node_mounts_cannot_be_checked_and_a_project_without_them_needs_none()
     assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stdout));
     assert!(!plain.path().join(".agent-sdk").exists(), "a static check writes nothing");
 }
+
+/// A warning about an extension's own hook (which the project cannot fix) is silenced by an
+/// `agent-sdk-ignore` comment above the mount's call, as a hook's are.
+#[test]
+fn an_extension_s_own_warning_is_silenced_where_it_is_mounted() {
+    let project = copy_fixture("extensions", "silenced");
+    let silenced = run_in(project.path(), &["validate", "--deny-warnings"]);
+    assert_eq!(exit_code(&silenced), 0, "{}", String::from_utf8_lossy(&silenced.stdout));
+    let mount = project.path().join("bot/extensions/noisy.ts");
+    let text = std::fs::read_to_string(&mount).unwrap();
+    std::fs::write(&mount, text.replace("// agent-sdk-ignore hooks::unknown-event\n", "")).unwrap();
+    let warned = run_in(project.path(), &["validate", "--deny-warnings", "--format", "json"]);
+    let stdout = String::from_utf8_lossy(&warned.stdout);
+    assert_eq!(exit_code(&warned), 1, "{stdout}");
+    assert!(
+        stdout
+            .contains("`turn.complete` is not an event type, so the handler of hook `noisy__legacy` for it never runs"),
+        "{stdout}"
+    );
+}

@@ -130,9 +130,31 @@ pub fn any_to_run(checked: &CheckedProject) -> bool {
 /// discovery order, and every problem is a diagnostic at the mount's call. Without mount
 /// files it does nothing (and starts nothing).
 pub fn mount(checked: &mut CheckedProject, config: &crate::runtime::host::RuntimeConfig, timeout: std::time::Duration) {
-    if !any_to_run(checked) {
-        return;
+    if any_to_run(checked) {
+        run_and_take_in(checked, config, timeout);
     }
+    apply_suppressions(checked);
+    checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+/// The `agent-sdk-ignore` comments of the mount files, once what they mount is known: a
+/// warning about an extension's own hook (`hooks::unknown-event` at the mount's call) can be
+/// silenced where the mount is written.
+fn apply_suppressions(checked: &mut CheckedProject) {
+    for mount in &checked.mounts {
+        if let Some(text) = checked.sources.get(&mount.file.display_path)
+            && text.contains(crate::diagnostics::suppression::DIRECTIVE)
+        {
+            crate::diagnostics::suppression::apply(&mut checked.diagnostics, &mount.file.display_path, text);
+        }
+    }
+}
+
+fn run_and_take_in(
+    checked: &mut CheckedProject,
+    config: &crate::runtime::host::RuntimeConfig,
+    timeout: std::time::Duration,
+) {
     for mount in &mut checked.mounts {
         mount.package = factory_package(&checked.modules, mount);
     }
@@ -158,7 +180,6 @@ pub fn mount(checked: &mut CheckedProject, config: &crate::runtime::host::Runtim
         }
     }
     checked.hooks.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
-    checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
 }
 
 fn needs_node(mount: &Mount, error: &anyhow::Error) -> crate::diagnostics::Diagnostic {
