@@ -68,6 +68,10 @@ impl LoadPlan {
 /// killed (the runtime's own timer handles every handler that does yield).
 const KILL_GRACE: Duration = Duration::from_millis(500);
 
+/// How long a runtime told to shut down gets to say its last (its observable instruments'
+/// callbacks get 2 s of it, in host.mjs) before it is killed.
+const CLOSE_WITHIN: Duration = Duration::from_millis(2_500);
+
 /// Events sent ahead of the one running, at most: enough to keep Node busy, bounded memory.
 const SEND_AHEAD: usize = 2048;
 
@@ -184,6 +188,7 @@ impl<'s> Dispatcher<'s> {
             timeout_ms: self.timeout.as_millis() as u64,
             timeout_text: crate::clock::format_duration(self.timeout),
             manifest: &self.manifest,
+            otel_api_version: &self.config.otel_api_version,
         }
     }
 
@@ -607,6 +612,25 @@ impl<'s> Dispatcher<'s> {
     /// Stops the runtime after everything was dispatched.
     pub fn shutdown(self) {
         self.runtime.shutdown();
+    }
+
+    /// Shuts the runtime down, taking in what it says on its way out (the measurements of
+    /// observable instruments, taken at shutdown; console output), for at most
+    /// [`CLOSE_WITHIN`]; then the metrics the hooks recorded.
+    pub fn close(mut self) -> OtelSummary {
+        let until = Instant::now() + CLOSE_WITHIN;
+        if self.runtime.send(&ToNode::Shutdown).is_ok() {
+            while let Some(left) = until.checked_duration_since(Instant::now()) {
+                match self.runtime.messages.recv_timeout(left) {
+                    Ok(FromRuntime::Message(message)) => self.handle(message),
+                    Ok(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
+                    Ok(FromRuntime::Exited) | Err(_) => break,
+                }
+            }
+        }
+        let otel = std::mem::take(&mut self.otel);
+        self.runtime.kill();
+        otel
     }
 }
 

@@ -10,26 +10,81 @@ use serde_json::{Value, json};
 use crate::runtime::protocol::{Call, Otel, OtelKind, Reply};
 use crate::state::StateStore;
 
-/// Metrics a run's hooks reported through `ctx.host.otel`, summarised at the end.
+/// Metrics a run's hooks recorded, through `ctx.host.otel` or the instruments of
+/// `@opentelemetry/api`, summarised at the end: per metric, and per set of attributes.
 #[derive(Debug, Default)]
 pub struct OtelSummary {
-    pub counters: BTreeMap<String, f64>,
-    /// name → (count, sum, min, max)
-    pub histograms: BTreeMap<String, (u64, f64, f64, f64)>,
+    /// Counters and up-down counters: name → their sum.
+    pub counters: BTreeMap<String, ByAttributes<f64>>,
+    pub histograms: BTreeMap<String, ByAttributes<Distribution>>,
+    /// Gauges (and what observable instruments observed at shutdown): name → the last value.
+    pub gauges: BTreeMap<String, ByAttributes<f64>>,
     pub tags: BTreeMap<String, String>,
 }
 
+/// A metric's value, and its value for each set of attributes it was recorded with
+/// (`channel=local`), by their text.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ByAttributes<T> {
+    pub total: T,
+    pub by: BTreeMap<String, T>,
+}
+
+/// What a histogram recorded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Distribution {
+    pub count: u64,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Default for Distribution {
+    fn default() -> Self {
+        Self { count: 0, sum: 0.0, min: f64::INFINITY, max: f64::NEG_INFINITY }
+    }
+}
+
+impl Distribution {
+    fn add(&mut self, value: f64) {
+        *self =
+            Self { count: self.count + 1, sum: self.sum + value, min: self.min.min(value), max: self.max.max(value) };
+    }
+}
+
+/// At most this many sets of attributes are listed on a metric's line.
+const ATTRIBUTE_SETS_SHOWN: usize = 5;
+
 impl OtelSummary {
-    /// Adds one `{ kind, name, value }` record from the runtime.
+    /// Adds one `{ kind, name, value, attrs }` record from the runtime.
     pub fn record(&mut self, otel: &Otel) {
         let name = otel.name.clone();
         let value = otel.value.as_f64();
+        let attributes = attributes_text(&otel.attrs);
         match otel.kind {
-            OtelKind::Counter => *self.counters.entry(name).or_default() += value.unwrap_or(1.0),
+            OtelKind::Counter | OtelKind::UpDown => {
+                let value = value.unwrap_or(1.0);
+                let entry = self.counters.entry(name).or_default();
+                entry.total += value;
+                if let Some(attributes) = attributes {
+                    *entry.by.entry(attributes).or_default() += value;
+                }
+            }
+            OtelKind::Gauge => {
+                let Some(value) = value else { return };
+                let entry = self.gauges.entry(name).or_default();
+                entry.total = value;
+                if let Some(attributes) = attributes {
+                    entry.by.insert(attributes, value);
+                }
+            }
             OtelKind::Histogram => {
                 let value = value.unwrap_or(0.0);
-                let entry = self.histograms.entry(name).or_insert((0, 0.0, f64::INFINITY, f64::NEG_INFINITY));
-                *entry = (entry.0 + 1, entry.1 + value, entry.2.min(value), entry.3.max(value));
+                let entry = self.histograms.entry(name).or_default();
+                entry.total.add(value);
+                if let Some(attributes) = attributes {
+                    entry.by.entry(attributes).or_default().add(value);
+                }
             }
             OtelKind::Tag => {
                 let value = match &otel.value {
@@ -43,19 +98,64 @@ impl OtelSummary {
 
     /// One line per metric, for the serve log.
     pub fn lines(&self) -> Vec<String> {
-        let mut lines: Vec<String> =
-            self.counters.iter().map(|(name, total)| format!("otel counter {name} = {}", trim_float(*total))).collect();
-        lines.extend(self.histograms.iter().map(|(name, (count, sum, min, max))| {
+        let mut lines: Vec<String> = self
+            .counters
+            .iter()
+            .map(|(name, sum)| {
+                format!("otel counter {name} = {}{}", trim_float(sum.total), by_attributes(sum, |v| trim_float(*v)))
+            })
+            .collect();
+        lines.extend(self.histograms.iter().map(|(name, recorded)| {
+            let Distribution { count, sum, min, max } = recorded.total;
+            let by = by_attributes(recorded, |part| format!("count {}, sum {}", part.count, trim_float(part.sum)));
             format!(
-                "otel histogram {name}: count {count}, sum {}, min {}, max {}",
-                trim_float(*sum),
-                trim_float(*min),
-                trim_float(*max)
+                "otel histogram {name}: count {count}, sum {}, min {}, max {}{by}",
+                trim_float(sum),
+                trim_float(min),
+                trim_float(max)
             )
+        }));
+        lines.extend(self.gauges.iter().map(|(name, last)| {
+            format!("otel gauge {name} = {}{}", trim_float(last.total), by_attributes(last, |v| trim_float(*v)))
         }));
         lines.extend(self.tags.iter().map(|(key, value)| format!("otel tag {key} = {value}")));
         lines
     }
+}
+
+/// ` (channel=local: 2; channel=slack: 1)`: the value for each set of attributes, when
+/// any was recorded with some; the first few, then how many more.
+fn by_attributes<T>(metric: &ByAttributes<T>, shown: impl Fn(&T) -> String) -> String {
+    if metric.by.is_empty() {
+        return String::new();
+    }
+    let mut parts: Vec<String> = metric
+        .by
+        .iter()
+        .take(ATTRIBUTE_SETS_SHOWN)
+        .map(|(attributes, value)| format!("{attributes}: {}", shown(value)))
+        .collect();
+    if metric.by.len() > ATTRIBUTE_SETS_SHOWN {
+        parts.push(format!("and {} more", metric.by.len() - ATTRIBUTE_SETS_SHOWN));
+    }
+    format!(" ({})", parts.join("; "))
+}
+
+/// `channel=local, model=gpt-4o`: a record's attributes in key order; `None` without any.
+fn attributes_text(attrs: &Value) -> Option<String> {
+    let object = attrs.as_object().filter(|object| !object.is_empty())?;
+    let mut pairs: Vec<(&String, String)> = object
+        .iter()
+        .map(|(key, value)| {
+            let text = match value {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            };
+            (key, text)
+        })
+        .collect();
+    pairs.sort();
+    Some(pairs.iter().map(|(key, value)| format!("{key}={value}")).collect::<Vec<_>>().join(", "))
 }
 
 fn trim_float(value: f64) -> String {
@@ -213,4 +313,37 @@ impl HostCalls {
 
 fn scope_name(scope: &str) -> &str {
     if scope == "deployment" { "deployment" } else { "session" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn otel(kind: OtelKind, name: &str, value: Value, attrs: Value) -> Otel {
+        Otel { kind, name: name.to_owned(), value, attrs, hook: None }
+    }
+
+    #[test]
+    fn each_metric_is_summed_or_kept_last_per_set_of_attributes_the_first_five_listed() {
+        let mut summary = OtelSummary::default();
+        // Eight records in eight sets: `a` twice, once with each `n`.
+        for (index, channel) in ["a", "b", "c", "d", "e", "f", "g", "a"].iter().enumerate() {
+            let attrs = json!({ "channel": channel, "n": index % 2 == 0 });
+            summary.record(&otel(OtelKind::Counter, "turns", json!(1), attrs));
+        }
+        summary.record(&otel(OtelKind::UpDown, "in_flight", json!(1), json!({})));
+        summary.record(&otel(OtelKind::UpDown, "in_flight", json!(-1), json!({})));
+        summary.record(&otel(OtelKind::Gauge, "open", json!(3), json!({ "region": "eu" })));
+        summary.record(&otel(OtelKind::Gauge, "open", json!(4), json!({ "region": "eu" })));
+        summary.record(&otel(OtelKind::Histogram, "ms", json!(1.5), json!({})));
+        assert_eq!(
+            summary.lines(),
+            [
+                "otel counter in_flight = 0",
+                "otel counter turns = 8 (channel=a, n=false: 1; channel=a, n=true: 1; channel=b, n=false: 1; channel=c, n=true: 1; channel=d, n=false: 1; and 3 more)",
+                "otel histogram ms: count 1, sum 1.5, min 1.5, max 1.5",
+                "otel gauge open = 4 (region=eu: 4)",
+            ]
+        );
+    }
 }

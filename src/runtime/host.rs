@@ -22,6 +22,7 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
     ("on-demand.mjs", include_str!("node/on-demand.mjs")),
+    ("otel-api.cjs", include_str!("node/otel-api.cjs")),
     ("project-modules.mjs", include_str!("node/project-modules.mjs")),
     ("test-setup.mjs", include_str!("node/test-setup.mjs")),
     ("helpers/decorate.cjs", include_str!("node/helpers/decorate.cjs")),
@@ -70,6 +71,9 @@ pub struct RuntimeConfig {
     /// `--dir`, whose state store answers the calls.
     pub project_dir: PathBuf,
     pub session_id: String,
+    /// The version the runtime's OpenTelemetry meter provider registers as (see
+    /// [`super::otel_api`]).
+    pub otel_api_version: String,
 }
 
 /// Lines for the runtime (each a whole message), shared by the dispatcher and the thread

@@ -5,5 +5,6 @@
 pub mod calls;
 pub mod event_examples;
 pub mod host;
+pub mod otel_api;
 pub mod protocol;
 pub mod reader;

@@ -21,6 +21,9 @@ pub enum ToNode<'a> {
         #[serde(rename = "timeoutText")]
         timeout_text: String,
         manifest: &'a Value,
+        /// The version the OpenTelemetry meter provider registers as, at the first init.
+        #[serde(rename = "otelApiVersion")]
+        otel_api_version: &'a str,
     },
     /// Import each mount file (after an init whose manifest serves them) and say what it
     /// mounts; nothing is dispatched.
@@ -234,7 +237,12 @@ pub struct Otel {
 #[serde(rename_all = "lowercase")]
 pub enum OtelKind {
     Counter,
+    /// An up-down counter of `@opentelemetry/api`: summed, and may go down.
+    #[serde(rename = "updown")]
+    UpDown,
     Histogram,
+    /// A gauge, or what an observable instrument observed: its last value.
+    Gauge,
     Tag,
 }
 

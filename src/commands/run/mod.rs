@@ -163,10 +163,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     };
     dispatcher.finish()?;
     let stats = dispatcher.stats;
-    for line in dispatcher.otel.lines() {
+    for line in dispatcher.close().lines() {
         log.info(line);
     }
-    dispatcher.shutdown();
     log.info(format!(
         "summary: {} dispatched to {}; {} failed to load, {} threw, {} timed out; {}, {}",
         plural(stats.events as usize, "event"),

@@ -59,8 +59,11 @@
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
 //       files.read [path, scope] | files.list [scope] | reminders.set [at, note] | reminders.list [] |
 //       artifacts.tag [name, value, turnId]; scope is "session" or "deployment"
-//   {"t":"otel","kind":"counter"|"histogram"|"tag","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
-//       fire and forget
+//   {"t":"otel","kind":"counter"|"updown"|"histogram"|"gauge"|"tag","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
+//       fire and forget: ctx.host.otel's records, and the measurements of the instruments
+//       made with @opentelemetry/api (its global meter provider is registered at the first
+//       init, before any hook loads: otel-api.cjs); an observable instrument's are taken
+//       once, at shutdown, as "gauge"s
 //   {"t":"console","level":"info"|"warn"|"error","hook":"audit/usage"|null,"text":"…"}
 //       console.log/info/debug and process.stdout.write → info, warn and
 //       process.stderr.write → warn, error/trace → error; hook is null when the output is
@@ -84,6 +87,7 @@ import { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 
+import otelApi from './otel-api.cjs';
 import { serveProjectModules } from './project-modules.mjs';
 import context from './sdk/context.cjs';
 import { isMount } from './sdk/extensions.mjs';
@@ -309,7 +313,15 @@ let timeoutText = '30s';
 // setTimeout fires at once for delays past this (and warns).
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** Takes the observable instruments' measurements; set at the first init. */
+let collectObservables = async () => {};
+let meterProviderInstalled = false;
+
 async function init(message) {
+  if (!meterProviderInstalled) {
+    meterProviderInstalled = true;
+    collectObservables = otelApi.installMeterProvider(sendOtel, String(message.otelApiVersion ?? '1.10.0'));
+  }
   ctx = buildContext(message.ctx ?? {});
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
   timeoutText = String(message.timeoutText ?? `${timeoutMs}ms`);
@@ -572,8 +584,20 @@ async function drain() {
   draining = false;
 }
 
-/** Exits once every protocol line is out; never resolves, so nothing queued after it runs. */
-function exitWhenFlushed() {
+/** How long the observable instruments' callbacks may take at shutdown. */
+const OBSERVE_MS = 2_000;
+
+/**
+ * Takes the observable instruments' measurements (for at most OBSERVE_MS), then exits once
+ * every protocol line is out; never resolves, so nothing queued after it runs.
+ */
+async function exitWhenFlushed() {
+  let timer;
+  const gaveUp = new Promise((resolve) => {
+    timer = startTimer(resolve, OBSERVE_MS);
+  });
+  await race([collectObservables(), gaveUp]);
+  stopTimer(timer);
   // Protocol writes are synchronous: once the deferred lines are written, every line is out.
   flush();
   realExit(0);

@@ -1,0 +1,50 @@
+//! Which version the runtime's OpenTelemetry meter provider registers itself as
+//! (`node/otel-api.cjs`): a copy of `@opentelemetry/api` 1.x takes a global provider whose
+//! version has its own major and at least its own minor, so the provider claims the newest
+//! version installed in the project, and never less than the newest this binary knows.
+
+use std::path::Path;
+
+/// The newest `@opentelemetry/api` release this binary knows (npm, 2026-12).
+pub const KNOWN_NEWEST: &str = "1.10.0";
+
+/// The version to register as: the newest 1.x of `node_modules/@opentelemetry/api` in
+/// `project_root` and the folders above it (where Node finds the hooks' copies), or
+/// [`KNOWN_NEWEST`] when that is newer.
+pub fn version_for(project_root: &Path) -> String {
+    let newest = project_root
+        .ancestors()
+        .filter_map(|dir| std::fs::read_to_string(dir.join("node_modules/@opentelemetry/api/package.json")).ok())
+        .filter_map(|text| crate::json_file::parse(&text).ok()?["version"].as_str().and_then(parse))
+        .chain(parse(KNOWN_NEWEST))
+        .filter(|&(major, _, _)| major == 1)
+        .max()
+        .unwrap_or((1, 10, 0));
+    format!("{}.{}.{}", newest.0, newest.1, newest.2)
+}
+
+/// `1.9.0` → `(1, 9, 0)`; a prerelease or anything else → `None`.
+fn parse(version: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = version.trim().split('.');
+    let number = |part: Option<&str>| part?.parse::<u32>().ok();
+    let parsed = (number(parts.next())?, number(parts.next())?, number(parts.next())?);
+    parts.next().is_none().then_some(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_installed_or_the_newest_known() {
+        let project = tempfile::tempdir().unwrap();
+        assert_eq!(version_for(project.path()), KNOWN_NEWEST);
+        let api = project.path().join("node_modules/@opentelemetry/api");
+        std::fs::create_dir_all(&api).unwrap();
+        std::fs::write(api.join("package.json"), r#"{ "name": "@opentelemetry/api", "version": "1.9.0" }"#).unwrap();
+        assert_eq!(version_for(project.path()), KNOWN_NEWEST);
+        std::fs::write(api.join("package.json"), r#"{ "name": "@opentelemetry/api", "version": "1.12.3" }"#).unwrap();
+        assert_eq!(version_for(&project.path().join("bot")), "1.12.3");
+        assert_eq!(parse("1.13.0-rc.1"), None);
+    }
+}

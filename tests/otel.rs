@@ -1,0 +1,59 @@
+//! OpenTelemetry, locally: what hooks record through `@opentelemetry/api` (the vendor's
+//! first example, seed 003's hook verbatim) and through `ctx.host.otel` reaches the serve
+//! log at the end of `run`, with no setup. The project (`fixtures/otel/api-metrics`) has
+//! the real `@opentelemetry/api` 1.9.0 from npm, pinned in its package-lock.json
+//! (`npm ci --prefix fixtures/otel/api-metrics`).
+
+mod common;
+
+use common::{copy_fixture, exit_code, fixture, run_in};
+
+/// The serve log's `otel …` lines, without their timestamps.
+fn otel_lines(log: &str) -> Vec<String> {
+    log.lines().filter_map(|line| line.split_once(" INFO  otel ").map(|(_, rest)| format!("otel {rest}"))).collect()
+}
+
+fn project() -> tempfile::TempDir {
+    let installed = fixture("otel", "api-metrics").join("node_modules/@opentelemetry/api/package.json");
+    assert!(
+        installed.is_file(),
+        "@opentelemetry/api is not installed: run `npm ci --prefix fixtures/otel/api-metrics`"
+    );
+    copy_fixture("otel", "api-metrics")
+}
+
+#[test]
+fn instruments_of_the_opentelemetry_api_and_ctx_host_otel_are_summarised_at_the_end_of_run() {
+    let project = project();
+    let output = run_in(project.path(), &["run", "--message", "hello"]);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 0, "{log}");
+    assert_eq!(
+        otel_lines(&log),
+        [
+            "otel counter acme.ctx.turns = 1 (source=ctx: 1)",
+            "otel counter acme.tokens.input = 2",
+            "otel counter acme.tokens.output = 18",
+            "otel counter acme.turns.in_flight = 0",
+            "otel histogram acme.turn.duration: count 2, sum 200, min 80, max 120 (model=local: count 2, sum 200)",
+            "otel gauge acme.queue.depth = 7",
+            "otel gauge acme.retries = 2 (cause=timeout: 2)",
+            "otel gauge acme.sessions.open = 3 (region=eu: 3)",
+            "otel gauge acme.tokens.last_output = 18",
+        ],
+        "{log}"
+    );
+    // The summary comes before the run's own last line.
+    let summary = log.find("INFO  summary: ").unwrap();
+    assert!(log.find(" otel counter ").unwrap() < summary, "{log}");
+}
+
+/// Seed 003's `turn.failed` counter, with its attribute.
+#[test]
+fn a_counter_s_attributes_are_summarised() {
+    let project = project();
+    let output = run_in(project.path(), &["run", "--event", "turn.failed"]);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 0, "{log}");
+    assert!(otel_lines(&log).contains(&"otel counter acme.turn.failed = 1 (channel=local: 1)".to_owned()), "{log}");
+}
