@@ -2,7 +2,8 @@
 //! first example, seed 003's hook verbatim) and through `ctx.host.otel` reaches the serve
 //! log at the end of `run`, with no setup. The project (`fixtures/otel/api-metrics`) has
 //! the real `@opentelemetry/api` 1.9.0 from npm, pinned in its package-lock.json
-//! (`npm ci --prefix fixtures/otel/api-metrics`).
+//! (`npm ci --prefix fixtures/otel/api-metrics`). And the runtime ends as Node programs
+//! end, so a hook's `beforeExit` listener (where its own provider flushes) runs.
 
 mod common;
 
@@ -56,4 +57,36 @@ fn a_counter_s_attributes_are_summarised() {
     let log = String::from_utf8_lossy(&output.stderr);
     assert_eq!(exit_code(&output), 0, "{log}");
     assert!(otel_lines(&log).contains(&"otel counter acme.turn.failed = 1 (channel=local: 1)".to_owned()), "{log}");
+}
+
+/// The runtime ends as Node programs end: a hook's `beforeExit` listener (where a provider
+/// of its own flushes) and `exit` listener run at the end of `run`, and what they print is
+/// in the serve log.
+#[test]
+fn the_hooks_before_exit_and_exit_listeners_run_at_the_end_of_run() {
+    let project = copy_fixture("runtime", "before-exit");
+    let output = run_in(project.path(), &["run", "--event", "turn.completed"]);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 0, "{log}");
+    let flushed = log.find("INFO  flushed 1 records before exit").unwrap_or_else(|| panic!("{log}"));
+    let exited = log.find("INFO  exit listener ran (code 0)").unwrap_or_else(|| panic!("{log}"));
+    assert!(flushed < exited && exited < log.find("INFO  summary: ").unwrap(), "{log}");
+    assert!(!log.contains("still busy"), "{log}");
+}
+
+/// A hook that keeps Node busy for ever (an interval) holds the end of `run` for the
+/// shutdown bound (2 s) at most, and the serve log says why.
+#[test]
+fn a_hook_that_keeps_node_busy_is_ended_after_the_bound_with_a_warning() {
+    let project = copy_fixture("runtime", "before-exit");
+    std::fs::write(
+        project.path().join("bot/hooks/ticker.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\n\nsetInterval(() => {}, 1000);\n\nexport default defineHook({ events: { \"turn.completed\"() {} } });\n",
+    )
+    .unwrap();
+    let output = run_in(project.path(), &["run", "--event", "turn.completed"]);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 0, "{log}");
+    assert!(log.contains("WARN  agent-sdk host: Node.js was still busy 2s after the hooks were told to stop (a timer, a socket or a child process of a hook's); it was ended"), "{log}");
+    assert!(log.contains("INFO  exit listener ran (code 0)"), "{log}");
 }

@@ -584,23 +584,33 @@ async function drain() {
   draining = false;
 }
 
-/** How long the observable instruments' callbacks may take at shutdown. */
-const OBSERVE_MS = 2_000;
+/** How long the runtime may take to end once told to: the observable instruments'
+ * callbacks, then the hooks' own `beforeExit` and `exit` listeners (a provider's flush). */
+const SHUTDOWN_MS = 2_000;
 
 /**
- * Takes the observable instruments' measurements (for at most OBSERVE_MS), then exits once
- * every protocol line is out; never resolves, so nothing queued after it runs.
+ * Ends the runtime as Node programs end, within SHUTDOWN_MS: the observable instruments'
+ * measurements are taken, the channel from Rust is closed, and Node exits when nothing is
+ * left to do, running the hooks' `beforeExit` and `exit` listeners (what they print is
+ * still said). Whatever keeps Node busy past the deadline (a hook's interval, a socket) is
+ * cut short by exiting then. Never resolves, so nothing queued after it runs.
  */
 async function exitWhenFlushed() {
-  let timer;
-  const gaveUp = new Promise((resolve) => {
-    timer = startTimer(resolve, OBSERVE_MS);
-  });
-  await race([collectObservables(), gaveUp]);
-  stopTimer(timer);
+  const deadline = startTimer(() => {
+    sendConsole(
+      'warn',
+      `agent-sdk host: Node.js was still busy ${SHUTDOWN_MS / 1000}s after the hooks were told to stop (a timer, a socket or a child process of a hook's); it was ended`,
+    );
+    flush();
+    realExit(0);
+  }, SHUTDOWN_MS);
+  // The deadline itself must not keep Node running.
+  deadline.unref();
+  await collectObservables();
   // Protocol writes are synchronous: once the deferred lines are written, every line is out.
   flush();
-  realExit(0);
+  process.exitCode = 0;
+  channel.destroy();
   return new Promise(() => {});
 }
 
@@ -634,7 +644,8 @@ function onLine(line) {
   }
 }
 
-const input = createInterface({ input: new Socket({ fd: TO_NODE_FD, readable: true, writable: false }), crlfDelay: Infinity });
+const channel = new Socket({ fd: TO_NODE_FD, readable: true, writable: false });
+const input = createInterface({ input: channel, crlfDelay: Infinity });
 input.on('line', (line) => {
   try {
     onLine(line);
