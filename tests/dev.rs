@@ -1309,3 +1309,30 @@ fn mounted_extensions_run_and_reload_when_the_mount_or_the_extension_changes() {
     server.send(&session, "three");
     wait_for_log(&server, "hook \"ci__flaky\": flaky: mounted");
 }
+
+/// What a session's hooks record (through `@opentelemetry/api` and `ctx.host.otel`) is
+/// summarised in the serve log when the session's runtime stops: here, when it rests.
+#[test]
+fn a_session_s_metrics_are_summarised_when_it_rests() {
+    let installed = common::fixture("otel", "api-metrics").join("node_modules/@opentelemetry/api");
+    assert!(installed.is_dir(), "run `npm ci --prefix fixtures/otel/api-metrics`");
+    let dir = copy_fixture("otel", "api-metrics");
+    let child = in_project(common::agent_sdk(), dir.path())
+        .args(["dev", "--port", "0", "--session-idle", "1s"])
+        .spawn()
+        .unwrap();
+    let server = DevServer::adopt(child, dir.path(), "");
+    let session = server.create_session();
+    server.send(&session, "hello");
+    wait_for_log(&server, "session idle: its hook runtime was stopped");
+    let lines: Vec<Value> = server
+        .logs("")
+        .into_iter()
+        .filter(|record| record["message"].as_str().unwrap_or_default().starts_with("otel "))
+        .collect();
+    let messages: Vec<&str> = lines.iter().map(|record| record["message"].as_str().unwrap()).collect();
+    assert!(messages.contains(&"otel counter acme.tokens.output = 18"), "{messages:?}");
+    assert!(messages.contains(&"otel counter acme.ctx.turns = 1 (source=ctx: 1)"), "{messages:?}");
+    assert!(messages.contains(&"otel gauge acme.sessions.open = 3 (region=eu: 3)"), "{messages:?}");
+    assert!(lines.iter().all(|record| record["sessionId"] == session.as_str()), "{lines:?}");
+}

@@ -361,11 +361,16 @@ impl<'a> OpenSession<'a> {
         }
     }
 
-    /// Waits for the hooks to finish what was dispatched, then stops the runtime.
+    /// Waits for the hooks to finish what was dispatched, then stops the runtime, and says
+    /// what its hooks recorded (`otel …` lines, as `run` does at its end): a session's
+    /// metrics are summarised when its runtime stops (the session rests, its hooks reload,
+    /// the server stops).
     fn stop(&self, mut dispatcher: Dispatcher<'_>) {
         if let Err(problem) = dispatcher.finish() {
             self.log.error(format!("the session's hook runtime failed: {problem:#}"));
         }
-        dispatcher.shutdown();
+        for line in dispatcher.close().lines() {
+            self.log.info(line);
+        }
     }
 }
