@@ -1,7 +1,7 @@
 //! Mount discovery: every module file directly in `<src>/extensions/` (tests, specs and
 //! declarations skipped) is a mount, its file name without the extension its namespace.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::discover::{FileKind, and_list, file_kind};
@@ -119,12 +119,6 @@ fn duplicate_namespace(group: &[MountFile]) -> Diagnostic {
         "a mount's namespace is its file name without the extension, so keep one of these files and delete or rename the others",
     )
     .with_path(&group[0].display_path)
-}
-
-/// The path `path` is shown by, relative to `--dir`.
-pub fn shown(project: &Project, path: &Path) -> String {
-    path.strip_prefix(&project.dir)
-        .map_or_else(|_| path.display().to_string(), |p| p.to_string_lossy().replace('\\', "/"))
 }
 
 #[cfg(test)]
