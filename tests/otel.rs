@@ -1,6 +1,6 @@
 //! OpenTelemetry, locally: what hooks record through `@opentelemetry/api` (the vendor's
 //! first example, seed 003's hook verbatim) and through `ctx.host.otel` reaches the serve
-//! log at the end of `run`, with no setup. The project (`fixtures/otel/api-metrics`) has
+//! log at the end of `run`, with no setup; so do its spans, nested by the active context. The project (`fixtures/otel/api-metrics`) has
 //! the real `@opentelemetry/api` 1.9.0 from npm, pinned in its package-lock.json
 //! (`npm ci --prefix fixtures/otel/api-metrics`). And the runtime ends as Node programs
 //! end, so a hook's `beforeExit` listener (where its own provider flushes) runs.
@@ -29,8 +29,10 @@ fn instruments_of_the_opentelemetry_api_and_ctx_host_otel_are_summarised_at_the_
     let output = run_in(project.path(), &["run", "--message", "hello"]);
     let log = String::from_utf8_lossy(&output.stderr);
     assert_eq!(exit_code(&output), 0, "{log}");
+    let lines = otel_lines(&log);
+    let (spans, metrics): (Vec<&String>, Vec<&String>) = lines.iter().partition(|line| line.starts_with("otel span "));
     assert_eq!(
-        otel_lines(&log),
+        metrics,
         [
             "otel counter acme.ctx.turns = 1 (source=ctx: 1)",
             "otel counter acme.tokens.input = 2",
@@ -44,6 +46,17 @@ fn instruments_of_the_opentelemetry_api_and_ctx_host_otel_are_summarised_at_the_
         ],
         "{log}"
     );
+    // Spans (their milliseconds vary): the traced hook's two, nested across an await.
+    assert!(
+        log.contains("INFO  hook \"traced\": the active span survives an await and parents a new one: true"),
+        "{log}"
+    );
+    assert_eq!(spans.len(), 2, "{log}");
+    assert!(
+        spans[0].starts_with("otel span acme.lookup: 1 ended, 0 failed, ") && spans[0].ends_with(" ms in all"),
+        "{log}"
+    );
+    assert!(spans[1].starts_with("otel span acme.summarise: 1 ended, 0 failed, "), "{log}");
     // The summary comes before the run's own last line.
     let summary = log.find("INFO  summary: ").unwrap();
     assert!(log.find(" otel counter ").unwrap() < summary, "{log}");
@@ -57,6 +70,18 @@ fn a_counter_s_attributes_are_summarised() {
     let log = String::from_utf8_lossy(&output.stderr);
     assert_eq!(exit_code(&output), 0, "{log}");
     assert!(otel_lines(&log).contains(&"otel counter acme.turn.failed = 1 (channel=local: 1)".to_owned()), "{log}");
+}
+
+/// A span a hook ends with status ERROR is said at once, as an error of that hook, and
+/// counted in the summary.
+#[test]
+fn a_failed_span_is_an_error_line_of_its_hook() {
+    let project = project();
+    let output = run_in(project.path(), &["run", "--event", "turn.failed"]);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 0, "{log}");
+    assert!(log.contains("ERROR hook \"traced\": span \"acme.page\" failed: the pager is unreachable"), "{log}");
+    assert!(otel_lines(&log).iter().any(|line| line.starts_with("otel span acme.page: 1 ended, 1 failed, ")), "{log}");
 }
 
 /// The runtime ends as Node programs end: a hook's `beforeExit` listener (where a provider

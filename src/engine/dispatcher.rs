@@ -479,7 +479,15 @@ impl<'s> Dispatcher<'s> {
                 };
                 self.log(record);
             }
-            FromNode::Otel(otel) => self.otel.record(&otel),
+            FromNode::Otel(otel) => {
+                if let Some(error) = &otel.error {
+                    let hook = otel.hook.as_deref().unwrap_or("?");
+                    let record =
+                        Record::new(Level::Error, format!("hook \"{hook}\": span \"{}\" failed: {error}", otel.name));
+                    self.log(record.hook(hook));
+                }
+                self.otel.record(&otel);
+            }
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
             // Answered by the reader thread; the rest belong to loading.
             FromNode::Call(_)

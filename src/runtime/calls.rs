@@ -20,6 +20,16 @@ pub struct OtelSummary {
     /// Gauges (and what observable instruments observed at shutdown): name → the last value.
     pub gauges: BTreeMap<String, ByAttributes<f64>>,
     pub tags: BTreeMap<String, String>,
+    /// Spans of `@opentelemetry/api`'s tracer, by name: how many ended, how many failed,
+    /// their milliseconds.
+    pub spans: BTreeMap<String, Spans>,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Spans {
+    pub ended: u64,
+    pub failed: u64,
+    pub milliseconds: f64,
 }
 
 /// A metric's value, and its value for each set of attributes it was recorded with
@@ -86,6 +96,12 @@ impl OtelSummary {
                     entry.by.entry(attributes).or_default().add(value);
                 }
             }
+            OtelKind::Span => {
+                let entry = self.spans.entry(name).or_default();
+                entry.ended += 1;
+                entry.failed += u64::from(otel.error.is_some());
+                entry.milliseconds += value.unwrap_or(0.0);
+            }
             OtelKind::Tag => {
                 let value = match &otel.value {
                     Value::String(text) => text.clone(),
@@ -119,6 +135,14 @@ impl OtelSummary {
             format!("otel gauge {name} = {}{}", trim_float(last.total), by_attributes(last, |v| trim_float(*v)))
         }));
         lines.extend(self.tags.iter().map(|(key, value)| format!("otel tag {key} = {value}")));
+        lines.extend(self.spans.iter().map(|(name, spans)| {
+            format!(
+                "otel span {name}: {} ended, {} failed, {} ms in all",
+                spans.ended,
+                spans.failed,
+                trim_float((spans.milliseconds * 10.0).round() / 10.0)
+            )
+        }));
         lines
     }
 }
@@ -320,7 +344,7 @@ mod tests {
     use super::*;
 
     fn otel(kind: OtelKind, name: &str, value: Value, attrs: Value) -> Otel {
-        Otel { kind, name: name.to_owned(), value, attrs, hook: None }
+        Otel { kind, name: name.to_owned(), value, attrs, hook: None, error: None }
     }
 
     #[test]
@@ -336,6 +360,8 @@ mod tests {
         summary.record(&otel(OtelKind::Gauge, "open", json!(3), json!({ "region": "eu" })));
         summary.record(&otel(OtelKind::Gauge, "open", json!(4), json!({ "region": "eu" })));
         summary.record(&otel(OtelKind::Histogram, "ms", json!(1.5), json!({})));
+        summary.record(&otel(OtelKind::Span, "page", json!(2.04), json!({})));
+        summary.record(&Otel { error: Some("down".to_owned()), ..otel(OtelKind::Span, "page", json!(1.0), json!({})) });
         assert_eq!(
             summary.lines(),
             [
@@ -343,6 +369,7 @@ mod tests {
                 "otel counter turns = 8 (channel=a, n=false: 1; channel=a, n=true: 1; channel=b, n=false: 1; channel=c, n=true: 1; channel=d, n=false: 1; and 3 more)",
                 "otel histogram ms: count 1, sum 1.5, min 1.5, max 1.5",
                 "otel gauge open = 4 (region=eu: 4)",
+                "otel span page: 2 ended, 1 failed, 3 ms in all",
             ]
         );
     }

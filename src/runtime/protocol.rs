@@ -231,6 +231,9 @@ pub struct Otel {
     pub attrs: Value,
     #[serde(default)]
     pub hook: Option<String>,
+    /// For a span whose status is ERROR: why.
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -244,6 +247,8 @@ pub enum OtelKind {
     /// A gauge, or what an observable instrument observed: its last value.
     Gauge,
     Tag,
+    /// A span of `@opentelemetry/api`'s tracer ended: `value` is its milliseconds.
+    Span,
 }
 
 /// How loud a hook's output is: `console.log`/`info`/`debug` and stdout are `info`, `warn`

@@ -59,7 +59,9 @@
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
 //       files.read [path, scope] | files.list [scope] | reminders.set [at, note] | reminders.list [] |
 //       artifacts.tag [name, value, turnId]; scope is "session" or "deployment"
-//   {"t":"otel","kind":"counter"|"updown"|"histogram"|"gauge"|"tag","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
+//   {"t":"otel","kind":"counter"|"updown"|"histogram"|"gauge"|"tag"|"span","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
+//       ("span": one ended span of @opentelemetry/api's tracer, `value` its milliseconds,
+//       with "error":"…" when its status is ERROR)
 //       fire and forget: ctx.host.otel's records, and the measurements of the instruments
 //       made with @opentelemetry/api (its global meter provider is registered at the first
 //       init, before any hook loads: otel-api.cjs); an observable instrument's are taken
@@ -288,6 +290,11 @@ function sendOtel(kind, name, value, attrs) {
   send({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
 }
 
+/** A span a hook made with @opentelemetry/api ended: its duration, and why it failed. */
+function sendSpan(name, milliseconds, attrs, error) {
+  send({ t: 'otel', kind: 'span', name, value: milliseconds, attrs, error, hook: currentHook() });
+}
+
 // ---- The handler context ------------------------------------------------------------------
 
 const { buildContext: contextOf, otelMeter, deepFreeze } = context;
@@ -320,7 +327,9 @@ let meterProviderInstalled = false;
 async function init(message) {
   if (!meterProviderInstalled) {
     meterProviderInstalled = true;
-    collectObservables = otelApi.installMeterProvider(sendOtel, String(message.otelApiVersion ?? '1.10.0'));
+    const version = String(message.otelApiVersion ?? '1.10.0');
+    collectObservables = otelApi.installMeterProvider(sendOtel, version);
+    otelApi.installTracerProvider(sendSpan, version);
   }
   ctx = buildContext(message.ctx ?? {});
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);

@@ -10,8 +10,10 @@
 // The binary passes the newest version installed in the project (at least the newest it
 // knows), so every installed copy accepts it.
 //
-// Traces and logs are not provided yet: `trace.getTracer` and the logs API stay the API's
-// own no-ops.
+// Its tracer provider and context manager are registered the same way: `trace.getTracer`
+// gives a tracer whose spans nest (`startActiveSpan`, `context.with`, across awaits, by
+// AsyncLocalStorage), and each ended span is one "span" message (its name, duration,
+// attributes and, when it failed, why). The logs API is not provided yet.
 
 'use strict';
 
@@ -106,4 +108,121 @@ function isPrimitive(value) {
   return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
 }
 
-module.exports = { installMeterProvider };
+// ---- Traces -----------------------------------------------------------------------------
+
+const { AsyncLocalStorage } = require('node:async_hooks');
+const { randomBytes } = require('node:crypto');
+
+/** The key the API keeps the active span under in a context (`Symbol.for`, as it makes it). */
+const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
+/** SpanStatusCode.ERROR. */
+const STATUS_ERROR = 2;
+
+/** An immutable context, as the API's ROOT_CONTEXT is. */
+class Context {
+  #values;
+  constructor(values = new Map()) {
+    this.#values = values;
+  }
+  getValue(key) {
+    return this.#values.get(key);
+  }
+  setValue(key, value) {
+    const values = new Map(this.#values);
+    values.set(key, value);
+    return new Context(values);
+  }
+  deleteValue(key) {
+    const values = new Map(this.#values);
+    values.delete(key);
+    return new Context(values);
+  }
+}
+
+const ROOT = new Context();
+
+/**
+ * Registers the tracer provider and the context manager, once per process.
+ * `recordSpan(name, milliseconds, attributes, error)` is called as each span ends.
+ */
+function installTracerProvider(recordSpan, version) {
+  const registry = globalThis[API_KEY] ?? (globalThis[API_KEY] = { version });
+  if (registry.trace || registry.context) return;
+  const storage = new AsyncLocalStorage();
+  const contextManager = freeze({
+    active: () => storage.getStore() ?? ROOT,
+    with: (context, fn, thisArg, ...args) => storage.run(context ?? ROOT, () => fn.apply(thisArg, args)),
+    bind: (context, target) => {
+      if (typeof target !== 'function') return target;
+      const bound = context ?? storage.getStore() ?? ROOT;
+      return function boundToContext(...args) {
+        return storage.run(bound, () => target.apply(this, args));
+      };
+    },
+    enable: () => contextManager,
+    disable: () => contextManager,
+  });
+  const tracer = freeze({
+    startSpan: (name, options, context) => startSpan(recordSpan, String(name), options, context ?? contextManager.active()),
+    startActiveSpan(name, ...rest) {
+      const fn = rest.pop();
+      if (typeof fn !== 'function') return undefined;
+      const [options, context] = rest;
+      const parent = context ?? contextManager.active();
+      const span = startSpan(recordSpan, String(name), options, parent);
+      return contextManager.with(parent.setValue(SPAN_KEY, span), fn, undefined, span);
+    },
+  });
+  registry.trace = freeze({ getTracer: () => tracer });
+  registry.context = contextManager;
+}
+
+function startSpan(recordSpan, name, options, parentContext) {
+  const parent = parentContext?.getValue?.(SPAN_KEY)?.spanContext?.();
+  const spanContext = freeze({
+    traceId: parent?.traceId ?? randomBytes(16).toString('hex'),
+    spanId: randomBytes(8).toString('hex'),
+    traceFlags: 1,
+  });
+  const started = performance.now();
+  const attributes = { ...plainAttributes(options?.attributes) };
+  let spanName = name;
+  let status = { code: 0 };
+  let exception = null;
+  let ended = false;
+  const span = {
+    spanContext: () => spanContext,
+    setAttribute(key, value) {
+      if (!ended) Object.assign(attributes, plainAttributes({ [key]: value }));
+      return span;
+    },
+    setAttributes(more) {
+      if (!ended) Object.assign(attributes, plainAttributes(more));
+      return span;
+    },
+    addEvent: () => span,
+    addLink: () => span,
+    addLinks: () => span,
+    setStatus(next) {
+      if (!ended && typeof next?.code === 'number') status = { code: next.code, message: next.message };
+      return span;
+    },
+    updateName(next) {
+      if (!ended) spanName = String(next);
+      return span;
+    },
+    recordException(thrown) {
+      if (!ended) exception = String(thrown?.message ?? thrown);
+    },
+    isRecording: () => !ended,
+    end() {
+      if (ended) return;
+      ended = true;
+      const failed = status.code === STATUS_ERROR ? String(status.message ?? exception ?? 'status ERROR') : null;
+      recordSpan(spanName, performance.now() - started, attributes, failed);
+    },
+  };
+  return span;
+}
+
+module.exports = { installMeterProvider, installTracerProvider };
