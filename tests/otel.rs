@@ -115,3 +115,19 @@ fn a_hook_that_keeps_node_busy_is_ended_after_the_bound_with_a_warning() {
     assert!(log.contains("WARN  agent-sdk host: Node.js was still busy 2s after the hooks were told to stop (a timer, a socket or a child process of a hook's); it was ended"), "{log}");
     assert!(log.contains("INFO  exit listener ran (code 0)"), "{log}");
 }
+
+/// A project that sets up OpenTelemetry's own SDK keeps it: the runtime registers no
+/// provider of its own (and says so), the hook's MeterProvider gets the measurements, and
+/// it flushes in its `beforeExit` listener, whose output is in the serve log.
+#[test]
+fn a_project_s_own_sdk_is_left_in_charge_and_flushes_before_exit() {
+    let installed = fixture("otel", "own-sdk").join("node_modules/@opentelemetry/sdk-metrics/package.json");
+    assert!(installed.is_file(), "run `npm ci --prefix fixtures/otel/own-sdk`");
+    let project = copy_fixture("otel", "own-sdk");
+    let output = run_in(project.path(), &["run", "--event", "turn.completed"]);
+    let log = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 0, "{log}");
+    assert!(log.contains("INFO  OpenTelemetry: the project installs @opentelemetry/sdk-metrics, so its own providers are left in charge; the summary shows what ctx.host.otel records"), "{log}");
+    assert!(log.contains("INFO  exported acme.tokens.output = [38]"), "{log}");
+    assert!(otel_lines(&log).is_empty(), "{log}");
+}

@@ -188,7 +188,7 @@ impl<'s> Dispatcher<'s> {
             timeout_ms: self.timeout.as_millis() as u64,
             timeout_text: crate::clock::format_duration(self.timeout),
             manifest: &self.manifest,
-            otel_api_version: &self.config.otel_api_version,
+            otel_api_version: self.config.otel.version(),
         }
     }
 

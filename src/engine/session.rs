@@ -76,7 +76,7 @@ impl SessionSetup {
             env: self.env.clone(),
             project_dir: self.project.dir.clone(),
             session_id: session_id.to_owned(),
-            otel_api_version: crate::runtime::otel_api::version_for(&self.project.canonical_dir),
+            otel: crate::runtime::otel_api::Providers::for_project(&self.project.canonical_dir),
         }
     }
 

@@ -69,7 +69,7 @@ fn run_in_one_node(
         timeout_ms: timeout.as_millis() as u64,
         timeout_text: crate::clock::format_duration(timeout),
         manifest,
-        otel_api_version: &config.otel_api_version,
+        otel_api_version: config.otel.version(),
     })?;
     let mounts_to_import =
         mounts.iter().map(|mount| MountToImport { namespace: &mount.namespace, url: &mount.url }).collect();

@@ -71,9 +71,9 @@ pub struct RuntimeConfig {
     /// `--dir`, whose state store answers the calls.
     pub project_dir: PathBuf,
     pub session_id: String,
-    /// The version the runtime's OpenTelemetry meter provider registers as (see
+    /// Whether the runtime's OpenTelemetry providers register, and as which version (see
     /// [`super::otel_api`]).
-    pub otel_api_version: String,
+    pub otel: super::otel_api::Providers,
 }
 
 /// Lines for the runtime (each a whole message), shared by the dispatcher and the thread

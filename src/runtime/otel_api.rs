@@ -1,12 +1,51 @@
-//! Which version the runtime's OpenTelemetry meter provider registers itself as
+//! Whether, and as which version, the runtime's OpenTelemetry providers register
 //! (`node/otel-api.cjs`): a copy of `@opentelemetry/api` 1.x takes a global provider whose
-//! version has its own major and at least its own minor, so the provider claims the newest
-//! version installed in the project, and never less than the newest this binary knows.
+//! version has its own major and at least its own minor, so they claim the newest version
+//! installed in the project, and never less than the newest this binary knows; and a
+//! project that installs the OpenTelemetry SDK to set up its own gets none.
 
 use std::path::Path;
 
 /// The newest `@opentelemetry/api` release this binary knows (npm, 2026-12).
 pub const KNOWN_NEWEST: &str = "1.10.0";
+
+/// The packages of the OpenTelemetry SDK: a project that installs one sets up its own
+/// providers (`metrics.setGlobalMeterProvider`, `NodeSDK`), which the API refuses to register
+/// over another, so the runtime then registers none and leaves the project's in charge.
+pub const SDK_PACKAGES: [&str; 4] = [
+    "@opentelemetry/sdk-node",
+    "@opentelemetry/sdk-metrics",
+    "@opentelemetry/sdk-trace-base",
+    "@opentelemetry/sdk-trace-node",
+];
+
+/// What the runtime's providers do for the project at `project_root`: register as
+/// [`version_for`], or stand aside for the SDK package it installs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Providers {
+    Register { version: String },
+    StandAside { sdk_package: &'static str },
+}
+
+impl Providers {
+    pub fn for_project(project_root: &Path) -> Self {
+        let installed = |package: &str| {
+            project_root.ancestors().any(|dir| dir.join("node_modules").join(package).join("package.json").is_file())
+        };
+        match SDK_PACKAGES.iter().find(|package| installed(package)) {
+            Some(sdk_package) => Providers::StandAside { sdk_package },
+            None => Providers::Register { version: version_for(project_root) },
+        }
+    }
+
+    /// The version the runtime registers as; `None`: it registers nothing.
+    pub fn version(&self) -> Option<&str> {
+        match self {
+            Providers::Register { version } => Some(version),
+            Providers::StandAside { .. } => None,
+        }
+    }
+}
 
 /// The version to register as: the newest 1.x of `node_modules/@opentelemetry/api` in
 /// `project_root` and the folders above it (where Node finds the hooks' copies), or
@@ -46,5 +85,12 @@ mod tests {
         std::fs::write(api.join("package.json"), r#"{ "name": "@opentelemetry/api", "version": "1.12.3" }"#).unwrap();
         assert_eq!(version_for(&project.path().join("bot")), "1.12.3");
         assert_eq!(parse("1.13.0-rc.1"), None);
+        assert_eq!(Providers::for_project(project.path()).version(), Some("1.12.3"));
+        let sdk = project.path().join("node_modules/@opentelemetry/sdk-metrics");
+        std::fs::create_dir_all(&sdk).unwrap();
+        std::fs::write(sdk.join("package.json"), "{}").unwrap();
+        let aside = Providers::for_project(project.path());
+        assert_eq!(aside, Providers::StandAside { sdk_package: "@opentelemetry/sdk-metrics" });
+        assert_eq!(aside.version(), None);
     }
 }

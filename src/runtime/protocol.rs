@@ -21,9 +21,10 @@ pub enum ToNode<'a> {
         #[serde(rename = "timeoutText")]
         timeout_text: String,
         manifest: &'a Value,
-        /// The version the OpenTelemetry meter provider registers as, at the first init.
+        /// The version the OpenTelemetry providers register as, at the first init; `None`:
+        /// they register nothing (the project sets up its own).
         #[serde(rename = "otelApiVersion")]
-        otel_api_version: &'a str,
+        otel_api_version: Option<&'a str>,
     },
     /// Import each mount file (after an init whose manifest serves them) and say what it
     /// mounts; nothing is dispatched.

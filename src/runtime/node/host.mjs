@@ -325,11 +325,11 @@ let collectObservables = async () => {};
 let meterProviderInstalled = false;
 
 async function init(message) {
-  if (!meterProviderInstalled) {
+  // Null when the project installs the OpenTelemetry SDK to set up its own providers.
+  if (!meterProviderInstalled && typeof message.otelApiVersion === 'string') {
     meterProviderInstalled = true;
-    const version = String(message.otelApiVersion ?? '1.10.0');
-    collectObservables = otelApi.installMeterProvider(sendOtel, version);
-    otelApi.installTracerProvider(sendSpan, version);
+    collectObservables = otelApi.installMeterProvider(sendOtel, message.otelApiVersion);
+    otelApi.installTracerProvider(sendSpan, message.otelApiVersion);
   }
   ctx = buildContext(message.ctx ?? {});
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
