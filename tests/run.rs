@@ -996,3 +996,30 @@ fn a_run_killed_mid_dispatch_leaves_a_count_the_next_run_states_and_redeliver_ha
     let after = run(dir.path(), &["--event", "turn.completed", "--session", "ses_kill"], &[]);
     assert!(!after.log().contains("never saw"), "{}", after.log());
 }
+
+/// Why a `fetch` failed is in the error's `cause` (Node's fetch says only `fetch failed`):
+/// the log line carries the cause chain, in text and in `--log-format json`.
+#[test]
+fn a_thrown_error_s_cause_chain_is_in_the_log_line() {
+    let project = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    std::fs::create_dir_all(project.path().join("bot/hooks")).unwrap();
+    std::fs::write(project.path().join("package.json"), "{ \"name\": \"pager-bot\", \"type\": \"module\" }\n").unwrap();
+    let hook = format!(
+        "import {{ defineHook }} from \"@cursor/bdk/hooks\";\n\nexport default defineHook({{\n  events: {{\n    async \"turn.failed\"() {{\n      await fetch(\"http://127.0.0.1:{port}/page\");\n    }},\n  }},\n}});\n"
+    );
+    std::fs::write(project.path().join("bot/hooks/pager.ts"), hook).unwrap();
+    let output = common::run_in(project.path(), &["run", "--event", "turn.failed"]);
+    let log = String::from_utf8_lossy(&output.stderr);
+    let expected = format!(
+        "ERROR hook \"pager\" handler for turn.failed threw: fetch failed (cause: connect ECONNREFUSED 127.0.0.1:{port}) (at bot/hooks/pager.ts:6:7)"
+    );
+    assert!(log.contains(&expected), "{log}");
+    let output = common::run_in(project.path(), &["run", "--event", "turn.failed", "--log-format", "json"]);
+    let line = String::from_utf8_lossy(&output.stderr).lines().find(|line| line.contains("threw")).unwrap().to_owned();
+    let record: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert!(
+        record["message"].as_str().unwrap().contains(&format!("(cause: connect ECONNREFUSED 127.0.0.1:{port})")),
+        "{line}"
+    );
+}

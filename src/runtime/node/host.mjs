@@ -229,12 +229,34 @@ process.on('unhandledRejection', (reason) => {
 /** `{ message, stack }` of anything thrown, without ever throwing itself. */
 function describe(thrown) {
   try {
-    const message = String(thrown?.message ?? thrown);
+    const message = String(thrown?.message ?? thrown) + causes(thrown);
     const stack = thrown?.stack;
     return { message, stack: typeof stack === 'string' ? withoutHostFrames(stack) : null };
   } catch {
     return { message: 'a value that cannot be printed was thrown', stack: null };
   }
+}
+
+/** How many causes of an error are told, and how long each may be. */
+const MAX_CAUSES = 4;
+const MAX_CAUSE_CHARS = 300;
+
+/**
+ * ` (cause: connect ECONNREFUSED 127.0.0.1:1)`: the error's `cause` chain, where the reason
+ * of a `fetch failed` lives (Node's fetch puts the socket's error there); bounded, and a
+ * cycle stops it.
+ */
+function causes(thrown) {
+  const told = [];
+  const seen = new Set([thrown]);
+  let cause = thrown?.cause;
+  while (cause !== undefined && cause !== null && told.length < MAX_CAUSES && !seen.has(cause)) {
+    seen.add(cause);
+    const text = String(cause?.message ?? cause);
+    told.push(text.length > MAX_CAUSE_CHARS ? `${text.slice(0, MAX_CAUSE_CHARS)}…` : text);
+    cause = cause?.cause;
+  }
+  return told.length === 0 ? '' : ` (cause: ${told.join('; cause: ')})`;
 }
 
 /** A stack cut where it enters this file: the frames below a hook's own are the host's plumbing. */
