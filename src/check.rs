@@ -287,7 +287,7 @@ fn name_problem(modules: &[HookModule], index: usize) -> Option<Code> {
 }
 
 /// Why a module would not load: its naming problem, its first error, or an empty `events`.
-fn skip_reason(name_problem: Option<Code>, diagnostics: &[Diagnostic]) -> Option<Code> {
+pub(crate) fn skip_reason(name_problem: Option<Code>, diagnostics: &[Diagnostic]) -> Option<Code> {
     if name_problem.is_some() {
         return name_problem;
     }

@@ -1336,3 +1336,17 @@ fn a_session_s_metrics_are_summarised_when_it_rests() {
     assert!(messages.contains(&"otel gauge acme.sessions.open = 3 (region=eu: 3)"), "{messages:?}");
     assert!(lines.iter().all(|record| record["sessionId"] == session.as_str()), "{lines:?}");
 }
+
+/// A project with OpenTelemetry's own SDK is told, in `dev` as in `run`, that its own
+/// providers are left in charge.
+#[test]
+fn dev_says_a_project_s_own_opentelemetry_sdk_is_left_in_charge() {
+    let installed = common::fixture("otel", "own-sdk").join("node_modules/@opentelemetry/sdk-metrics");
+    assert!(installed.is_dir(), "run `npm ci --prefix fixtures/otel/own-sdk`");
+    let dir = copy_fixture("otel", "own-sdk");
+    let server = DevServer::start(dir.path(), 0);
+    wait_for_log(
+        &server,
+        "OpenTelemetry: the project installs @opentelemetry/sdk-metrics, so its own providers are left in charge",
+    );
+}

@@ -68,6 +68,9 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(line) = env.summary() {
         log.info(line);
     }
+    if let Some(line) = agent.setup.otel.summary() {
+        log.info(line);
+    }
     if let ModelChoice::Provider(provider) = &agent.model {
         log.info(provider.describe());
     }

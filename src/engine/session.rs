@@ -38,6 +38,9 @@ pub struct SessionSetup {
     /// Variables from `.env` files for the runtime.
     pub env: Vec<(String, String)>,
     pub hook_timeout: Duration,
+    /// Whether the runtime's OpenTelemetry providers register, decided once for the
+    /// project (it reads the `node_modules/` folders above it).
+    pub otel: crate::runtime::otel_api::Providers,
 }
 
 impl SessionSetup {
@@ -48,7 +51,9 @@ impl SessionSetup {
         let shell_has = |key: &str| std::env::var_os(key).is_some();
         let loaded = env_file::load(&project.dir, &env.env_file, env.no_env_file, shell_has)?;
         let state_root = StateRoot::create(&project.dir).context("could not create the state folder")?;
-        let setup = SessionSetup { project, state_root, node: node_command(), env: loaded.vars.clone(), hook_timeout };
+        let otel = crate::runtime::otel_api::Providers::for_project(&project.canonical_dir);
+        let setup =
+            SessionSetup { project, state_root, node: node_command(), env: loaded.vars.clone(), hook_timeout, otel };
         setup.install_runtime()?;
         Ok((setup, loaded))
     }
@@ -76,7 +81,7 @@ impl SessionSetup {
             env: self.env.clone(),
             project_dir: self.project.dir.clone(),
             session_id: session_id.to_owned(),
-            otel: crate::runtime::otel_api::Providers::for_project(&self.project.canonical_dir),
+            otel: self.otel.clone(),
         }
     }
 

@@ -45,7 +45,8 @@ pub fn take_in(checked: &mut CheckedProject, index: usize, mounted: Mounted) {
                     )),
                     (Some(events), None) => own.extend(event_warnings(&file, shape, &name, events)),
                 }
-                let skipped = mount_error.or_else(|| skip_reason(&own));
+                // A mounted hook is skipped as a project's own is: its first error, else an empty `events`.
+                let skipped = mount_error.or_else(|| crate::check::skip_reason(None, &own));
                 hooks.push(HookReport {
                     name,
                     path: mount.file.display_path.clone(),
@@ -61,12 +62,6 @@ pub fn take_in(checked: &mut CheckedProject, index: usize, mounted: Mounted) {
     checked.mounts[index].mounted = Some(mounted);
     checked.diagnostics.extend(diagnostics);
     checked.hooks.extend(hooks);
-}
-
-/// Why a mounted hook is skipped: its first error, else an empty `events`.
-fn skip_reason(diagnostics: &[Diagnostic]) -> Option<Code> {
-    let error = diagnostics.iter().find(|diagnostic| diagnostic.severity() == crate::diagnostics::Severity::Error);
-    error.or_else(|| diagnostics.iter().find(|diagnostic| diagnostic.code == Code::EmptyEvents)).map(|d| d.code)
 }
 
 /// What is wrong with a hook's key inside its extension, as hook names go (SPEC §3a).

@@ -38,6 +38,16 @@ impl Providers {
         }
     }
 
+    /// What `run` and `dev` say when the runtime stands aside; nothing when it registers.
+    pub fn summary(&self) -> Option<String> {
+        match self {
+            Providers::Register { .. } => None,
+            Providers::StandAside { sdk_package } => Some(format!(
+                "OpenTelemetry: the project installs {sdk_package}, so its own providers are left in charge; the summary shows what ctx.host.otel records"
+            )),
+        }
+    }
+
     /// The version the runtime registers as; `None`: it registers nothing.
     pub fn version(&self) -> Option<&str> {
         match self {

@@ -79,12 +79,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let ModelChoice::Provider(provider) = &model {
         log.info(provider.describe());
     }
-    if let crate::runtime::otel_api::Providers::StandAside { sdk_package } =
-        crate::runtime::otel_api::Providers::for_project(&project.canonical_dir)
-    {
-        log.info(format!(
-            "OpenTelemetry: the project installs {sdk_package}, so its own providers are left in charge; the summary shows what ctx.host.otel records"
-        ));
+    if let Some(line) = setup.otel.summary() {
+        log.info(line);
     }
     let plan = LoadPlan::new(&checked, &setup.runtime_dir());
     // An early return from here on drops the runtime, which kills it.
