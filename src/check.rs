@@ -89,13 +89,10 @@ impl CheckedProject {
     }
 }
 
-/// Checks the project at `dir`. Only a missing or unreadable `dir` is an `Err`; every
-/// problem inside the project is a diagnostic.
-pub fn check_project(dir: &Path) -> Result<CheckedProject, DirError> {
-    check_project_with(dir, None)
-}
-
-/// [`check_project`], keeping the compiled modules in `cache` (as `dev` does on a change).
+/// Checks the project at `dir` statically, keeping the compiled modules in `cache` (as `dev`
+/// does on a change; `validate` and `info` go through [`crate::extensions::check_project`],
+/// which runs the mounts too). Only a missing or unreadable `dir` is an `Err`; every problem
+/// inside the project is a diagnostic.
 pub fn check_project_with(dir: &Path, cache: Option<&Cache>) -> Result<CheckedProject, DirError> {
     Ok(check_located(project::locate(dir)?, cache))
 }

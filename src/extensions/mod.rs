@@ -219,7 +219,8 @@ fn factory_package(graph: &crate::loader::graph::ModuleGraph, mount: &Mount) -> 
 /// default).
 const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// [`crate::check::check_project`], then the mounts run: what `validate` and `info` report.
+/// The static check ([`crate::check::check_located`]), then the mounts run: what `validate`
+/// and `info` report.
 /// A project with mount files has its modules compiled into the state root's cache (the
 /// loader serves them from there, as for `run`); one without is checked statically, and
 /// nothing is written.
