@@ -35,6 +35,7 @@ pub mod since;
 pub mod sse;
 pub mod state;
 pub mod suggest;
+pub mod telemetry;
 pub mod untrusted;
 pub mod uri;
 pub mod vocabulary;

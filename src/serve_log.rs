@@ -34,11 +34,21 @@ pub struct ServeLog {
     newest: Option<Arc<tokio::sync::watch::Sender<u64>>>,
     /// `--quiet`: only warnings and errors reach stderr (every line is still recorded).
     quiet: bool,
+    /// Where records are exported as OpenTelemetry log records, when they are.
+    exporter: Option<Arc<crate::telemetry::Telemetry>>,
 }
 
 impl ServeLog {
     pub fn new(format: LogFormat) -> Self {
-        Self { format, session_id: None, store: None, unrecorded: RefCell::new(Vec::new()), newest: None, quiet: false }
+        Self {
+            format,
+            session_id: None,
+            store: None,
+            unrecorded: RefCell::new(Vec::new()),
+            newest: None,
+            quiet: false,
+            exporter: None,
+        }
     }
 
     /// `--quiet`: from now on only warnings and errors are written to stderr.
@@ -60,6 +70,13 @@ impl ServeLog {
         self.store = Some(store);
     }
 
+    /// Exports every record from now on (and those written so far, which are still to be
+    /// recorded) as an OpenTelemetry log record.
+    pub fn export_to(&mut self, telemetry: Arc<crate::telemetry::Telemetry>) {
+        self.unrecorded.borrow().iter().for_each(|record| telemetry.log(record));
+        self.exporter = Some(telemetry);
+    }
+
     pub fn for_session(&mut self, session_id: &str) {
         self.session_id = Some(session_id.to_owned());
     }
@@ -75,6 +92,9 @@ impl ServeLog {
                 }
             }
             None => self.unrecorded.borrow_mut().push(record.clone()),
+        }
+        if let Some(telemetry) = &self.exporter {
+            telemetry.log(&record);
         }
         if self.quiet && matches!(record.level, Level::Debug | Level::Info) {
             return;

@@ -41,7 +41,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some((setup, _)) = &prepared {
         crate::extensions::mount(&mut checked, &setup.runtime_config("dev"), setup.hook_timeout);
     }
-    let Some((setup, env)) = prepared.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
+    let Some((mut setup, env)) = prepared.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
         return Err(refuse(&checked, printer));
     };
@@ -49,6 +49,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Err(problem.into());
     }
     let model = ModelChoice::choose(&args.model, None, &|name| env.lookup(name))?;
+    let telemetry_lines = setup.export(&env)?;
     let state_root = setup.state_root.clone();
     let token = load_or_create_token(&state_root, args.rotate_token)?;
     let plan = LoadPlan::new(&checked, &setup.runtime_dir());
@@ -70,6 +71,9 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     if let Some(line) = agent.setup.otel.summary() {
         log.info(line);
+    }
+    for (index, line) in telemetry_lines.into_iter().enumerate() {
+        if index == 0 { log.info(line) } else { log.warn(line) }
     }
     if let ModelChoice::Provider(provider) = &agent.model {
         log.info(provider.describe());
@@ -109,6 +113,9 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     sessions.shut_down();
     let _ = watcher.join();
     drop(runtime);
+    if let Some(telemetry) = &agent.setup.telemetry {
+        telemetry.shutdown().into_iter().for_each(|warning| log.warn(warning));
+    }
     log.info("stopped");
     Ok(ExitStatus::Success)
 }

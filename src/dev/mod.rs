@@ -36,6 +36,8 @@ use agent::Agent;
 use sessions::{Refusal, Sessions, Turn};
 use turn_stream::Cut;
 
+use crate::telemetry::request_span::RequestSpan;
+
 /// What every request handler shares.
 #[derive(Clone)]
 pub struct Server {
@@ -140,7 +142,12 @@ struct Message {
     text: String,
 }
 
-async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json(message): Json<Message>) -> Response {
+async fn send_message(
+    State(server): State<Server>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Json(message): Json<Message>,
+) -> Response {
     if let Err(problem) = crate::session_id::check_session_id(&id) {
         return error(StatusCode::BAD_REQUEST, problem);
     }
@@ -160,7 +167,10 @@ async fn send_message(State(server): State<Server>, Path(id): Path<String>, Json
         Err(problem) => return error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
     }
     let (stream, events) = turn_stream::channel();
-    if let Err(refusal) = server.sessions.send(&id, Turn { text: message.text, stream }) {
+    let traceparent = headers.get("traceparent").and_then(|value| value.to_str().ok());
+    let request =
+        server.agent.setup.telemetry.as_ref().and_then(|telemetry| RequestSpan::start(telemetry, &id, traceparent));
+    if let Err(refusal) = server.sessions.send(&id, Turn { text: message.text, stream, request }) {
         return refused(&refusal);
     }
     // Waiting for the first event lets a turn that could not start be answered with a status.

@@ -20,11 +20,16 @@ use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::session_lease::{SessionInUse, SessionLease};
+use crate::telemetry::Parent;
+use crate::telemetry::request_span::RequestSpan;
+use crate::telemetry::turn_trace::Traced;
 
 /// One message to answer, and where the turn's events are streamed to.
 pub struct Turn {
     pub text: String,
     pub stream: TurnStream,
+    /// The request's `agent_sdk.http` span, when traces are exported.
+    pub request: Option<RequestSpan>,
 }
 
 /// Why a session cannot take a turn now.
@@ -252,17 +257,45 @@ impl<'a> OpenSession<'a> {
 
     /// One turn: recorded, streamed to its client (who never holds it up) and dispatched.
     fn answer<'s>(&'s self, turn: Turn, loaded: &mut Loaded<'s>) {
-        let Turn { text, mut stream } = turn;
+        let Turn { text, stream, request } = turn;
+        let answered = self.answer_turn(text, stream, loaded, request.as_ref().map(|request| request.span));
+        if let Some(request) = request {
+            request.end(if answered.is_ok() { 200 } else { 503 }, answered.as_ref().err().map(String::as_str));
+        }
+        // The turn's stream has ended for the client; its hooks may still be running.
+        if answered.is_ok()
+            && let Some((_, dispatcher)) = loaded.as_mut()
+            && let Err(problem) = dispatcher.finish()
+        {
+            self.log.error(format!("the session's hook runtime failed: {problem:#}"));
+            self.drop_runtime(loaded);
+        }
+        if let Some(warning) = self.agent.setup.telemetry.as_ref().and_then(|telemetry| telemetry.failure_warning()) {
+            self.log.warn(warning);
+        }
+    }
+
+    /// [`OpenSession::answer`]'s work; `Err`: why the turn could not be answered (the
+    /// stream was told).
+    fn answer_turn<'s>(
+        &'s self,
+        text: String,
+        mut stream: TurnStream,
+        loaded: &mut Loaded<'s>,
+        parent: Option<Parent>,
+    ) -> Result<(), String> {
         // Held for the turn and its dispatch, as `run` holds it: one writer per session.
         let _lease = match SessionLease::take(&self.agent.setup.state_root, self.id) {
             Ok(lease) => lease,
             Err(problem) if problem.is::<SessionInUse>() => {
                 self.log.error(format!("{problem:#}: the message was not answered"));
-                return stream.refuse_in_use(&problem);
+                stream.refuse_in_use(&problem);
+                return Err(format!("{problem:#}"));
             }
             Err(problem) => {
                 self.log.error(format!("could not take the session's lease: {problem:#}"));
-                return stream.fail(&problem.context("could not take the session's lease"));
+                stream.fail(&problem.context("could not take the session's lease"));
+                return Err("could not take the session's lease".to_owned());
             }
         };
         // What a writer that crashed left undispatched: said when the session opens, and when new.
@@ -288,14 +321,16 @@ impl<'a> OpenSession<'a> {
             Ok(answer) => answer,
             Err(problem) => {
                 self.log.error(format!("could not start the turn: {problem:#}"));
-                return stream.fail(&problem.context("could not start the turn"));
+                stream.fail(&problem.context("could not start the turn"));
+                return Err("could not start the turn".to_owned());
             }
         };
         let dispatcher = match self.runtime_for_turn(loaded) {
             Ok(dispatcher) => dispatcher,
             Err(problem) => {
                 self.log.error(format!("could not start the session's hook runtime: {problem:#}"));
-                return stream.fail(&problem.context("could not start the session's hook runtime"));
+                stream.fail(&problem.context("could not start the session's hook runtime"));
+                return Err("could not start the session's hook runtime".to_owned());
             }
         };
         let fed = session::recorder(&self.store, self.id).and_then(|recorder| {
@@ -309,6 +344,13 @@ impl<'a> OpenSession<'a> {
                 dispatcher,
                 interrupted: &self.agent.stopping,
                 interrupted_by: "the server is stopping",
+                traced: self.agent.setup.telemetry.as_ref().map(|telemetry| Traced {
+                    telemetry: Arc::clone(telemetry),
+                    parent,
+                    session_id: self.id.to_owned(),
+                    agent: self.agent.project().name.clone(),
+                    gen_ai: self.agent.model.gen_ai(),
+                }),
             };
             feed.turn(&text, answer.as_mut())
         });
@@ -328,14 +370,11 @@ impl<'a> OpenSession<'a> {
             Err(problem) => {
                 self.log.error(format!("the turn broke off: {problem:#}"));
                 stream.fail(&problem.context("the turn broke off"));
-                return self.drop_runtime(loaded);
+                self.drop_runtime(loaded);
+                return Err("the turn broke off".to_owned());
             }
         }
-        // The turn's stream has ended for the client; its hooks may still be running.
-        if let Err(problem) = dispatcher.finish() {
-            self.log.error(format!("the session's hook runtime failed: {problem:#}"));
-            self.drop_runtime(loaded);
-        }
+        Ok(())
     }
 
     /// The runtime for this turn: the one already running, unless the hooks changed on

@@ -19,6 +19,7 @@ use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
+use crate::telemetry::Parent;
 
 /// A hook as the runtime loads it.
 #[derive(Debug, Clone)]
@@ -97,6 +98,9 @@ struct Pending {
     event: Envelope,
     /// The first hook (by load index) still to run for this event.
     from: usize,
+    /// The span of the turn the event belongs to, when traces are exported: its handlers'
+    /// spans are children of it.
+    trace: Option<Parent>,
 }
 
 struct Running {
@@ -306,8 +310,13 @@ impl<'s> Dispatcher<'s> {
 
     /// Hands one recorded event to the hooks. Returns at once unless too many are in flight.
     pub fn dispatch(&mut self, event: Envelope) -> anyhow::Result<()> {
-        self.send_event(&event, 0)?;
-        self.pending.push_back(Pending { event, from: 0 });
+        self.dispatch_in(event, None)
+    }
+
+    /// [`Dispatcher::dispatch`], of an event of a traced turn: `trace` is the turn's span.
+    pub fn dispatch_in(&mut self, event: Envelope, trace: Option<Parent>) -> anyhow::Result<()> {
+        self.send_event(&event, 0, trace)?;
+        self.pending.push_back(Pending { event, from: 0, trace });
         while self.pending.len() > SEND_AHEAD {
             self.pump(Duration::from_secs(1))?;
         }
@@ -327,7 +336,7 @@ impl<'s> Dispatcher<'s> {
         Ok(())
     }
 
-    fn send_event(&mut self, event: &Envelope, from: usize) -> std::io::Result<()> {
+    fn send_event(&mut self, event: &Envelope, from: usize, _trace: Option<Parent>) -> std::io::Result<()> {
         self.runtime.send(&ToNode::Event { seq: event.index, from, event })
     }
 
@@ -486,6 +495,10 @@ impl<'s> Dispatcher<'s> {
                         Record::new(Level::Error, format!("hook \"{hook}\": span \"{}\" failed: {error}", otel.name));
                     self.log(record.hook(hook));
                 }
+                if let Some(instruments) = self.config.telemetry.as_ref().and_then(|telemetry| telemetry.instruments())
+                {
+                    instruments.record(&otel, None, None);
+                }
                 self.otel.record(&otel);
             }
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
@@ -561,10 +574,10 @@ impl<'s> Dispatcher<'s> {
         {
             front.from = running.hook + 1;
         }
-        let resend: Vec<(Envelope, usize)> =
-            self.pending.iter().map(|pending| (pending.event.clone(), pending.from)).collect();
-        for (event, from) in resend {
-            self.send_event(&event, from)?;
+        let resend: Vec<(Envelope, usize, Option<Parent>)> =
+            self.pending.iter().map(|pending| (pending.event.clone(), pending.from, pending.trace)).collect();
+        for (event, from, trace) in resend {
+            self.send_event(&event, from, trace)?;
         }
         Ok(())
     }

@@ -13,6 +13,7 @@ use crate::model::{ModelStream, Next};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
+use crate::telemetry::turn_trace::{Traced, TurnTrace};
 
 /// How feeding the events went.
 #[derive(Default)]
@@ -72,6 +73,8 @@ pub struct Feed<'f, 's> {
     pub interrupted: &'f AtomicBool,
     /// What sets `interrupted`, in the words a cancelled turn's `turn.failed` says.
     pub interrupted_by: &'static str,
+    /// How turns are traced, when telemetry is exported.
+    pub traced: Option<Traced>,
 }
 
 impl Feed<'_, '_> {
@@ -80,25 +83,29 @@ impl Feed<'_, '_> {
     pub fn turn(&mut self, message: &str, model: &mut dyn ModelStream) -> anyhow::Result<Outcome> {
         let mut outcome = Outcome::default();
         let turn_id = new_id("turn");
+        let mut trace = self.traced.as_ref().map(|traced| traced.start(&turn_id));
+        let trace = &mut trace;
         let (mut turn, received) = Turn::start(message);
-        self.record_show_dispatch(received, &turn_id, &mut outcome)?;
+        self.record_show_dispatch(received, &turn_id, &mut outcome, trace)?;
         while !turn.ended() {
             if self.interrupted.load(Ordering::SeqCst) {
                 outcome.cancelled = true;
                 return self
-                    .record_show_dispatch(turn::cancelled(self.interrupted_by), &turn_id, &mut outcome)
+                    .record_show_dispatch(turn::cancelled(self.interrupted_by), &turn_id, &mut outcome, trace)
                     .map(|()| outcome);
             }
             let steps = match self.next_output(model)? {
                 Next::Output(output) => turn.steps(output),
                 Next::Waiting => continue,
                 Next::Ended => {
-                    return self.record_show_dispatch(turn::model_stopped(), &turn_id, &mut outcome).map(|()| outcome);
+                    return self
+                        .record_show_dispatch(turn::model_stopped(), &turn_id, &mut outcome, trace)
+                        .map(|()| outcome);
                 }
             };
             for step in steps {
                 match step {
-                    TurnStep::Record(event) => self.record_show_dispatch(event, &turn_id, &mut outcome)?,
+                    TurnStep::Record(event) => self.record_show_dispatch(event, &turn_id, &mut outcome, trace)?,
                     TurnStep::Wait(duration) => wait_for_model(self.dispatcher, duration, self.interrupted)?,
                     TurnStep::Log(level, line) => {
                         let mut record = Record::new(level, line);
@@ -127,11 +134,23 @@ impl Feed<'_, '_> {
         }
     }
 
-    /// Records a turn's event, shows it and hands it to the hooks.
-    fn record_show_dispatch(&mut self, event: TurnEvent, turn_id: &str, outcome: &mut Outcome) -> anyhow::Result<()> {
+    /// Records a turn's event, shows it and hands it to the hooks (under the turn's span,
+    /// when it is traced).
+    fn record_show_dispatch(
+        &mut self,
+        event: TurnEvent,
+        turn_id: &str,
+        outcome: &mut Outcome,
+        trace: &mut Option<TurnTrace>,
+    ) -> anyhow::Result<()> {
         let envelope = self.recorder.record(event.event_type, Some(turn_id), event.data, now_rfc3339())?;
         outcome.failed = outcome.failed.take().or_else(|| FailedTurn::of(&envelope));
-        self.show_and_dispatch(envelope)
+        let parent = trace.as_mut().and_then(|trace| {
+            trace.on_event(&envelope.event_type, &envelope.data);
+            trace.events_parent()
+        });
+        (self.sink)(&envelope)?;
+        self.dispatcher.dispatch_in(envelope, parent)
     }
 
     /// A recorded stream, read and recorded in batches (one transaction each), each batch

@@ -4,6 +4,7 @@
 //! commands building these by hand would drift and disagree in front of a user.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -18,6 +19,7 @@ use crate::project::Project;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
 use crate::serve_log::ServeLog;
 use crate::state::{StateRoot, StateStore};
+use crate::telemetry::{ExportConfig, Telemetry};
 
 /// Who the session is, as `ctx.session` and `ctx.channel` say.
 pub struct SessionFacts<'f> {
@@ -41,6 +43,8 @@ pub struct SessionSetup {
     /// Whether the runtime's OpenTelemetry providers register, decided once for the
     /// project (it reads the `node_modules/` folders above it).
     pub otel: crate::runtime::otel_api::Providers,
+    /// The OpenTelemetry exporters, when `run` or `dev` export (see [`SessionSetup::export`]).
+    pub telemetry: Option<Arc<Telemetry>>,
 }
 
 impl SessionSetup {
@@ -52,10 +56,31 @@ impl SessionSetup {
         let loaded = env_file::load(&project.dir, &env.env_file, env.no_env_file, shell_has)?;
         let state_root = StateRoot::create(&project.dir).context("could not create the state folder")?;
         let otel = crate::runtime::otel_api::Providers::for_project(&project.canonical_dir);
-        let setup =
-            SessionSetup { project, state_root, node: node_command(), env: loaded.vars.clone(), hook_timeout, otel };
+        let setup = SessionSetup {
+            project,
+            state_root,
+            node: node_command(),
+            env: loaded.vars.clone(),
+            hook_timeout,
+            otel,
+            telemetry: None,
+        };
         setup.install_runtime()?;
         Ok((setup, loaded))
+    }
+
+    /// Starts exporting when the `OTEL_*` variables (the shell's, else `env`'s files') name
+    /// a collector (SPEC §7); what to say of it in the serve log: where it goes, and what
+    /// the variables ask for that is not done. `test` never calls it: tests never export.
+    pub fn export(&mut self, env: &LoadedEnv) -> anyhow::Result<Vec<String>> {
+        let Some(config) = ExportConfig::from_env(&self.project.name, &|name| env.lookup(name)) else {
+            return Ok(Vec::new());
+        };
+        let mut lines = vec![config.summary()];
+        lines.extend(config.warnings.iter().cloned());
+        self.telemetry =
+            Some(Telemetry::start(config, env.vars.clone()).context("could not start exporting telemetry")?);
+        Ok(lines)
     }
 
     /// Where the runtime's own files live.
@@ -82,6 +107,7 @@ impl SessionSetup {
             project_dir: self.project.dir.clone(),
             session_id: session_id.to_owned(),
             otel: self.otel.clone(),
+            telemetry: self.telemetry.clone(),
         }
     }
 

@@ -75,6 +75,18 @@ impl ModelChoice {
         }
     }
 
+    /// The model, as the OpenTelemetry GenAI conventions name it (the local model's
+    /// provider is `agent_sdk.local`, its model `local`).
+    pub fn gen_ai(&self) -> crate::telemetry::turn_trace::GenAi {
+        match self {
+            ModelChoice::Local(_) => crate::telemetry::turn_trace::GenAi {
+                provider: "agent_sdk.local".to_owned(),
+                model: local::LOCAL_MODEL.to_owned(),
+            },
+            ModelChoice::Provider(provider) => provider.gen_ai(),
+        }
+    }
+
     /// Starts a turn answering `message`: the agent's instructions are read now (a `dev`
     /// server sees them change), followed by each mounted extension's (`extra`, SPEC §3a),
     /// and a real model gets the session's history from `store`.

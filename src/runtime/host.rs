@@ -74,6 +74,9 @@ pub struct RuntimeConfig {
     /// Whether the runtime's OpenTelemetry providers register, and as which version (see
     /// [`super::otel_api`]).
     pub otel: super::otel_api::Providers,
+    /// The exporters, when telemetry is exported: the runtime then adds `traceparent` to
+    /// a hook's fetch.
+    pub telemetry: Option<std::sync::Arc<crate::telemetry::Telemetry>>,
 }
 
 /// Lines for the runtime (each a whole message), shared by the dispatcher and the thread

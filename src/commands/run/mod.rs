@@ -28,6 +28,7 @@ use crate::runtime::host::Runtime;
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::session_lease::SessionLease;
+use crate::telemetry::turn_trace::Traced;
 use input::{Input, read_script};
 use output::TurnOutput;
 
@@ -64,7 +65,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some((setup, ..)) = &early {
         crate::extensions::mount(&mut checked, &setup.runtime_config(&session_id), setup.hook_timeout);
     }
-    let Some((setup, runtime, env, model, _lease)) =
+    let Some((mut setup, runtime, env, model, _lease)) =
         early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
     else {
         printer.stderr(&report::pretty(&checked, &Printer::new(ColorChoice::Never)));
@@ -81,6 +82,12 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     if let Some(line) = setup.otel.summary() {
         log.info(line);
+    }
+    for (index, line) in setup.export(&env)?.into_iter().enumerate() {
+        if index == 0 { log.info(line) } else { log.warn(line) }
+    }
+    if let Some(telemetry) = &setup.telemetry {
+        log.export_to(Arc::clone(telemetry));
     }
     let plan = LoadPlan::new(&checked, &setup.runtime_dir());
     // An early return from here on drops the runtime, which kills it.
@@ -146,6 +153,13 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         dispatcher: &mut dispatcher,
         interrupted: &interrupted,
         interrupted_by: "Ctrl-C",
+        traced: setup.telemetry.as_ref().map(|telemetry| Traced {
+            telemetry: Arc::clone(telemetry),
+            parent: None,
+            session_id: session_id.clone(),
+            agent: project.name.clone(),
+            gen_ai: model.gen_ai(),
+        }),
     };
     let outcome = match (input, answer) {
         (Some(Input::Message(message)), Some(mut answer)) => {
@@ -185,6 +199,11 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     // Said last, where it is seen; a cancelled turn was said as it happened.
     if let (Some(failed), false) = (&outcome.failed, outcome.cancelled) {
         log.write(failed.record());
+    }
+    // What is pending reaches the collector now, within its bound (after the last line it
+    // exports).
+    if let Some(telemetry) = &setup.telemetry {
+        telemetry.shutdown().into_iter().for_each(|warning| log.warn(warning));
     }
     if let Some(error) = outcome.bad_input {
         return Err(error);

@@ -93,6 +93,18 @@ impl Provider {
         )
     }
 
+    /// The provider and model, as the OpenTelemetry GenAI conventions name them
+    /// (`gen_ai.provider.name`: `openai`, `x_ai`; an OpenAI-compatible server is
+    /// `openai_compatible`).
+    pub fn gen_ai(&self) -> crate::telemetry::turn_trace::GenAi {
+        let provider = match self.shared.kind {
+            ProviderKind::OpenAi => "openai",
+            ProviderKind::Xai => "x_ai",
+            ProviderKind::OpenAiCompatible => "openai_compatible",
+        };
+        crate::telemetry::turn_trace::GenAi { provider: provider.to_owned(), model: self.shared.model.clone() }
+    }
+
     /// Starts one turn: the HTTP work runs on the provider's thread; the returned stream
     /// yields the turn's outputs as they arrive.
     pub fn start_turn(&self, conversation: Vec<ChatMessage>) -> ProviderTurn {
