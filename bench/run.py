@@ -151,20 +151,22 @@ def generate_events(path: Path, count: int) -> None:
             turn += 1
 
 
-def measure(cmd: list[str], stderr_file=None) -> tuple[float, float, int]:
-    """Runs cmd once (stdout to /dev/null); returns (wall ms, peak RSS MB, exit code) of that child."""
+def measure(cmd: list[str], stderr_file=None, env: dict[str, str] | None = None) -> tuple[float, float, int]:
+    """Runs cmd once (stdout to /dev/null; in `env`, or this process's environment); returns
+    (wall ms, peak RSS MB, exit code) of that child."""
     start = time.perf_counter()
-    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr_file or subprocess.DEVNULL)
+    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr_file or subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(process.pid, 0)
     elapsed_ms = (time.perf_counter() - start) * 1000
     process.returncode = code = os.waitstatus_to_exitcode(status)
     return elapsed_ms, usage.ru_maxrss / 1024, code  # ru_maxrss is in KiB on Linux
 
 
-def run_checked(cmd: list[str], expect_events: int | None = None) -> tuple[float, float]:
+def run_checked(cmd: list[str], expect_events: int | None = None,
+                env: dict[str, str] | None = None) -> tuple[float, float]:
     """measure() with agent-sdk's stderr kept; exit 0 and, if given, the dispatched count are checked."""
     with tempfile.TemporaryFile("w+") as stderr_file:
-        elapsed_ms, peak_mb, code = measure(cmd, stderr_file)
+        elapsed_ms, peak_mb, code = measure(cmd, stderr_file, env)
         stderr_file.seek(0)
         stderr = stderr_file.read()
     if code != 0:

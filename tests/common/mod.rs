@@ -3,6 +3,7 @@
 #![allow(dead_code)] // Each test crate uses a different part of this.
 
 pub mod model_server;
+pub mod otlp;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
