@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::check::CheckedProject;
-use crate::runtime::calls::OtelSummary;
+use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, Stream, check_node_version, diagnose_node};
-use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, ToNode};
+use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode};
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
@@ -189,6 +189,7 @@ impl<'s> Dispatcher<'s> {
             timeout_text: crate::clock::format_duration(self.timeout),
             manifest: &self.manifest,
             otel_api_version: self.config.otel.version(),
+            tracing: false,
         }
     }
 
@@ -328,7 +329,7 @@ impl<'s> Dispatcher<'s> {
     }
 
     fn send_event(&mut self, event: &Envelope, from: usize) -> std::io::Result<()> {
-        self.runtime.send(&ToNode::Event { seq: event.index, from, event })
+        self.runtime.send(&ToNode::Event { seq: event.index, from, event, trace: None })
     }
 
     /// Waits until every dispatched event went through every hook.
@@ -479,6 +480,17 @@ impl<'s> Dispatcher<'s> {
                 };
                 self.log(record);
             }
+            FromNode::Otel(otel) if otel.kind == OtelKind::Log => {
+                let hook = otel.hook.as_deref().unwrap_or("?");
+                let body = match &otel.value {
+                    Value::String(text) => text.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                let attributes = attributes_text(&otel.attrs).map(|text| format!(" ({text})")).unwrap_or_default();
+                let record = Record::new(otel.log_level(), format!("hook \"{hook}\": {body}{attributes}"));
+                self.log(record.hook(hook));
+            }
             FromNode::Otel(otel) => {
                 if let Some(error) = &otel.error {
                     let hook = otel.hook.as_deref().unwrap_or("?");
@@ -491,6 +503,7 @@ impl<'s> Dispatcher<'s> {
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
             // Answered by the reader thread; the rest belong to loading.
             FromNode::Call(_)
+            | FromNode::Handler(_)
             | FromNode::Hello { .. }
             | FromNode::Loading { .. }
             | FromNode::Loaded { .. }
