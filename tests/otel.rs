@@ -1,9 +1,13 @@
 //! OpenTelemetry, locally: what hooks record through `@opentelemetry/api` (the vendor's
 //! first example, seed 003's hook verbatim) and through `ctx.host.otel` reaches the serve
-//! log at the end of `run`, with no setup; so do its spans, nested by the active context. The project (`fixtures/otel/api-metrics`) has
-//! the real `@opentelemetry/api` 1.9.0 from npm, pinned in its package-lock.json
-//! (`npm ci --prefix fixtures/otel/api-metrics`). And the runtime ends as Node programs
-//! end, so a hook's `beforeExit` listener (where its own provider flushes) runs.
+//! log at the end of `run`, with no setup; so do its spans, nested by the active context,
+//! and its log records through `@opentelemetry/api-logs`. The project
+//! (`fixtures/otel/api-metrics`) has the real `@opentelemetry/api` 1.9.0 and
+//! `@opentelemetry/api-logs` 0.223.1 from npm, pinned in its package-lock.json
+//! (`npm ci --prefix fixtures/otel/api-metrics`). What only an exporter would see of the
+//! runtime (span ids and parents, handler spans, traceparent) is checked by running
+//! `tests/otel/providers.mjs` on the runtime's own files. And the runtime ends as Node
+//! programs end, so a hook's `beforeExit` listener (where its own provider flushes) runs.
 
 mod common;
 
