@@ -1,9 +1,13 @@
 //! OpenTelemetry, locally: what hooks record through `@opentelemetry/api` (the vendor's
 //! first example, seed 003's hook verbatim) and through `ctx.host.otel` reaches the serve
-//! log at the end of `run`, with no setup; so do its spans, nested by the active context. The project (`fixtures/otel/api-metrics`) has
-//! the real `@opentelemetry/api` 1.9.0 from npm, pinned in its package-lock.json
-//! (`npm ci --prefix fixtures/otel/api-metrics`). And the runtime ends as Node programs
-//! end, so a hook's `beforeExit` listener (where its own provider flushes) runs.
+//! log at the end of `run`, with no setup; so do its spans, nested by the active context,
+//! and its log records through `@opentelemetry/api-logs`. The project
+//! (`fixtures/otel/api-metrics`) has the real `@opentelemetry/api` 1.9.0 and
+//! `@opentelemetry/api-logs` 0.223.1 from npm, pinned in its package-lock.json
+//! (`npm ci --prefix fixtures/otel/api-metrics`). What only an exporter would see of the
+//! runtime (span ids and parents, handler spans, traceparent) is checked by running
+//! `tests/otel/providers.mjs` on the runtime's own files. And the runtime ends as Node
+//! programs end, so a hook's `beforeExit` listener (where its own provider flushes) runs.
 
 mod common;
 
@@ -12,6 +16,14 @@ use common::{copy_fixture, exit_code, fixture, run_in};
 /// The serve log's `otel …` lines, without their timestamps.
 fn otel_lines(log: &str) -> Vec<String> {
     log.lines().filter_map(|line| line.split_once(" INFO  otel ").map(|(_, rest)| format!("otel {rest}"))).collect()
+}
+
+/// The serve log of `agent-sdk <args>` run in `project`, which exits 0.
+fn serve_log(project: &std::path::Path, args: &[&str]) -> String {
+    let output = run_in(project, args);
+    let log = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(exit_code(&output), 0, "{log}");
+    log
 }
 
 fn project() -> tempfile::TempDir {
@@ -130,4 +142,290 @@ fn a_project_s_own_sdk_is_left_in_charge_and_flushes_before_exit() {
     assert!(log.contains("INFO  OpenTelemetry: the project installs @opentelemetry/sdk-metrics, so its own providers are left in charge; the summary shows what ctx.host.otel records"), "{log}");
     assert!(log.contains("INFO  exported acme.tokens.output = [38]"), "{log}");
     assert!(otel_lines(&log).is_empty(), "{log}");
+}
+
+/// A hook's log records through `@opentelemetry/api-logs` (`logs.getLogger(…).emit(…)`) are
+/// serve-log records of that hook, at the level their severity says (none, TRACE, DEBUG and
+/// INFO: INFO; WARN: WARN; ERROR and FATAL: ERROR), with their attributes; they are not
+/// metrics of the summary.
+#[test]
+fn a_hook_s_log_records_are_serve_log_records_at_their_severity_s_level() {
+    let project = project();
+    let log = serve_log(project.path(), &["run", "--message", "hi"]);
+    let logged: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains(" hook \"logged\": "))
+        .map(|line| line.split_once(' ').map_or(line, |(_at, rest)| rest))
+        .collect();
+    insta::assert_snapshot!(logged.join("\n"), @r#"
+    INFO  hook "logged": turn completed (acme.tokens.output=17, model=local)
+    INFO  hook "logged": usage read
+    WARN  hook "logged": the turn was slow
+    ERROR hook "logged": {"reason":"quota","left":0}
+    INFO  hook "logged": no severity given
+    "#);
+    assert!(!otel_lines(&log).iter().any(|line| line.contains("acme.audit")), "{log}");
+
+    let json = serve_log(project.path(), &["run", "--message", "hi", "--log-format", "json"]);
+    let records: Vec<serde_json::Value> = json.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+    let logged: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|record| record["message"].as_str().is_some_and(|message| message.starts_with("hook \"logged\": ")))
+        .collect();
+    assert_eq!(logged.len(), 5, "{records:?}");
+    assert!(
+        logged.iter().all(|record| record["hook"] == "logged" && record["event"] == "turn.completed"),
+        "{logged:?}"
+    );
+}
+
+/// A span's events, links and status are kept now (for export), and the summary still
+/// counts it as before: ended, and failed only when its status is ERROR (an OK status is
+/// final, as the OpenTelemetry SDK has it, so a later ERROR does not fail it).
+#[test]
+fn a_span_with_events_and_an_ok_status_is_summarised_as_ended_not_failed() {
+    let project = project();
+    let log = serve_log(project.path(), &["run", "--event", "turn.failed"]);
+    let retried = otel_lines(&log).into_iter().find(|line| line.starts_with("otel span acme.retry: "));
+    assert!(retried.is_some_and(|line| line.starts_with("otel span acme.retry: 1 ended, 0 failed, ")), "{log}");
+    assert!(!log.contains("span \"acme.retry\" failed"), "{log}");
+}
+
+/// What only an exporter sees of the runtime's providers, checked by running
+/// `tests/otel/providers.mjs` on `src/runtime/node/otel-api.cjs` with the real
+/// `@opentelemetry/api` and `@opentelemetry/api-logs` of the fixture: a handler's span
+/// parents what its code starts (across awaits); a span's kind, times, events, links and
+/// status; meters and tracers by name; the `traceparent` fetch sends only inside a span
+/// once traces are exported, never over the caller's own; log records.
+#[test]
+fn the_runtime_s_providers_record_what_export_needs() {
+    project(); // the fixture's packages are installed
+    let output = std::process::Command::new("node")
+        .arg(common::root().join("tests/otel/providers.mjs"))
+        .env_remove("NODE_OPTIONS")
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let seen: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|_| panic!("{stdout}"));
+    // What a failed assertion shows: the start of what the script saw (its bodies are long).
+    let brief: String = stdout.chars().take(3000).collect();
+    let (turn_trace, handler_span) = ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7");
+    let span = |name: &str| {
+        seen["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|span| span["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {brief}"))
+    };
+
+    // Nesting under the handler's span, across awaits; `root: true` starts a trace of its own.
+    assert_eq!(seen["seen"]["activeInHandler"], handler_span, "{brief}");
+    assert_eq!(seen["seen"]["activeAfterHandler"], serde_json::Value::Null, "{brief}");
+    let (outer, inner, root) = (span("acme.outer"), span("acme.inner"), span("acme.root"));
+    assert_eq!((&outer["traceId"], &outer["parentSpanId"]), (&turn_trace.into(), &handler_span.into()), "{brief}");
+    assert_eq!((&inner["traceId"], &inner["parentSpanId"]), (&turn_trace.into(), &outer["spanId"]), "{brief}");
+    assert!(root["traceId"] != turn_trace && root["parentSpanId"].is_null(), "{brief}");
+    let since_start = span("acme.since-start")["start"].as_f64().unwrap();
+    assert!((root["start"].as_f64().unwrap() - since_start).abs() < 1000.0, "{brief}");
+    assert_eq!(outer["scope"], "acme.tracer", "{brief}");
+
+    // What a span records.
+    let detailed = span("acme.detailed");
+    assert_eq!(detailed["spanKind"], 2, "{brief}");
+    assert_eq!((&detailed["start"], &detailed["ms"]), (&1_764_484_800_000_i64.into(), &1000.into()), "{brief}");
+    assert_eq!(detailed["status"], serde_json::json!({ "code": 2, "message": "bad input" }), "{brief}");
+    assert_eq!(detailed["error"], "bad input", "{brief}");
+    assert_eq!(detailed["attrs"], serde_json::json!({ "http.method": "GET" }), "{brief}");
+    let events = detailed["events"].as_array().unwrap();
+    let names: Vec<&str> = events.iter().map(|event| event["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["acme.plain", "acme.hrtime", "acme.dated", "exception"], "{brief}");
+    assert_eq!(events[0]["attrs"], serde_json::json!({ "step": 1 }), "{brief}");
+    assert_eq!(
+        (&events[1]["time"], &events[2]["time"]),
+        (&1_764_484_800_500_i64.into(), &1_764_484_800_750_i64.into())
+    );
+    let exception = &events[3]["attrs"];
+    assert_eq!(
+        (&exception["exception.type"], &exception["exception.message"]),
+        (&"TypeError".into(), &"bad input".into())
+    );
+    assert!(exception["exception.stacktrace"].as_str().is_some_and(|stack| stack.contains("providers.mjs")), "{brief}");
+    assert_eq!(
+        detailed["links"],
+        serde_json::json!([
+            { "traceId": "5bf92f3577b34da6a3ce929d0e0e4736", "spanId": "10f067aa0ba902b7", "attrs": { "why": "batch" } },
+            { "traceId": "5bf92f3577b34da6a3ce929d0e0e4736", "spanId": "20f067aa0ba902b7", "attrs": {} },
+        ]),
+        "{brief}"
+    );
+    let crowded = span("acme.crowded");
+    assert_eq!((crowded["events"].as_array().unwrap().len(), &crowded["droppedEvents"]), (128, &2.into()), "{brief}");
+    assert_eq!((&crowded["status"], &crowded["error"]), (&serde_json::json!({ "code": 1 }), &serde_json::Value::Null));
+
+    // Meters by name, with their instruments' units.
+    assert_eq!(
+        seen["measurements"],
+        serde_json::json!([
+            { "kind": "histogram", "name": "acme.latency", "value": 5, "scope": "acme.meter", "unit": "ms" },
+            { "kind": "counter", "name": "acme.count", "value": 1, "scope": "acme.other" },
+        ]),
+        "{brief}"
+    );
+    assert!(seen["seen"]["sameMeterForSameName"] == true && seen["seen"]["otherMeterForOtherName"] == true);
+
+    // fetch: no traceparent before traces are exported or outside a span; the handler's
+    // span's, whatever the headers' shape; the caller's own kept; a child span's inside it.
+    let handler_header = format!("00-{turn_trace}-{handler_span}-01");
+    let child_header = format!("00-{turn_trace}-{}-01", seen["seen"]["callSpanId"].as_str().unwrap());
+    let received: Vec<(String, Option<String>, Option<String>)> = seen["received"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|request| {
+            let text = |key: &str| request[key].as_str().map(str::to_owned);
+            (text("path").unwrap(), text("traceparent"), text("kept"))
+        })
+        .collect();
+    let expected = |path: &str, traceparent: Option<&str>, kept: Option<&str>| {
+        (path.to_owned(), traceparent.map(str::to_owned), kept.map(str::to_owned))
+    };
+    assert_eq!(
+        received,
+        [
+            expected("/not-exported", None, None),
+            expected("/outside", None, None),
+            expected("/plain", Some(&handler_header), Some("object")),
+            expected("/headers", Some(&handler_header), Some("headers")),
+            expected("/pairs", Some(&handler_header), Some("pairs")),
+            expected("/request", Some(&handler_header), Some("request")),
+            expected("/callers", Some("00-11111111111111111111111111111111-2222222222222222-00"), None),
+            expected("/callers-request", Some("00-33333333333333333333333333333333-4444444444444444-01"), None),
+            expected("/in-child", Some(&child_header), None),
+        ]
+    );
+    assert_eq!(seen["seen"]["fetchWrappedOnce"], true, "{brief}");
+
+    // Log records: the logger's name, the body as text (bounded), severity, the active span.
+    let records = seen["logRecords"].as_array().unwrap();
+    assert_eq!(
+        records[0],
+        serde_json::json!({
+            "name": "acme.logger", "body": "{\"reason\":\"quota\"}", "attrs": { "k": "v" },
+            "severity": 13, "severityText": "WARN", "time": 1_764_484_800_000_i64,
+        }),
+        "{brief}"
+    );
+    assert_eq!((&records[1]["traceId"], &records[1]["spanId"]), (&turn_trace.into(), &handler_span.into()));
+    for record in &records[1..] {
+        let body = record["body"].as_str().unwrap();
+        assert!(body.len() <= 16 * 1024 && body.len() > 16_000 && body.ends_with('…'), "{}", body.len());
+        assert!(record["severity"].is_null(), "{record}");
+    }
+    assert_eq!(seen["seen"]["loggerEnabled"], true, "{brief}");
+
+    handler_spans(&seen["hosts"], turn_trace);
+}
+
+/// What the hook host said of a traced event's handlers (tests/otel/handler-spans.mjs):
+/// a "handler" line after each (after its threw/timed_out line), none for an event sent
+/// without a trace; the handler's span parents the hook's own and its fetches' traceparent,
+/// which only a host told that traces are exported sends.
+fn handler_spans(hosts: &serde_json::Value, turn_trace: &str) {
+    let exporting = &hosts["exporting"]["lines"];
+    let brief: String = exporting.to_string().chars().take(3000).collect();
+    let told: Vec<String> = exporting
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|line| ["threw", "timed_out", "handler", "done"].contains(&line["t"].as_str().unwrap()))
+        .map(|line| {
+            let (t, seq) = (line["t"].as_str().unwrap(), &line["seq"]);
+            match t {
+                "handler" => format!("{seq} handler {} {} {}", line["handler"], line["outcome"], line["error"]),
+                "done" => format!("{seq} done"),
+                _ => format!("{seq} {t} {}", line["handler"]),
+            }
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [
+            r#"1 handler "turn.completed" "ok" null"#,
+            r#"1 handler "*" "ok" null"#,
+            "1 done",
+            r#"2 threw "turn.failed""#,
+            r#"2 handler "turn.failed" "threw" "boom""#,
+            r#"2 handler "*" "ok" null"#,
+            "2 done",
+            r#"3 timed_out "message.received""#,
+            r#"3 handler "message.received" "timed_out" "timed out after 200ms""#,
+            r#"3 handler "*" "ok" null"#,
+            "3 done",
+            "4 done",
+        ],
+        "{brief}"
+    );
+    let now = hosts["now"].as_f64().unwrap();
+    let handler_lines = |lines: &serde_json::Value| -> Vec<serde_json::Value> {
+        lines.as_array().unwrap().iter().filter(|line| line["t"] == "handler").cloned().collect()
+    };
+    let ended = handler_lines(exporting);
+    for line in &ended {
+        let span_id = line["spanId"].as_str().unwrap();
+        assert!(span_id.len() == 16 && span_id.bytes().all(|b| b.is_ascii_hexdigit()), "{line}");
+        let (start, ms) = (line["start"].as_f64().unwrap(), line["ms"].as_f64().unwrap());
+        assert!(start < now && start > now - 60_000.0 && start.fract() != 0.0 && ms >= 0.0, "{line}");
+        assert!(line.get("error").is_none() == (line["outcome"] == "ok"), "{line}");
+    }
+    assert!(ended[4]["ms"].as_f64().unwrap() >= 190.0, "{}", ended[4]);
+    let mut ids: Vec<&str> = ended.iter().map(|line| line["spanId"].as_str().unwrap()).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), ended.len(), "each handler its own span: {ids:?}");
+
+    for (host, exported) in [("exporting", true), ("notExporting", false)] {
+        let lines = &hosts[host]["lines"];
+        let handler_span = handler_lines(lines)[0]["spanId"].as_str().unwrap().to_owned();
+        let hook_span = lines
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|line| line["name"] == "acme.in-handler")
+            .unwrap_or_else(|| panic!("{host}: {lines}"));
+        assert_eq!(
+            (hook_span["traceId"].as_str(), hook_span["parentSpanId"].as_str()),
+            (Some(turn_trace), Some(handler_span.as_str()))
+        );
+        let active = format!(r#"{{"index":1,"active":"{handler_span}"}}"#);
+        assert!(lines.as_array().unwrap().iter().any(|line| line["text"] == active.as_str()), "{host}: {lines}");
+        let traceparents: Vec<(String, Option<String>)> = hosts[host]["received"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|request| {
+                (request["path"].as_str().unwrap().to_owned(), request["traceparent"].as_str().map(str::to_owned))
+            })
+            .collect();
+        let sent = |span: &str| exported.then(|| format!("00-{turn_trace}-{span}-01"));
+        assert_eq!(
+            traceparents[..2],
+            [
+                ("/in-span/1".to_owned(), sent(hook_span["spanId"].as_str().unwrap())),
+                ("/in-handler/1".to_owned(), sent(&handler_span)),
+            ],
+            "{host}"
+        );
+    }
+    // With the project's own providers in charge: the handler lines, and nothing else.
+    let own = &hosts["ownProviders"];
+    let outcomes: Vec<String> = handler_lines(&own["lines"]).iter().map(|line| line["outcome"].to_string()).collect();
+    assert_eq!(outcomes, [r#""ok""#, r#""ok""#], "{}", own["lines"]);
+    assert!(own["received"].as_array().unwrap().iter().all(|request| request["traceparent"].is_null()), "{own}");
+    // An event sent without a trace: no handler span, no traceparent outside the hook's own.
+    let received = &hosts["exporting"]["received"];
+    assert_eq!(
+        (&received[3]["path"], &received[3]["traceparent"]),
+        (&"/in-handler/4".into(), &serde_json::Value::Null)
+    );
 }

@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::check::CheckedProject;
-use crate::runtime::calls::OtelSummary;
+use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, Stream, check_node_version, diagnose_node};
-use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, ToNode};
+use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
-use crate::telemetry::Parent;
+use crate::telemetry::{Parent, hook_spans};
 
 /// A hook as the runtime loads it.
 #[derive(Debug, Clone)]
@@ -193,6 +193,7 @@ impl<'s> Dispatcher<'s> {
             timeout_text: crate::clock::format_duration(self.timeout),
             manifest: &self.manifest,
             otel_api_version: self.config.otel.version(),
+            tracing: self.config.telemetry.as_ref().is_some_and(|telemetry| telemetry.tracing()),
         }
     }
 
@@ -336,8 +337,10 @@ impl<'s> Dispatcher<'s> {
         Ok(())
     }
 
-    fn send_event(&mut self, event: &Envelope, from: usize, _trace: Option<Parent>) -> std::io::Result<()> {
-        self.runtime.send(&ToNode::Event { seq: event.index, from, event })
+    fn send_event(&mut self, event: &Envelope, from: usize, trace: Option<Parent>) -> std::io::Result<()> {
+        let hex = trace.map(|parent| parent.hex());
+        let trace = hex.as_ref().map(|(trace_id, span_id)| TraceParent { trace_id, span_id });
+        self.runtime.send(&ToNode::Event { seq: event.index, from, event, trace })
     }
 
     /// Waits until every dispatched event went through every hook.
@@ -488,6 +491,17 @@ impl<'s> Dispatcher<'s> {
                 };
                 self.log(record);
             }
+            FromNode::Otel(otel) if otel.kind == OtelKind::Log => {
+                let hook = otel.hook.as_deref().unwrap_or("?");
+                let body = match &otel.value {
+                    Value::String(text) => text.clone(),
+                    Value::Null => String::new(),
+                    other => other.to_string(),
+                };
+                let attributes = attributes_text(&otel.attrs).map(|text| format!(" ({text})")).unwrap_or_default();
+                let record = Record::new(otel.log_level(), format!("hook \"{hook}\": {body}{attributes}"));
+                self.log(record.hook(hook));
+            }
             FromNode::Otel(otel) => {
                 if let Some(error) = &otel.error {
                     let hook = otel.hook.as_deref().unwrap_or("?");
@@ -495,11 +509,25 @@ impl<'s> Dispatcher<'s> {
                         Record::new(Level::Error, format!("hook \"{hook}\": span \"{}\" failed: {error}", otel.name));
                     self.log(record.hook(hook));
                 }
-                if let Some(instruments) = self.config.telemetry.as_ref().and_then(|telemetry| telemetry.instruments())
-                {
-                    instruments.record(&otel, None, None);
+                if let Some(telemetry) = &self.config.telemetry {
+                    match otel.kind {
+                        OtelKind::Span => hook_spans::hook_span(telemetry, &otel),
+                        _ => {
+                            if let Some(instruments) = telemetry.instruments() {
+                                instruments.record(&otel);
+                            }
+                        }
+                    }
                 }
                 self.otel.record(&otel);
+            }
+            FromNode::Handler(ended) => {
+                let traced = self.pending.front().filter(|pending| pending.event.index == ended.seq);
+                if let (Some(telemetry), Some(pending)) = (&self.config.telemetry, traced)
+                    && let Some(parent) = pending.trace
+                {
+                    hook_spans::handler_ended(telemetry, parent, &pending.event, self.hook_name(ended.hook), &ended);
+                }
             }
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
             // Answered by the reader thread; the rest belong to loading.

@@ -70,6 +70,7 @@ fn run_in_one_node(
         timeout_text: crate::clock::format_duration(timeout),
         manifest,
         otel_api_version: config.otel.version(),
+        tracing: false,
     })?;
     let mounts_to_import =
         mounts.iter().map(|mount| MountToImport { namespace: &mount.namespace, url: &mount.url }).collect();

@@ -102,6 +102,8 @@ impl OtelSummary {
                 entry.failed += u64::from(otel.error.is_some());
                 entry.milliseconds += value.unwrap_or(0.0);
             }
+            // A hook's log record is a serve-log record of its own, not a metric.
+            OtelKind::Log => {}
             OtelKind::Tag => {
                 let value = match &otel.value {
                     Value::String(text) => text.clone(),
@@ -166,7 +168,7 @@ fn by_attributes<T>(metric: &ByAttributes<T>, shown: impl Fn(&T) -> String) -> S
 }
 
 /// `channel=local, model=gpt-4o`: a record's attributes in key order; `None` without any.
-fn attributes_text(attrs: &Value) -> Option<String> {
+pub fn attributes_text(attrs: &Value) -> Option<String> {
     let object = attrs.as_object().filter(|object| !object.is_empty())?;
     let mut pairs: Vec<(&String, String)> = object
         .iter()
@@ -344,7 +346,7 @@ mod tests {
     use super::*;
 
     fn otel(kind: OtelKind, name: &str, value: Value, attrs: Value) -> Otel {
-        Otel { kind, name: name.to_owned(), value, attrs, hook: None, error: None }
+        Otel::new(kind, name, value, attrs)
     }
 
     #[test]

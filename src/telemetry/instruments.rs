@@ -91,7 +91,8 @@ impl Instruments {
     }
 
     /// One measurement a hook made (through `@opentelemetry/api` or `ctx.host.otel`).
-    pub fn record(&self, otel: &Otel, scope: Option<&str>, unit: Option<&str>) {
+    pub fn record(&self, otel: &Otel) {
+        let (scope, unit) = (otel.scope.as_deref(), otel.unit.as_deref());
         let Some(value) = otel.value.as_f64().filter(|value| value.is_finite()) else { return };
         let kind = match otel.kind {
             OtelKind::Counter => 0,

@@ -6,6 +6,7 @@
 //! [`FLUSH_WITHIN`]. With no endpoint nothing here exists.
 
 pub mod config;
+pub mod hook_spans;
 mod http;
 mod instruments;
 pub mod request_span;

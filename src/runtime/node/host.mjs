@@ -18,12 +18,23 @@
 // Rust → Node
 //   {"t":"init","hooks":[{"name":"audit/usage","url":"file:///…/bot/hooks/audit/usage.ts","source":"bot/hooks/audit/usage.ts"}],
 //    "ctx":{"session":{…},"agent":{"name":"…"},"channel":{"id":"…","continuationToken":null},"stateRoot":"/abs/.agent-sdk"},
-//    "timeoutMs":30000, "manifest":{…see loader.mjs…}}
+//    "timeoutMs":30000, "timeoutText":"30s", "manifest":{…see loader.mjs…},
+//    "otelApiVersion":"1.10.0"|null, "tracing":false}
 //       Import every hook, in order. A hook's index is its position in this list,
-//       counting hooks that fail to load.
-//   {"t":"event","seq":7,"from":0,"event":{"type":"turn.completed","index":7,"sessionId":"…","turnId":"…","at":"…","data":{…}}}
+//       counting hooks that fail to load. At the first init, before any hook loads, the
+//       OpenTelemetry providers register as otelApiVersion (otel-api.cjs); null: none do
+//       (the project installs the SDK and sets up its own). "tracing": traces are
+//       exported, so fetch is wrapped (once) to send a "traceparent" header
+//       (00-<traceId>-<spanId>-01) when called inside a span, unless the caller set one;
+//       false, or providers of the project's own: fetch is left as it is.
+//   {"t":"event","seq":7,"from":0,"event":{"type":"turn.completed","index":7,"sessionId":"…","turnId":"…","at":"…","data":{…}},
+//    "trace":{"traceId":"<32 hex>","spanId":"<16 hex>"}}
 //       Queued; events run strictly one at a time, in arrival order. For each loaded
 //       hook with index >= from, in order: the handler for event.type, then "*".
+//       "trace" (optional: the span of the turn the event belongs to): each handler that
+//       runs is a span, a child of it, ended by a "handler" line; the handler runs with it
+//       as the active span (the spans it starts are its children, its fetches carry it).
+//       Without "trace" (replays, --event) nothing of that is done.
 //   {"t":"reply","id":12,"ok":true,"value":…}
 //   {"t":"reply","id":12,"ok":false,"error":"message"}
 //       The answer to a "call" (not queued: handlers are waiting on it).
@@ -51,6 +62,10 @@
 //   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
 //   {"t":"timed_out","seq":7,"hook":2,"handler":"turn.completed"}  after timeoutMs; the
 //       handler's promise is left running and its outcome ignored
+//   {"t":"handler","seq":7,"hook":2,"handler":"turn.completed","spanId":"<16 hex>","start":<epoch ms>,
+//    "ms":<duration ms>,"outcome":"ok"|"threw"|"timed_out","error":"…"}
+//       after each handler of an event sent with "trace" (after its "threw"/"timed_out"):
+//       its span; "error" (the threw line's message, or "timed out after 30s") when not ok
 //   {"t":"done","seq":7}                            after the event's last handler, written
 //       together with the next line (the next event's first "start"), or as soon as no
 //       more work is queued
@@ -59,13 +74,24 @@
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
 //       files.read [path, scope] | files.list [scope] | reminders.set [at, note] | reminders.list [] |
 //       artifacts.tag [name, value, turnId]; scope is "session" or "deployment"
-//   {"t":"otel","kind":"counter"|"updown"|"histogram"|"gauge"|"tag"|"span","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
-//       ("span": one ended span of @opentelemetry/api's tracer, `value` its milliseconds,
-//       with "error":"…" when its status is ERROR)
+//   {"t":"otel","kind":"counter"|"updown"|"histogram"|"gauge"|"tag","name":"…","value":…,"attrs":{…},"hook":"audit/usage"}
 //       fire and forget: ctx.host.otel's records, and the measurements of the instruments
 //       made with @opentelemetry/api (its global meter provider is registered at the first
-//       init, before any hook loads: otel-api.cjs); an observable instrument's are taken
+//       init, before any hook loads: otel-api.cjs), which add "scope":"<meter name>" and,
+//       for an instrument made with one, "unit":"ms"; an observable instrument's are taken
 //       once, at shutdown, as "gauge"s
+//   {"t":"otel","kind":"span","name":"…","value":<ms>,"attrs":{…},"error":"…"|null,"hook":…,
+//    "scope":"<tracer name>","traceId":"<32 hex>","spanId":"<16 hex>","parentSpanId":"<16 hex>"|null,
+//    "start":<epoch ms>,"spanKind":0-4,"status":{"code":0|1|2,"message"?:"…"},
+//    "events":[{"name":"…","time":<epoch ms>,"attrs":{…}}],"links":[{"traceId":"…","spanId":"…","attrs":{…}}]}
+//       one ended span of @opentelemetry/api's tracer ("error": why, when its status is
+//       ERROR; recordException is an "exception" event; at most 128 events and 128 links,
+//       "droppedEvents"/"droppedLinks":<n> counting the rest, when there are any)
+//   {"t":"otel","kind":"log","name":"<logger name>","value":"<body>","attrs":{…},"severity":1-24|null,
+//    "severityText":"…"|null,"hook":…,"start":<epoch ms>,"traceId"?:"…","spanId"?:"…"}
+//       a record emitted by a logger of @opentelemetry/api-logs: its body as text (JSON
+//       unless a string; at most 16 KiB), "start" its timestamp (or when it was emitted),
+//       the ids those of its context's span, else of the active one, when there is one
 //   {"t":"console","level":"info"|"warn"|"error","hook":"audit/usage"|null,"text":"…"}
 //       console.log/info/debug and process.stdout.write → info, warn and
 //       process.stderr.write → warn, error/trace → error; hook is null when the output is
@@ -312,9 +338,50 @@ function sendOtel(kind, name, value, attrs) {
   send({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
 }
 
-/** A span a hook made with @opentelemetry/api ended: its duration, and why it failed. */
-function sendSpan(name, milliseconds, attrs, error) {
-  send({ t: 'otel', kind: 'span', name, value: milliseconds, attrs, error, hook: currentHook() });
+/** A measurement of an instrument of @opentelemetry/api: with its meter's name, and its unit. */
+function sendMeasurement(kind, name, value, attrs, scope, unit) {
+  send({ t: 'otel', kind, name, value, attrs, hook: currentHook(), scope, unit });
+}
+
+/** A span a hook made with @opentelemetry/api ended: all that export needs of it. */
+function sendSpan(span) {
+  send({
+    t: 'otel',
+    kind: 'span',
+    name: span.name,
+    value: span.ms,
+    attrs: span.attrs,
+    error: span.error,
+    hook: currentHook(),
+    scope: span.scope,
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: span.parentSpanId,
+    start: span.start,
+    spanKind: span.spanKind,
+    status: span.status,
+    events: span.events,
+    links: span.links,
+    droppedEvents: span.droppedEvents || undefined,
+    droppedLinks: span.droppedLinks || undefined,
+  });
+}
+
+/** A hook's logger of @opentelemetry/api-logs emitted a record. */
+function sendLog(record) {
+  send({
+    t: 'otel',
+    kind: 'log',
+    name: record.name,
+    value: record.body,
+    attrs: record.attrs,
+    severity: record.severity,
+    severityText: record.severityText,
+    hook: currentHook(),
+    start: record.time,
+    traceId: record.traceId,
+    spanId: record.spanId,
+  });
 }
 
 // ---- The handler context ------------------------------------------------------------------
@@ -344,15 +411,20 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Takes the observable instruments' measurements; set at the first init. */
 let collectObservables = async () => {};
-let meterProviderInstalled = false;
+let providersInstalled = false;
+/** The runtime's context manager's `{ runInSpan, activeSpanContext }`, once registered. */
+let activeContext = null;
 
 async function init(message) {
   // Null when the project installs the OpenTelemetry SDK to set up its own providers.
-  if (!meterProviderInstalled && typeof message.otelApiVersion === 'string') {
-    meterProviderInstalled = true;
-    collectObservables = otelApi.installMeterProvider(sendOtel, message.otelApiVersion);
-    otelApi.installTracerProvider(sendSpan, message.otelApiVersion);
+  if (!providersInstalled && typeof message.otelApiVersion === 'string') {
+    providersInstalled = true;
+    collectObservables = otelApi.installMeterProvider(sendMeasurement, message.otelApiVersion);
+    activeContext = otelApi.installTracerProvider(sendSpan, message.otelApiVersion);
+    otelApi.installLoggerProvider(sendLog, activeContext?.activeSpanContext);
   }
+  // Only while traces are exported ("with no endpoint, fetch has no traceparent").
+  if (message.tracing === true && activeContext !== null) otelApi.addTraceparentToFetch(activeContext.activeSpanContext);
   ctx = buildContext(message.ctx ?? {});
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
   timeoutText = String(message.timeoutText ?? `${timeoutMs}ms`);
@@ -485,7 +557,7 @@ const GAVE_UP = Symbol('gave up');
  * finished without a promise (most do: then no turn of the event loop is spent), else a
  * promise of the rest. `done` is sent either way, last.
  */
-function dispatch({ seq, from = 0, event }) {
+function dispatch({ seq, from = 0, event, trace }) {
   let frozenEvent;
   try {
     // Every hook sees the same frozen event: none can change what the next one sees. It
@@ -496,15 +568,55 @@ function dispatch({ seq, from = 0, event }) {
     sendSoon({ t: 'done', seq });
     throw error;
   }
-  return runHandlers(seq, frozenEvent, Math.max(0, from), 0);
+  return runHandlers(seq, frozenEvent, Math.max(0, from), 0, trace === undefined ? undefined : tracedBy(trace));
+}
+
+/**
+ * What a traced event's handlers run under: `{ traceId }` of the turn's span, or `{}`
+ * (handler lines, no context) when the runtime's context manager is not the one in charge
+ * or the ids are not valid.
+ */
+function tracedBy(trace) {
+  if (activeContext === null || !otelApi.isValidSpanContext(trace)) return {};
+  return { traceId: trace.traceId };
+}
+
+/** A handler span, begun: its id, its start in epoch milliseconds, and `performance.now()` then. */
+function beginHandlerSpan() {
+  const began = performance.now();
+  return { spanId: otelApi.newSpanId(), start: performance.timeOrigin + began, began };
+}
+
+/** Runs a traced event's handler with its span as the active one. */
+function inHandlerSpan(trace, span, runHandler) {
+  if (trace.traceId === undefined) return runHandler();
+  return activeContext.runInSpan({ traceId: trace.traceId, spanId: span.spanId }, runHandler);
+}
+
+/** The "handler" line of a traced event's handler, after its threw/timed_out line if any. */
+function endHandlerSpan(seq, index, key, span, outcome, error) {
+  const ended = outcome.timedOut ? 'timed_out' : outcome.threw ? 'threw' : 'ok';
+  // Deferred like "done": it goes out with the next line, in order.
+  sendSoon({
+    t: 'handler',
+    seq,
+    hook: index,
+    handler: key,
+    spanId: span.spanId,
+    start: span.start,
+    ms: performance.now() - span.began,
+    outcome: ended,
+    error,
+  });
 }
 
 /**
  * Runs the event's handlers in order from hook `index`'s handler `which` (0: the one for the
  * event's type, 1: `"*"`) on, for as long as they finish at once; the first that returns a
- * promise hands the rest to `finishLater`, which then sends `done`.
+ * promise hands the rest to `finishLater`, which then sends `done`. `trace` (undefined for
+ * an event sent without one): each handler is a span.
  */
-function runHandlers(seq, frozenEvent, index, which) {
+function runHandlers(seq, frozenEvent, index, which, trace) {
   let handedOn = false;
   try {
     for (; index < hooks.length; index++, which = 0) {
@@ -515,12 +627,17 @@ function runHandlers(seq, frozenEvent, index, which) {
         if (!hasOwn(events, key)) continue;
         send({ t: 'start', seq, hook: index, handler: key });
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null };
-        const outcome = settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx)));
+        const span = trace === undefined ? undefined : beginHandlerSpan();
+        const outcome =
+          span === undefined
+            ? settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx)))
+            : settle(() => hookScope.run(scope, () => inHandlerSpan(trace, span, () => events[key](frozenEvent, ctx))));
         if (outcome.pending) {
           handedOn = true;
-          return finishLater(seq, frozenEvent, outcome.pending, index, which);
+          return finishLater(seq, frozenEvent, outcome.pending, index, which, trace, span);
         }
-        report(seq, index, key, outcome);
+        const error = report(seq, index, key, outcome);
+        if (span !== undefined) endHandlerSpan(seq, index, key, span, outcome, error);
       }
     }
   } finally {
@@ -531,24 +648,35 @@ function runHandlers(seq, frozenEvent, index, which) {
   return undefined;
 }
 
-/** Waits for hook `index`'s handler `which`, then runs the handlers after it. */
-async function finishLater(seq, frozenEvent, pending, index, which) {
+/** Waits for hook `index`'s handler `which` (and ends its span), then runs the handlers after it. */
+async function finishLater(seq, frozenEvent, pending, index, which, trace, span) {
   let handedOn = false;
   try {
-    report(seq, index, which === 0 ? frozenEvent.type : '*', await pending);
+    const key = which === 0 ? frozenEvent.type : '*';
+    const outcome = await pending;
+    const error = report(seq, index, key, outcome);
+    if (span !== undefined) endHandlerSpan(seq, index, key, span, outcome, error);
     const nextHook = which === 0 ? index : index + 1;
     handedOn = true;
-    const rest = runHandlers(seq, frozenEvent, nextHook, which === 0 ? 1 : 0);
+    const rest = runHandlers(seq, frozenEvent, nextHook, which === 0 ? 1 : 0, trace);
     if (rest !== undefined) await rest;
   } finally {
     if (!handedOn) sendSoon({ t: 'done', seq });
   }
 }
 
-/** Tells Rust how a handler ended, unless it simply returned. */
+/** Tells Rust how a handler ended, unless it simply returned; returns why it failed, if it did. */
 function report(seq, index, key, outcome) {
-  if (outcome.timedOut) send({ t: 'timed_out', seq, hook: index, handler: key });
-  else if (outcome.threw) send({ t: 'threw', seq, hook: index, handler: key, ...describe(outcome.error) });
+  if (outcome.timedOut) {
+    send({ t: 'timed_out', seq, hook: index, handler: key });
+    return `timed out after ${timeoutText}`;
+  }
+  if (outcome.threw) {
+    const described = describe(outcome.error);
+    send({ t: 'threw', seq, hook: index, handler: key, ...described });
+    return described.message;
+  }
+  return undefined;
 }
 
 /**

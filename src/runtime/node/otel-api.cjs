@@ -1,30 +1,54 @@
-// The OpenTelemetry API's global meter provider, registered by the hook host before any
-// hook (or extension mount) module is evaluated, so that `metrics.getMeter("acme")` at a
-// hook's module scope, from any copy of `@opentelemetry/api` 1.x in the project, binds to
-// it. What its instruments record goes the way `ctx.host.otel` does: one "otel" message
-// each, summarised in the serve log.
+// The OpenTelemetry API's global providers, registered by the hook host before any hook
+// (or extension mount) module is evaluated, so that `metrics.getMeter("acme")`,
+// `trace.getTracer("acme")` and `logs.getLogger("acme")` at a hook's module scope, from any
+// copy of `@opentelemetry/api` 1.x (and `@opentelemetry/api-logs`) in the project, bind to
+// them. What they record goes to Rust as "otel" messages: summarised in the serve log, and
+// exported when OTEL_* says where.
 //
-// How a copy of the API finds it: every 1.x copy reads the object at
-// `globalThis[Symbol.for("opentelemetry.js.api.1")]` and takes its `metrics` when the
-// object's `version` is compatible with its own (the same major, a minor at least its own).
-// The binary passes the newest version installed in the project (at least the newest it
-// knows), so every installed copy accepts it.
+// How a copy of the API finds them: every 1.x copy reads the object at
+// `globalThis[Symbol.for("opentelemetry.js.api.1")]` and takes its `metrics`, `trace` and
+// `context` when the object's `version` is compatible with its own (the same major, a minor
+// at least its own). The binary passes the newest version installed in the project (at
+// least the newest it knows), so every installed copy accepts it. `@opentelemetry/api-logs`
+// keeps its provider elsewhere (see installLoggerProvider).
 //
-// Its tracer provider and context manager are registered the same way: `trace.getTracer`
-// gives a tracer whose spans nest (`startActiveSpan`, `context.with`, across awaits, by
-// AsyncLocalStorage), and each ended span is one "span" message (its name, duration,
-// attributes and, when it failed, why). The logs API is not provided yet.
+// Metrics: each measurement is one message, with its meter's name (`scope`) and the
+// instrument's unit. Traces: spans nest by the active context (`startActiveSpan`,
+// `context.with`, across awaits, by AsyncLocalStorage); each ended span is one message with
+// what export needs (ids, parent, times, kind, status, events, links). The host runs a
+// traced event's handlers inside their handler span (runInSpan), and, while traces are
+// exported, a `fetch` made inside a span carries its `traceparent`. Logs: each emitted
+// record is one message.
+//
+// One file, though it is past the house's ~600 lines: the three providers share the
+// attribute and time rules and the context, and the binary embeds the runtime's files by
+// name (src/runtime/host.rs).
 
 'use strict';
 
+const { AsyncLocalStorage } = require('node:async_hooks');
+const { randomBytes } = require('node:crypto');
+
 const API_KEY = Symbol.for('opentelemetry.js.api.1');
 
+// Primordials, taken before any hook can replace them.
 const { freeze, entries } = Object;
 const { isArray } = Array;
+const { stringify } = JSON;
+const { isFinite: finite, isInteger } = Number;
+const RealDate = Date;
+const RealHeaders = globalThis.Headers;
+const RealRequest = globalThis.Request;
+const byteLength = Buffer.byteLength;
+const bufferFrom = Buffer.from.bind(Buffer);
+const now = () => performance.timeOrigin + performance.now();
+
+// ---- Metrics -------------------------------------------------------------------------------
 
 /**
- * Registers the meter provider, once per process. `record(kind, name, value, attrs)` sends
- * a measurement (`kind`: "counter", "updown", "histogram" or "gauge"). Returns `collect()`,
+ * Registers the meter provider, once per process. `record(kind, name, value, attrs, scope,
+ * unit)` sends a measurement (`kind`: "counter", "updown", "histogram" or "gauge"; `scope`
+ * the meter's name; `unit` undefined when the instrument has none). Returns `collect()`,
  * which runs the observable instruments' callbacks once (each measurement they observe is
  * recorded as a "gauge": its last value) and resolves when they are done.
  */
@@ -33,28 +57,57 @@ function installMeterProvider(record, version) {
   if (registry.metrics) return async () => {};
   const observables = [];
   const batchCallbacks = [];
-  const measure = (kind, name) => (value, attributes) => {
-    if (typeof value !== 'number' || !Number.isFinite(value)) return;
-    record(kind, name, value, plainAttributes(attributes));
+  registry.metrics = freeze({ getMeter: byName((scope) => makeMeter(record, scope, observables, batchCallbacks)) });
+
+  return async function collect() {
+    const pending = [];
+    for (const { measure, callbacks } of observables) {
+      const result = freeze({ observe: measure });
+      for (const callback of callbacks) pending.push(settled(() => callback(result)));
+    }
+    for (const { callback } of batchCallbacks) {
+      const result = freeze({
+        observe: (instrument, value, attributes) => {
+          const found = observables.find((entry) => entry.instrument === instrument);
+          if (found) found.measure(value, attributes);
+        },
+      });
+      pending.push(settled(() => callback(result)));
+    }
+    await Promise.all(pending);
   };
-  const observable = (name) => {
+}
+
+/** One meter: its instruments' measurements are recorded with its name as their scope. */
+function makeMeter(record, scope, observables, batchCallbacks) {
+  const measure = (kind, name, options) => {
+    const unit = typeof options?.unit === 'string' && options.unit !== '' ? options.unit : undefined;
+    const instrumentName = String(name);
+    return (value, attributes) => {
+      if (typeof value !== 'number' || !finite(value)) return;
+      record(kind, instrumentName, value, plainAttributes(attributes), scope, unit);
+    };
+  };
+  const observable = (name, options) => {
     const callbacks = new Set();
     const instrument = freeze({
       addCallback: (callback) => typeof callback === 'function' && callbacks.add(callback),
       removeCallback: (callback) => callbacks.delete(callback),
     });
-    observables.push({ name, callbacks, instrument });
+    observables.push({ measure: measure('gauge', name, options), callbacks, instrument });
     return instrument;
   };
-  const meter = freeze({
-    createCounter: (name) =>
-      freeze({ add: (value, attributes) => value >= 0 && measure('counter', String(name))(value, attributes) }),
-    createUpDownCounter: (name) => freeze({ add: measure('updown', String(name)) }),
-    createHistogram: (name) => freeze({ record: measure('histogram', String(name)) }),
-    createGauge: (name) => freeze({ record: measure('gauge', String(name)) }),
-    createObservableCounter: (name) => observable(String(name)),
-    createObservableUpDownCounter: (name) => observable(String(name)),
-    createObservableGauge: (name) => observable(String(name)),
+  return freeze({
+    createCounter: (name, options) => {
+      const add = measure('counter', name, options);
+      return freeze({ add: (value, attributes) => value >= 0 && add(value, attributes) });
+    },
+    createUpDownCounter: (name, options) => freeze({ add: measure('updown', name, options) }),
+    createHistogram: (name, options) => freeze({ record: measure('histogram', name, options) }),
+    createGauge: (name, options) => freeze({ record: measure('gauge', name, options) }),
+    createObservableCounter: observable,
+    createObservableUpDownCounter: observable,
+    createObservableGauge: observable,
     addBatchObservableCallback: (callback, instruments) => {
       if (typeof callback === 'function') batchCallbacks.push({ callback, instruments });
     },
@@ -63,24 +116,19 @@ function installMeterProvider(record, version) {
       if (index !== -1) batchCallbacks.splice(index, 1);
     },
   });
-  registry.metrics = freeze({ getMeter: () => meter });
+}
 
-  return async function collect() {
-    const pending = [];
-    for (const { name, callbacks } of observables) {
-      const result = freeze({ observe: measure('gauge', name) });
-      for (const callback of callbacks) pending.push(settled(() => callback(result)));
-    }
-    for (const { callback } of batchCallbacks) {
-      const result = freeze({
-        observe: (instrument, value, attributes) => {
-          const found = observables.find((entry) => entry.instrument === instrument);
-          if (found) measure('gauge', found.name)(value, attributes);
-        },
-      });
-      pending.push(settled(() => callback(result)));
-    }
-    await Promise.all(pending);
+/**
+ * A provider's `getMeter`/`getTracer`/`getLogger`: one object per name (its scope), made by
+ * `make(scope)` when first asked for; the version and options do not tell them apart.
+ */
+function byName(make) {
+  const made = new Map();
+  return (name) => {
+    const scope = String(name ?? '');
+    let instance = made.get(scope);
+    if (instance === undefined) made.set(scope, (instance = make(scope)));
+    return instance;
   };
 }
 
@@ -105,18 +153,72 @@ function plainAttributes(attributes) {
 }
 
 function isPrimitive(value) {
-  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  return typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && finite(value));
+}
+
+/**
+ * A TimeInput of the API in milliseconds since the Unix epoch: a Date, an HrTime
+ * `[seconds, nanoseconds]`, or a number of milliseconds (one smaller than the process's
+ * start is a `performance.now()`, as the OpenTelemetry SDK reads it). `undefined` for
+ * anything else.
+ */
+function epochMilliseconds(time) {
+  if (typeof time === 'number') {
+    if (!finite(time)) return undefined;
+    return time < performance.timeOrigin ? performance.timeOrigin + time : time;
+  }
+  if (time instanceof RealDate) {
+    const ms = time.getTime();
+    return finite(ms) ? ms : undefined;
+  }
+  if (isHrTime(time)) return time[0] * 1e3 + time[1] / 1e6;
+  return undefined;
+}
+
+function isHrTime(value) {
+  return isArray(value) && value.length === 2 && typeof value[0] === 'number' && typeof value[1] === 'number';
+}
+
+function isTimeInput(value) {
+  return typeof value === 'number' || value instanceof RealDate || isHrTime(value);
 }
 
 // ---- Traces -----------------------------------------------------------------------------
 
-const { AsyncLocalStorage } = require('node:async_hooks');
-const { randomBytes } = require('node:crypto');
-
 /** The key the API keeps the active span under in a context (`Symbol.for`, as it makes it). */
 const SPAN_KEY = Symbol.for('OpenTelemetry Context Key SPAN');
-/** SpanStatusCode.ERROR. */
+/** SpanStatusCode. */
+const STATUS_UNSET = 0;
+const STATUS_OK = 1;
 const STATUS_ERROR = 2;
+/** SpanKind.INTERNAL … SpanKind.CONSUMER. */
+const SPAN_KINDS = 5;
+/** How many events and links a span keeps, as the SDK's default limits. */
+const MAX_EVENTS = 128;
+const MAX_LINKS = 128;
+
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+const INVALID_TRACE_ID = '0'.repeat(32);
+const INVALID_SPAN_ID = '0'.repeat(16);
+
+/** Whether `{ traceId, spanId }` are ids a span can have (lowercase hex, not all zeros). */
+function isValidSpanContext(spanContext) {
+  return (
+    typeof spanContext?.traceId === 'string' &&
+    typeof spanContext.spanId === 'string' &&
+    TRACE_ID.test(spanContext.traceId) &&
+    SPAN_ID.test(spanContext.spanId) &&
+    spanContext.traceId !== INVALID_TRACE_ID &&
+    spanContext.spanId !== INVALID_SPAN_ID
+  );
+}
+
+/** The span context of the span a context holds, when its ids are valid. */
+function spanContextIn(context) {
+  const spanContext = context?.getValue?.(SPAN_KEY)?.spanContext?.();
+  return isValidSpanContext(spanContext) ? spanContext : undefined;
+}
 
 /** An immutable context, as the API's ROOT_CONTEXT is. */
 class Context {
@@ -143,18 +245,22 @@ const ROOT = new Context();
 
 /**
  * Registers the tracer provider and the context manager, once per process.
- * `recordSpan(name, milliseconds, attributes, error)` is called as each span ends.
+ * `recordSpan(span)` is called as each span ends, with `{ name, ms, attrs, error, scope,
+ * traceId, spanId, parentSpanId, start, spanKind, status, events, links, droppedEvents,
+ * droppedLinks }`. Returns what the host needs of the active context:
+ * `{ runInSpan, activeSpanContext }`, or null when the API's globals were taken already.
  */
 function installTracerProvider(recordSpan, version) {
   const registry = globalThis[API_KEY] ?? (globalThis[API_KEY] = { version });
-  if (registry.trace || registry.context) return;
+  if (registry.trace || registry.context) return null;
   const storage = new AsyncLocalStorage();
+  const active = () => storage.getStore() ?? ROOT;
   const contextManager = freeze({
-    active: () => storage.getStore() ?? ROOT,
+    active,
     with: (context, fn, thisArg, ...args) => storage.run(context ?? ROOT, () => fn.apply(thisArg, args)),
     bind: (context, target) => {
       if (typeof target !== 'function') return target;
-      const bound = context ?? storage.getStore() ?? ROOT;
+      const bound = context ?? active();
       return function boundToContext(...args) {
         return storage.run(bound, () => target.apply(this, args));
       };
@@ -162,34 +268,91 @@ function installTracerProvider(recordSpan, version) {
     enable: () => contextManager,
     disable: () => contextManager,
   });
-  const tracer = freeze({
-    startSpan: (name, options, context) => startSpan(recordSpan, String(name), options, context ?? contextManager.active()),
+  registry.trace = freeze({ getTracer: byName((scope) => makeTracer(recordSpan, scope, contextManager)) });
+  registry.context = contextManager;
+  return freeze({
+    /**
+     * Runs `fn` with the active span being `{ traceId, spanId }`, a span recorded elsewhere
+     * (a hook handler's, whose parent is its turn): the spans `fn` starts are its children,
+     * across awaits.
+     */
+    runInSpan: (spanContext, fn) => storage.run(ROOT.setValue(SPAN_KEY, recordedElsewhere(spanContext)), fn),
+    /** The active span's `{ traceId, spanId }`, when there is one. */
+    activeSpanContext: () => spanContextIn(storage.getStore()),
+  });
+}
+
+function makeTracer(recordSpan, scope, contextManager) {
+  return freeze({
+    startSpan: (name, options, context) =>
+      startSpan(recordSpan, scope, String(name), options, context ?? contextManager.active()),
     startActiveSpan(name, ...rest) {
       const fn = rest.pop();
       if (typeof fn !== 'function') return undefined;
       const [options, context] = rest;
       const parent = context ?? contextManager.active();
-      const span = startSpan(recordSpan, String(name), options, parent);
+      const span = startSpan(recordSpan, scope, String(name), options, parent);
       return contextManager.with(parent.setValue(SPAN_KEY, span), fn, undefined, span);
     },
   });
-  registry.trace = freeze({ getTracer: () => tracer });
-  registry.context = contextManager;
 }
 
-function startSpan(recordSpan, name, options, parentContext) {
-  const parent = parentContext?.getValue?.(SPAN_KEY)?.spanContext?.();
+/** A span this process does not record (as the API's NonRecordingSpan): a parent only. */
+function recordedElsewhere({ traceId, spanId }) {
+  const spanContext = freeze({ traceId, spanId, traceFlags: 1 });
+  const span = freeze({
+    spanContext: () => spanContext,
+    setAttribute: () => span,
+    setAttributes: () => span,
+    addEvent: () => span,
+    addLink: () => span,
+    addLinks: () => span,
+    setStatus: () => span,
+    updateName: () => span,
+    recordException: () => {},
+    isRecording: () => false,
+    end: () => {},
+  });
+  return span;
+}
+
+function startSpan(recordSpan, scope, name, options, parentContext) {
+  const parent = options?.root === true ? undefined : spanContextIn(parentContext);
   const spanContext = freeze({
-    traceId: parent?.traceId ?? randomBytes(16).toString('hex'),
-    spanId: randomBytes(8).toString('hex'),
+    traceId: parent?.traceId ?? randomId(16),
+    spanId: randomId(8),
     traceFlags: 1,
   });
-  const started = performance.now();
-  const attributes = { ...plainAttributes(options?.attributes) };
+  const start = epochMilliseconds(options?.startTime) ?? now();
+  const spanKind = isInteger(options?.kind) && options.kind >= 0 && options.kind < SPAN_KINDS ? options.kind : 0;
+  const attributes = plainAttributes(options?.attributes);
+  const events = [];
+  const links = [];
+  let droppedEvents = 0;
+  let droppedLinks = 0;
   let spanName = name;
-  let status = { code: 0 };
+  let status = { code: STATUS_UNSET };
   let exception = null;
   let ended = false;
+  const addLink = (link) => {
+    if (ended || !isValidSpanContext(link?.context)) return;
+    if (links.length >= MAX_LINKS) droppedLinks++;
+    else links.push({ traceId: link.context.traceId, spanId: link.context.spanId, attrs: plainAttributes(link.attributes) });
+  };
+  if (isArray(options?.links)) options.links.forEach(addLink);
+  const addEvent = (eventName, attributesOrTime, time) => {
+    if (ended) return;
+    const timed = isTimeInput(attributesOrTime);
+    if (events.length >= MAX_EVENTS) {
+      droppedEvents++;
+      return;
+    }
+    events.push({
+      name: String(eventName),
+      time: epochMilliseconds(timed ? attributesOrTime : time) ?? now(),
+      attrs: plainAttributes(timed ? undefined : attributesOrTime),
+    });
+  };
   const span = {
     spanContext: () => spanContext,
     setAttribute(key, value) {
@@ -200,29 +363,198 @@ function startSpan(recordSpan, name, options, parentContext) {
       if (!ended) Object.assign(attributes, plainAttributes(more));
       return span;
     },
-    addEvent: () => span,
-    addLink: () => span,
-    addLinks: () => span,
+    addEvent(eventName, attributesOrTime, time) {
+      addEvent(eventName, attributesOrTime, time);
+      return span;
+    },
+    addLink(link) {
+      addLink(link);
+      return span;
+    },
+    addLinks(more) {
+      if (isArray(more)) more.forEach(addLink);
+      return span;
+    },
     setStatus(next) {
-      if (!ended && typeof next?.code === 'number') status = { code: next.code, message: next.message };
+      // As the SDK: UNSET changes nothing, OK is final, a message goes with ERROR only.
+      if (ended || status.code === STATUS_OK || !isInteger(next?.code)) return span;
+      if (next.code === STATUS_OK) status = { code: STATUS_OK };
+      else if (next.code === STATUS_ERROR) {
+        status = typeof next.message === 'string' ? { code: STATUS_ERROR, message: next.message } : { code: STATUS_ERROR };
+      }
       return span;
     },
     updateName(next) {
       if (!ended) spanName = String(next);
       return span;
     },
-    recordException(thrown) {
-      if (!ended) exception = String(thrown?.message ?? thrown);
+    recordException(thrown, time) {
+      if (ended) return;
+      const attrs = exceptionAttributes(thrown);
+      if (attrs === undefined) return;
+      exception = attrs['exception.message'] ?? attrs['exception.type'];
+      addEvent('exception', attrs, time);
     },
     isRecording: () => !ended,
-    end() {
+    end(endTime) {
       if (ended) return;
       ended = true;
-      const failed = status.code === STATUS_ERROR ? String(status.message ?? exception ?? 'status ERROR') : null;
-      recordSpan(spanName, performance.now() - started, attributes, failed);
+      const end = epochMilliseconds(endTime) ?? now();
+      const error = status.code === STATUS_ERROR ? String(status.message ?? exception ?? 'status ERROR') : null;
+      recordSpan({
+        name: spanName,
+        ms: Math.max(0, end - start),
+        attrs: attributes,
+        error,
+        scope,
+        traceId: spanContext.traceId,
+        spanId: spanContext.spanId,
+        parentSpanId: parent?.spanId ?? null,
+        start,
+        spanKind,
+        status,
+        events,
+        links,
+        droppedEvents,
+        droppedLinks,
+      });
     },
   };
   return span;
 }
 
-module.exports = { installMeterProvider, installTracerProvider };
+/**
+ * The attributes of an `exception` event, as the OpenTelemetry semantic conventions name
+ * them and the SDK fills them (a string is the message; an error's `code` or `name` is its
+ * type); `undefined` when there is neither a type nor a message.
+ */
+function exceptionAttributes(thrown) {
+  const attrs = {};
+  if (typeof thrown === 'string') attrs['exception.message'] = thrown;
+  else if (thrown !== null && typeof thrown === 'object') {
+    if (thrown.code) attrs['exception.type'] = String(thrown.code);
+    else if (thrown.name) attrs['exception.type'] = String(thrown.name);
+    if (thrown.message) attrs['exception.message'] = String(thrown.message);
+    if (thrown.stack) attrs['exception.stacktrace'] = String(thrown.stack);
+  }
+  return attrs['exception.type'] || attrs['exception.message'] ? attrs : undefined;
+}
+
+/** `bytes` random bytes in hex, never all zeros (an invalid id). */
+function randomId(bytes) {
+  for (;;) {
+    const id = randomBytes(bytes).toString('hex');
+    if (/[^0]/.test(id)) return id;
+  }
+}
+
+/** A 16-hex-digit span id, for the host's handler spans. */
+function newSpanId() {
+  return randomId(8);
+}
+
+let fetchWrapped = false;
+
+/**
+ * Wraps `globalThis.fetch` (once) so that a request made while a span is active carries its
+ * W3C `traceparent`, unless the caller set one. Only while traces are exported: with no
+ * exporter, fetch is left as it is. Undici's global dispatcher is not touched.
+ */
+function addTraceparentToFetch(activeSpanContext) {
+  const realFetch = globalThis.fetch;
+  if (fetchWrapped || typeof realFetch !== 'function') return;
+  fetchWrapped = true;
+  globalThis.fetch = function fetch(input, init) {
+    const spanContext = activeSpanContext();
+    if (spanContext === undefined) return realFetch(input, init);
+    let headers;
+    try {
+      // The headers fetch would send: init's replace a Request's.
+      headers = new RealHeaders(init?.headers ?? (input instanceof RealRequest ? input.headers : undefined));
+    } catch {
+      // Headers fetch itself refuses: let it say so.
+      return realFetch(input, init);
+    }
+    if (headers.has('traceparent')) return realFetch(input, init);
+    headers.set('traceparent', `00-${spanContext.traceId}-${spanContext.spanId}-01`);
+    return realFetch(input, { ...init, headers });
+  };
+}
+
+// ---- Logs -------------------------------------------------------------------------------
+
+// `@opentelemetry/api-logs` keeps its global provider apart from the API's: at
+// `globalThis[Symbol.for("io.opentelemetry.js.api.logs")]`, a function of the API's
+// compatibility version (1) that returns the provider (its `makeGetter`); `logs.getLogger`
+// calls it with its own version and falls back to a no-op on a nullish answer, and
+// `setGlobalLoggerProvider` refuses to replace one. Read in the releases 0.35.1 (the
+// first on npm), 0.41.2, 0.52.1, 0.200.0 and 0.223.1 (the newest, 2026-12): the same in all.
+const LOGS_API_KEY = Symbol.for('io.opentelemetry.js.api.logs');
+const LOGS_API_COMPATIBILITY = 1;
+/** A log record's body is cut to this many bytes of UTF-8. */
+const MAX_BODY_BYTES = 16 * 1024;
+const MAX_SEVERITY = 24;
+
+/**
+ * Registers the logger provider of `@opentelemetry/api-logs`, once per process.
+ * `recordLog(record)` is called for each emitted record, with `{ name, body, attrs,
+ * severity, severityText, time, traceId?, spanId? }` (`name`: the logger's; `body`: text;
+ * `time`: the record's timestamp, or now, in epoch milliseconds; the ids: its context's
+ * span, else the active one). `activeSpanContext` is the tracer provider's, when installed.
+ */
+function installLoggerProvider(recordLog, activeSpanContext = () => undefined) {
+  if (globalThis[LOGS_API_KEY] !== undefined) return;
+  const provider = freeze({ getLogger: byName((scope) => makeLogger(recordLog, scope, activeSpanContext)) });
+  globalThis[LOGS_API_KEY] = (version) => (version === LOGS_API_COMPATIBILITY ? provider : undefined);
+}
+
+function makeLogger(recordLog, name, activeSpanContext) {
+  return freeze({
+    emit(logRecord) {
+      const severity = logRecord?.severityNumber;
+      const spanContext = spanContextIn(logRecord?.context) ?? activeSpanContext();
+      recordLog({
+        name,
+        body: bodyText(logRecord?.body),
+        attrs: plainAttributes(logRecord?.attributes),
+        severity: isInteger(severity) && severity >= 1 && severity <= MAX_SEVERITY ? severity : null,
+        severityText: typeof logRecord?.severityText === 'string' ? logRecord.severityText : null,
+        time: epochMilliseconds(logRecord?.timestamp) ?? now(),
+        traceId: spanContext?.traceId,
+        spanId: spanContext?.spanId,
+      });
+    },
+    enabled: () => true,
+  });
+}
+
+/** A log body as text: a string as it is, anything else as JSON; at most MAX_BODY_BYTES. */
+function bodyText(body) {
+  const text = typeof body === 'string' ? body : body === undefined ? '' : asText(body);
+  if (text.length * 3 <= MAX_BODY_BYTES || byteLength(text) <= MAX_BODY_BYTES) return text;
+  const cut = bufferFrom(text).subarray(0, MAX_BODY_BYTES - 3).toString('utf8');
+  // A character cut in two decodes as U+FFFD: drop it.
+  return `${cut.endsWith('\uFFFD') ? cut.slice(0, -1) : cut}…`;
+}
+
+/** JSON, else String(), else a word that it cannot be printed: never throws. */
+function asText(value) {
+  try {
+    return stringify(value) ?? String(value);
+  } catch {
+    try {
+      return String(value);
+    } catch {
+      return '(a value that cannot be printed)';
+    }
+  }
+}
+
+module.exports = {
+  installMeterProvider,
+  installTracerProvider,
+  installLoggerProvider,
+  addTraceparentToFetch,
+  newSpanId,
+  isValidSpanContext,
+};
