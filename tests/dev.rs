@@ -1350,3 +1350,69 @@ fn dev_says_a_project_s_own_opentelemetry_sdk_is_left_in_charge() {
         "OpenTelemetry: the project installs @opentelemetry/sdk-metrics, so its own providers are left in charge",
     );
 }
+
+/// `dev` exports what its sessions do when `OTEL_EXPORTER_OTLP_ENDPOINT` is set: each
+/// message's `agent_sdk.http` server span is the parent of the turn it ran (a client's
+/// `traceparent` makes it the client's child), two sessions' turns are told apart by
+/// `session.id`, and what is pending is flushed when the server stops.
+#[test]
+fn dev_exports_each_message_s_trace_under_its_request_span() {
+    let dir = copy_fixture("dev", "basic");
+    let collector = common::otlp::Receiver::start();
+    let mut command = common::agent_sdk();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("OTEL_") {
+            command.env_remove(key);
+        }
+    }
+    let child = command
+        .args(["dev", "--dir", ".", "--port", "0"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(std::fs::File::create(dir.path().join("dev.log")).unwrap()))
+        .spawn()
+        .unwrap();
+    let server = DevServer::adopt(child, dir.path(), "");
+    let (first, second) = (server.create_session(), server.create_session());
+    server.send(&first, "hello");
+    let response = reqwest::blocking::Client::new()
+        .post(format!("{}/v1/sessions/{second}/messages", server.url))
+        .bearer_auth(&server.token)
+        .header("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+        .json(&serde_json::json!({ "text": "hi" }))
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let _ = response.text();
+    server.signal("-TERM");
+    assert_eq!(server.wait(), Some(0));
+    let log = std::fs::read_to_string(dir.path().join("dev.log")).unwrap();
+    let spans = common::otlp::spans(&collector.wait_for(
+        |requests| common::otlp::spans(requests).iter().filter(|span| span.name == "agent_sdk.turn").count() == 2,
+        Duration::from_secs(5),
+    ));
+    let turns: Vec<&common::otlp::Span> = spans.iter().filter(|span| span.name == "agent_sdk.turn").collect();
+    assert_eq!(turns.len(), 2, "{log}\n{spans:#?}");
+    for (session, turn) in [&first, &second].into_iter().zip(&turns) {
+        let request = spans
+            .iter()
+            .find(|span| Some(&span.span_id) == turn.parent_span_id.as_ref())
+            .unwrap_or_else(|| panic!("the turn's parent: {spans:#?}"));
+        assert_eq!((request.name.as_str(), request.kind.as_str()), ("agent_sdk.http", "SPAN_KIND_SERVER"));
+        assert_eq!(request.attributes["http.route"], "/v1/sessions/{id}/messages");
+        assert_eq!(request.attributes["http.response.status_code"], 200);
+        assert_eq!(turn.attributes["session.id"].as_str(), Some(session.as_str()));
+        assert_eq!(request.attributes["session.id"].as_str(), Some(session.as_str()));
+        assert_eq!(turn.trace_id, request.trace_id);
+    }
+    let remote = spans
+        .iter()
+        .find(|span| span.name == "agent_sdk.http" && span.attributes["session.id"] == second.as_str())
+        .unwrap();
+    assert_eq!(
+        (remote.trace_id.as_str(), remote.parent_span_id.as_deref()),
+        ("4bf92f3577b34da6a3ce929d0e0e4736", Some("00f067aa0ba902b7"))
+    );
+}

@@ -8,10 +8,19 @@
 //! runtime (span ids and parents, handler spans, traceparent) is checked by running
 //! `tests/otel/providers.mjs` on the runtime's own files. And the runtime ends as Node
 //! programs end, so a hook's `beforeExit` listener (where its own provider flushes) runs.
+//! And with `OTEL_*` set, all of it (and each turn's trace and metrics, and the serve log)
+//! reaches a loopback collector that decodes with the official OpenTelemetry definitions
+//! (`tests/otlp/receiver.py`: `python3 -m pip install -r tests/otlp/requirements.txt`).
 
 mod common;
 
+use std::path::Path;
+use std::time::Duration;
+
+use common::model_server::{ModelServer, streamed};
+use common::otlp::{MetricKind, MetricPoint, Receiver, Span, Temporality};
 use common::{copy_fixture, exit_code, fixture, run_in};
+use serde_json::{Value, json};
 
 /// The serve log's `otel …` lines, without their timestamps.
 fn otel_lines(log: &str) -> Vec<String> {
@@ -428,4 +437,373 @@ fn handler_spans(hosts: &serde_json::Value, turn_trace: &str) {
         (&received[3]["path"], &received[3]["traceparent"]),
         (&"/in-handler/4".into(), &serde_json::Value::Null)
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// Export over OTLP/HTTP, to a loopback collector that decodes with the official
+// OpenTelemetry definitions (`tests/otlp/receiver.py`, `common::otlp`).
+
+/// How long a test waits for what a finished `run` exported (it flushed before it ended).
+const ARRIVED: Duration = Duration::from_secs(5);
+
+/// `agent-sdk run` in `dir` with `env` (and none of the developer's `OTEL_*`).
+fn run_exporting(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
+    let mut command = common::agent_sdk();
+    for (key, _) in std::env::vars() {
+        if key.starts_with("OTEL_") {
+            command.env_remove(key);
+        }
+    }
+    let output = command.args(args).current_dir(dir).env("NO_COLOR", "1").envs(env.iter().copied()).output().unwrap();
+    (exit_code(&output), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+fn point<'p>(points: &'p [MetricPoint], name: &str) -> Vec<&'p MetricPoint> {
+    points.iter().filter(|point| point.name == name).collect()
+}
+
+fn span<'s>(spans: &'s [Span], name: &str) -> &'s Span {
+    spans
+        .iter()
+        .find(|span| span.name == name)
+        .unwrap_or_else(|| panic!("no span {name}: {:?}", spans.iter().map(|span| &span.name).collect::<Vec<_>>()))
+}
+
+/// Seed 003's hook, verbatim: its counters reach a collector with only
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` set, as delta sums under the meter's scope, with the
+/// resource naming the agent; so does a `ctx.host.otel` counter; and the serve log's
+/// records arrive as log records.
+#[test]
+fn the_hooks_instruments_and_the_serve_log_reach_the_collector() {
+    let project = project();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--message", "hello"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    assert!(log.contains(&format!("INFO  OpenTelemetry: exporting traces to {0}/v1/traces, metrics to {0}/v1/metrics, logs to {0}/v1/logs (http/protobuf)", collector.endpoint())), "{log}");
+    let requests = collector.wait_for(
+        |requests| !common::otlp::metrics(requests).is_empty() && !common::otlp::log_records(requests).is_empty(),
+        ARRIVED,
+    );
+    let points = common::otlp::metrics(&requests);
+    let input = point(&points, "acme.tokens.input");
+    assert_eq!(input.len(), 1, "{points:#?}");
+    assert_eq!(
+        (input[0].kind, input[0].temporality, input[0].is_monotonic, input[0].value, input[0].scope.as_str()),
+        (MetricKind::Sum, Some(Temporality::Delta), true, Some(2.0), "acme")
+    );
+    assert_eq!(input[0].resource["service.name"], "otel-api-bot");
+    assert_eq!(point(&points, "acme.tokens.output")[0].value, Some(18.0));
+    let ctx = point(&points, "acme.ctx.turns");
+    assert_eq!((ctx[0].value, ctx[0].scope.as_str()), (Some(1.0), "ctx.host.otel"), "{ctx:#?}");
+    assert_eq!(ctx[0].attributes["source"], "ctx");
+    let histogram = point(&points, "acme.turn.duration");
+    assert_eq!((histogram[0].count, histogram[0].sum), (Some(2), Some(200.0)), "{histogram:#?}");
+    // The serve log, as log records.
+    let records = common::otlp::log_records(&requests);
+    let loaded =
+        records.iter().find(|record| record.body == "loaded hook \"usage\"").unwrap_or_else(|| panic!("{records:#?}"));
+    assert_eq!((loaded.severity_number, loaded.severity_text.as_str()), (9, "INFO"));
+    assert!(loaded.attributes["session.id"].as_str().is_some_and(|id| id.starts_with("ses_")), "{loaded:#?}");
+    assert!(requests.iter().all(|request| request["contentType"] == "application/x-protobuf"), "{requests:#?}");
+}
+
+/// A turn is one trace: `agent_sdk.turn` (GenAI attributes of the local model) with a
+/// `chat local` child, a `hook <name>` span for each handler of its events, and a span a
+/// hook starts in its handler (`startActiveSpan`, and one nested in it across an await)
+/// under that handler's span; and the turn's token usage as GenAI metrics.
+#[test]
+fn a_turn_is_one_trace_with_model_handler_and_hook_spans_nested() {
+    let project = project();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--message", "hello"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    let requests = collector
+        .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "acme.lookup"), ARRIVED);
+    let spans = common::otlp::spans(&requests);
+    let turn = span(&spans, "agent_sdk.turn");
+    assert_eq!(turn.parent_span_id, None);
+    assert_eq!(turn.status_code, "STATUS_CODE_OK");
+    for (key, value) in [
+        ("gen_ai.operation.name", json!("invoke_agent")),
+        ("gen_ai.agent.name", json!("otel-api-bot")),
+        ("gen_ai.provider.name", json!("agent_sdk.local")),
+        ("gen_ai.request.model", json!("local")),
+        ("gen_ai.response.model", json!("local")),
+        ("gen_ai.usage.input_tokens", json!(2)),
+        ("gen_ai.usage.output_tokens", json!(18)),
+        ("gen_ai.response.finish_reasons", json!(["stop"])),
+        ("agent_sdk.turn.status", json!("completed")),
+    ] {
+        assert_eq!(turn.attributes.get(key), Some(&value), "{key}: {turn:#?}");
+    }
+    let chat = span(&spans, "chat local");
+    assert_eq!((chat.kind.as_str(), chat.parent_span_id.as_deref()), ("SPAN_KIND_CLIENT", Some(turn.span_id.as_str())));
+    // Every handler of every event of the turn, under the turn.
+    let handlers: Vec<&Span> = spans.iter().filter(|span| span.name.starts_with("hook ")).collect();
+    assert!(handlers.len() >= 5, "{handlers:#?}");
+    assert!(
+        handlers.iter().all(
+            |handler| handler.trace_id == turn.trace_id && handler.parent_span_id.as_deref() == Some(&turn.span_id)
+        ),
+        "{handlers:#?}"
+    );
+    let traced = handlers
+        .iter()
+        .find(|handler| handler.name == "hook traced" && handler.attributes["agent_sdk.event.type"] == "turn.completed")
+        .unwrap_or_else(|| panic!("{handlers:#?}"));
+    assert_eq!(traced.attributes["agent_sdk.hook.outcome"], "ok");
+    let summarise = span(&spans, "acme.summarise");
+    let lookup = span(&spans, "acme.lookup");
+    assert_eq!(summarise.parent_span_id.as_deref(), Some(traced.span_id.as_str()), "{spans:#?}");
+    assert_eq!(lookup.parent_span_id.as_deref(), Some(summarise.span_id.as_str()));
+    assert_eq!((summarise.trace_id.as_str(), summarise.scope.as_str()), (turn.trace_id.as_str(), "acme"));
+    assert_eq!(summarise.attributes["agent_sdk.hook.name"], "traced");
+    assert!(
+        summarise.start_time_unix_nano >= traced.start_time_unix_nano
+            && summarise.end_time_unix_nano <= traced.end_time_unix_nano + 1_000_000,
+        "{summarise:#?} {traced:#?}"
+    );
+    // The turn's GenAI metrics.
+    let points =
+        common::otlp::metrics(&collector.wait_for(|requests| !common::otlp::metrics(requests).is_empty(), ARRIVED));
+    let tokens = point(&points, "gen_ai.client.token.usage");
+    let by_type = |kind: &str| {
+        tokens.iter().find(|point| point.attributes["gen_ai.token.type"] == kind).and_then(|point| point.sum)
+    };
+    assert_eq!((by_type("input"), by_type("output")), (Some(2.0), Some(18.0)), "{tokens:#?}");
+    assert_eq!(tokens[0].unit, "{token}");
+    let calls = point(&points, "agent_sdk.hook.handler.calls");
+    assert!(calls.iter().all(|point| point.attributes["agent_sdk.hook.outcome"] == "ok"), "{calls:#?}");
+    assert!(!point(&points, "gen_ai.client.operation.duration").is_empty(), "{points:#?}");
+}
+
+/// A tool call is an `execute_tool <name>` span of its turn; a handler that throws is a
+/// span with status ERROR and an `exception` event; a failed turn's span says why.
+#[test]
+fn tool_calls_failed_handlers_and_failed_turns_are_spans_that_say_so() {
+    let project = project();
+    std::fs::write(
+        project.path().join("bot/hooks/thrower.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\n\nexport default defineHook({ events: { \"action.result\"() { throw new Error(\"no quota\"); } } });\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.path().join("turn.json"),
+        r#"{ "steps": [ { "tools": [ { "toolName": "search", "args": { "q": "x" } } ] }, { "fail": "the model gave up" } ] }"#,
+    )
+    .unwrap();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--message", "hello", "--script", "turn.json"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 1, "{log}");
+    let requests = collector
+        .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "agent_sdk.turn"), ARRIVED);
+    let spans = common::otlp::spans(&requests);
+    let turn = span(&spans, "agent_sdk.turn");
+    assert_eq!((turn.status_code.as_str(), turn.status_message.as_str()), ("STATUS_CODE_ERROR", "the model gave up"));
+    let tool = span(&spans, "execute_tool search");
+    assert_eq!(tool.parent_span_id.as_deref(), Some(turn.span_id.as_str()));
+    assert_eq!(
+        (tool.attributes["gen_ai.tool.name"].as_str(), tool.attributes["gen_ai.operation.name"].as_str()),
+        (Some("search"), Some("execute_tool"))
+    );
+    let chats: Vec<&Span> = spans.iter().filter(|span| span.name == "chat local").collect();
+    assert_eq!(chats.len(), 2, "a request that asked for the tool, and the one that failed: {chats:#?}");
+    let threw = span(&spans, "hook thrower");
+    assert_eq!((threw.status_code.as_str(), threw.status_message.as_str()), ("STATUS_CODE_ERROR", "no quota"));
+    assert_eq!(threw.attributes["agent_sdk.hook.outcome"], "threw");
+    assert_eq!(threw.events[0].name, "exception");
+    assert_eq!(threw.events[0].attributes["exception.message"], "no quota");
+}
+
+/// A turn of a real model (an OpenAI-compatible server on loopback): the GenAI attributes
+/// name its provider and model, and its usage is the token metric.
+#[test]
+fn a_provider_turn_names_its_provider_model_and_tokens() {
+    let project = project();
+    let server = ModelServer::start(vec![streamed(vec![
+        json!({ "choices": [ { "delta": { "content": "Hi" }, "finish_reason": null } ] }),
+        json!({ "choices": [ { "delta": {}, "finish_reason": "stop" } ] }),
+        json!({ "choices": [], "usage": { "prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26 } }),
+    ])]);
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--message", "hello", "--model", "openai-compatible:gpt-4o-mini", "--base-url", &server.url],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    let requests = collector.wait_for(
+        |requests| !common::otlp::spans(requests).is_empty() && !common::otlp::metrics(requests).is_empty(),
+        ARRIVED,
+    );
+    let spans = common::otlp::spans(&requests);
+    let turn = span(&spans, "agent_sdk.turn");
+    assert_eq!(turn.attributes["gen_ai.provider.name"], "openai_compatible");
+    assert_eq!(turn.attributes["gen_ai.request.model"], "gpt-4o-mini");
+    assert_eq!(
+        (turn.attributes["gen_ai.usage.input_tokens"].clone(), turn.attributes["gen_ai.usage.output_tokens"].clone()),
+        (json!(20), json!(6))
+    );
+    span(&spans, "chat gpt-4o-mini");
+    let points = common::otlp::metrics(&requests);
+    let tokens = point(&points, "gen_ai.client.token.usage");
+    assert!(
+        tokens.iter().any(|point| point.attributes["gen_ai.token.type"] == "input" && point.sum == Some(20.0)),
+        "{tokens:#?}"
+    );
+}
+
+/// The variables: cumulative temporality when preferred; http/json; the headers (their
+/// values URL-decoded) on every request; `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`;
+/// a signal's own endpoint used as written, and `OTEL_LOGS_EXPORTER=none`.
+#[test]
+fn the_otel_variables_choose_temporality_encoding_headers_resource_and_endpoints() {
+    let project = project();
+    let collector = Receiver::start();
+    let metrics_only = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--message", "hello"],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint()),
+            ("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", &format!("{}/v1/metrics", metrics_only.endpoint())),
+            ("OTEL_LOGS_EXPORTER", "none"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
+            ("OTEL_EXPORTER_OTLP_METRICS_TEMPORALITY_PREFERENCE", "cumulative"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20s3cret,x-team=core"),
+            ("OTEL_SERVICE_NAME", "billing-bot"),
+            ("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=dev%20eu"),
+        ],
+    );
+    assert_eq!(code, 0, "{log}");
+    assert!(!log.contains("s3cret"), "{log}");
+    let traces = collector.wait_for(|requests| !requests.is_empty(), ARRIVED);
+    let metrics = metrics_only.wait_for(|requests| !requests.is_empty(), ARRIVED);
+    assert!(traces.iter().all(|request| request["path"] == "/v1/traces"), "{traces:#?}");
+    // As written: not `/v1/metrics/v1/metrics`, and nothing else there.
+    assert!(metrics.iter().all(|request| request["path"] == "/v1/metrics"), "{metrics:#?}");
+    for request in traces.iter().chain(&metrics) {
+        assert_eq!(request["contentType"], "application/json", "{request:#?}");
+        assert_eq!(request["error"], Value::Null, "{request:#?}");
+        assert_eq!(request["headers"]["authorization"], "Bearer s3cret");
+        assert_eq!(request["headers"]["x-team"], "core");
+    }
+    let points = common::otlp::metrics(&metrics);
+    let input = point(&points, "acme.tokens.input");
+    assert_eq!(input[0].temporality, Some(Temporality::Cumulative), "{input:#?}");
+    assert_eq!(input[0].resource["service.name"], "billing-bot");
+    assert_eq!(input[0].resource["deployment.environment"], "dev eu");
+    assert!(common::otlp::spans(&traces).iter().all(|span| span.resource["service.name"] == "billing-bot"));
+}
+
+/// `grpc` is not spoken: one warning, and the export goes over http/protobuf instead.
+#[test]
+fn grpc_warns_and_falls_back_to_http_protobuf() {
+    let project = project();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--event", "turn.completed"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint()), ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")],
+    );
+    assert_eq!(code, 0, "{log}");
+    assert_eq!(
+        log.matches("WARN  OpenTelemetry: the grpc protocol is not supported; exporting over http/protobuf instead")
+            .count(),
+        1,
+        "{log}"
+    );
+    let requests = collector.wait_for(|requests| !requests.is_empty(), ARRIVED);
+    assert!(
+        !requests.is_empty() && requests.iter().all(|request| request["contentType"] == "application/x-protobuf"),
+        "{requests:#?}"
+    );
+}
+
+/// A collector that never answers costs the flush bound (2 s) and one warning; one that
+/// answers 500 costs one warning; neither fails the run, and neither warning shows a
+/// header's value.
+#[test]
+fn a_collector_that_hangs_or_fails_costs_one_warning_and_the_bound() {
+    let project = project();
+    for collector in [Receiver::hanging(), Receiver::answering(500)] {
+        let (code, log) = run_exporting(
+            project.path(),
+            &["run", "--message", "hello"],
+            &[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint()),
+                ("OTEL_EXPORTER_OTLP_HEADERS", "authorization=s3cret"),
+            ],
+        );
+        assert_eq!(code, 0, "{log}");
+        let warnings: Vec<&str> = log.lines().filter(|line| line.contains("WARN  OpenTelemetry")).collect();
+        assert_eq!(warnings.len(), 1, "{log}");
+        assert!(!log.contains("s3cret"), "{log}");
+        assert!(
+            warnings[0].contains("did not reach the collector within 2s; dropped")
+                || warnings[0].contains("answered 500 Internal Server Error"),
+            "{log}"
+        );
+    }
+}
+
+/// While traces are exported, a hook's `fetch` carries the `traceparent` of its handler's
+/// span; with no exporter it carries none. `OTEL_SDK_DISABLED=true` exports nothing.
+#[test]
+fn fetch_carries_traceparent_only_while_exporting_and_disabled_exports_nothing() {
+    let project = project();
+    std::fs::write(
+        project.path().join("bot/hooks/notify.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\n\nexport default defineHook({ events: { async \"turn.completed\"() { await fetch(`${process.env.ECHO_URL}/echo`, { method: \"POST\", body: \"{}\" }); } } });\n",
+    )
+    .unwrap();
+    let echo = Receiver::start();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--message", "hello"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint()), ("ECHO_URL", &echo.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    let requests = collector
+        .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "hook notify"), ARRIVED);
+    let spans = common::otlp::spans(&requests);
+    let notify = span(&spans, "hook notify");
+    let fetched = echo.wait_for(|requests| !requests.is_empty(), ARRIVED);
+    assert_eq!(fetched.len(), 1, "{fetched:#?}");
+    assert_eq!(fetched[0]["headers"]["traceparent"], format!("00-{}-{}-01", notify.trace_id, notify.span_id));
+
+    let quiet = Receiver::start();
+    let (code, log) = run_exporting(project.path(), &["run", "--message", "hello"], &[("ECHO_URL", &quiet.endpoint())]);
+    assert_eq!(code, 0, "{log}");
+    let fetched = quiet.wait_for(|requests| !requests.is_empty(), ARRIVED);
+    assert_eq!(fetched.len(), 1, "{fetched:#?}");
+    assert_eq!(fetched[0]["headers"].get("traceparent"), None, "{fetched:#?}");
+
+    let disabled = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--message", "hello"],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", &disabled.endpoint()),
+            ("OTEL_SDK_DISABLED", "true"),
+            ("ECHO_URL", &quiet.endpoint()),
+        ],
+    );
+    assert_eq!(code, 0, "{log}");
+    assert!(!log.contains("OpenTelemetry: exporting"), "{log}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(disabled.requests().is_empty(), "{:#?}", disabled.requests());
 }
