@@ -102,9 +102,9 @@ impl TurnTrace {
     }
 
     /// The span the turn's events are handled under (their handler spans' parent), when
-    /// traces are exported.
+    /// traces or metrics are exported (a handler's end also gives its metrics).
     pub fn events_parent(&self) -> Option<Parent> {
-        self.telemetry.tracing().then_some(self.turn)
+        (self.telemetry.tracing() || self.telemetry.instruments().is_some()).then_some(self.turn)
     }
 
     fn open(&self) -> Open {
