@@ -27,7 +27,6 @@
 'use strict';
 
 const { AsyncLocalStorage } = require('node:async_hooks');
-const { randomBytes } = require('node:crypto');
 
 const API_KEY = Symbol.for('opentelemetry.js.api.1');
 
@@ -37,8 +36,6 @@ const { isArray } = Array;
 const { stringify } = JSON;
 const { isFinite: finite, isInteger } = Number;
 const RealDate = Date;
-const RealHeaders = globalThis.Headers;
-const RealRequest = globalThis.Request;
 const byteLength = Buffer.byteLength;
 const bufferFrom = Buffer.from.bind(Buffer);
 const now = () => performance.timeOrigin + performance.now();
@@ -440,8 +437,12 @@ function exceptionAttributes(thrown) {
   return attrs['exception.type'] || attrs['exception.message'] ? attrs : undefined;
 }
 
+/** node:crypto's, loaded with the first id: it is some 30 modules, and most runs make no span. */
+let randomBytes;
+
 /** `bytes` random bytes in hex, never all zeros (an invalid id). */
 function randomId(bytes) {
+  randomBytes ??= require('node:crypto').randomBytes;
   for (;;) {
     const id = randomBytes(bytes).toString('hex');
     if (/[^0]/.test(id)) return id;
@@ -461,8 +462,10 @@ let fetchWrapped = false;
  * exporter, fetch is left as it is. Undici's global dispatcher is not touched.
  */
 function addTraceparentToFetch(activeSpanContext) {
-  const realFetch = globalThis.fetch;
-  if (fetchWrapped || typeof realFetch !== 'function') return;
+  if (fetchWrapped) return;
+  // Read here, not at load: Node loads undici (some 30 ms) on the first read of any of them.
+  const { fetch: realFetch, Headers: RealHeaders, Request: RealRequest } = globalThis;
+  if (typeof realFetch !== 'function') return;
   fetchWrapped = true;
   globalThis.fetch = function fetch(input, init) {
     const spanContext = activeSpanContext();
