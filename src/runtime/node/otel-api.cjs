@@ -437,14 +437,17 @@ function exceptionAttributes(thrown) {
   return attrs['exception.type'] || attrs['exception.message'] ? attrs : undefined;
 }
 
-/** node:crypto's, loaded with the first id: it is some 30 modules, and most runs make no span. */
-let randomBytes;
+const HEX = '0123456789abcdef';
 
-/** `bytes` random bytes in hex, never all zeros (an invalid id). */
+/**
+ * `bytes` random bytes in hex, never all zeros (an invalid id). Math.random, as the
+ * OpenTelemetry JS SDK's RandomIdGenerator makes ids: ids need to be unique, not secret,
+ * and node:crypto is some 30 modules to load on a traced turn's first handler.
+ */
 function randomId(bytes) {
-  randomBytes ??= require('node:crypto').randomBytes;
   for (;;) {
-    const id = randomBytes(bytes).toString('hex');
+    let id = '';
+    for (let i = 0; i < bytes * 2; i++) id += HEX[(Math.random() * 16) | 0];
     if (/[^0]/.test(id)) return id;
   }
 }
@@ -457,17 +460,43 @@ function newSpanId() {
 let fetchWrapped = false;
 
 /**
- * Wraps `globalThis.fetch` (once) so that a request made while a span is active carries its
+ * Makes `globalThis.fetch` (once) one whose requests made while a span is active carry its
  * W3C `traceparent`, unless the caller set one. Only while traces are exported: with no
  * exporter, fetch is left as it is. Undici's global dispatcher is not touched.
+ *
+ * Lazily: Node loads undici (some 30 ms) on the first read of `fetch`, `Headers` or
+ * `Request`, so the wrapper is made when a hook first reads `fetch`, not at start-up, and
+ * a run whose hooks never fetch pays nothing. A hook that assigns its own `fetch` keeps it.
  */
 function addTraceparentToFetch(activeSpanContext) {
-  if (fetchWrapped) return;
-  // Read here, not at load: Node loads undici (some 30 ms) on the first read of any of them.
-  const { fetch: realFetch, Headers: RealHeaders, Request: RealRequest } = globalThis;
-  if (typeof realFetch !== 'function') return;
+  const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+  if (fetchWrapped || descriptor === undefined || !descriptor.configurable) return;
   fetchWrapped = true;
-  globalThis.fetch = function fetch(input, init) {
+  let wrapped;
+  let assigned;
+  let wasAssigned = false;
+  Object.defineProperty(globalThis, 'fetch', {
+    configurable: true,
+    enumerable: descriptor.enumerable,
+    get() {
+      if (wasAssigned) return assigned;
+      if (wrapped === undefined) {
+        const realFetch = descriptor.get ? descriptor.get.call(globalThis) : descriptor.value;
+        if (typeof realFetch !== 'function') return realFetch;
+        wrapped = withTraceparent(realFetch, activeSpanContext);
+      }
+      return wrapped;
+    },
+    set(value) {
+      wasAssigned = true;
+      assigned = value;
+    },
+  });
+}
+
+function withTraceparent(realFetch, activeSpanContext) {
+  const { Headers: RealHeaders, Request: RealRequest } = globalThis;
+  return function fetch(input, init) {
     const spanContext = activeSpanContext();
     if (spanContext === undefined) return realFetch(input, init);
     let headers;
