@@ -1359,13 +1359,7 @@ fn dev_says_a_project_s_own_opentelemetry_sdk_is_left_in_charge() {
 fn dev_exports_each_message_s_trace_under_its_request_span() {
     let dir = copy_fixture("dev", "basic");
     let collector = common::otlp::Receiver::start();
-    let mut command = common::agent_sdk();
-    for (key, _) in std::env::vars() {
-        if key.starts_with("OTEL_") {
-            command.env_remove(key);
-        }
-    }
-    let child = command
+    let child = common::agent_sdk()
         .args(["dev", "--dir", ".", "--port", "0"])
         .current_dir(dir.path())
         .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))

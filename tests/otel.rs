@@ -448,13 +448,13 @@ const ARRIVED: Duration = Duration::from_secs(5);
 
 /// `agent-sdk run` in `dir` with `env` (and none of the developer's `OTEL_*`).
 fn run_exporting(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-    let mut command = common::agent_sdk();
-    for (key, _) in std::env::vars() {
-        if key.starts_with("OTEL_") {
-            command.env_remove(key);
-        }
-    }
-    let output = command.args(args).current_dir(dir).env("NO_COLOR", "1").envs(env.iter().copied()).output().unwrap();
+    let output = common::agent_sdk()
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
     (exit_code(&output), String::from_utf8_lossy(&output.stderr).into_owned())
 }
 

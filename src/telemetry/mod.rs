@@ -87,6 +87,15 @@ pub struct Ended {
     pub scope: Option<InstrumentationScope>,
 }
 
+/// A signal's exporter builder, told where, how and with which client to send.
+fn configure<B: WithExportConfig + WithHttpConfig>(builder: B, export: &SignalExport, client: ExportClient) -> B {
+    builder
+        .with_http_client(client)
+        .with_endpoint(&export.url)
+        .with_protocol(export.protocol)
+        .with_timeout(export.timeout)
+}
+
 impl Telemetry {
     /// Starts the exporters `config` asks for. `files`: the `.env` files' variables (the
     /// headers are read from them and the shell on every export).
@@ -100,13 +109,7 @@ impl Telemetry {
         };
         let spans = match config.signal(Signal::Traces) {
             Some(export) => {
-                let exporter = SpanExporter::builder()
-                    .with_http()
-                    .with_http_client(client(export))
-                    .with_endpoint(&export.url)
-                    .with_protocol(export.protocol)
-                    .with_timeout(export.timeout)
-                    .build()?;
+                let exporter = configure(SpanExporter::builder().with_http(), export, client(export)).build()?;
                 let mut processor = BatchSpanProcessor::builder(exporter).build();
                 processor.set_resource(&resource);
                 Some(processor)
@@ -115,12 +118,7 @@ impl Telemetry {
         };
         let meters = match config.signal(Signal::Metrics) {
             Some(export) => {
-                let exporter = MetricExporter::builder()
-                    .with_http()
-                    .with_http_client(client(export))
-                    .with_endpoint(&export.url)
-                    .with_protocol(export.protocol)
-                    .with_timeout(export.timeout)
+                let exporter = configure(MetricExporter::builder().with_http(), export, client(export))
                     .with_temporality(config.temporality)
                     .build()?;
                 let provider = SdkMeterProvider::builder()
@@ -134,13 +132,7 @@ impl Telemetry {
         };
         let logs = match config.signal(Signal::Logs) {
             Some(export) => {
-                let exporter = LogExporter::builder()
-                    .with_http()
-                    .with_http_client(client(export))
-                    .with_endpoint(&export.url)
-                    .with_protocol(export.protocol)
-                    .with_timeout(export.timeout)
-                    .build()?;
+                let exporter = configure(LogExporter::builder().with_http(), export, client(export)).build()?;
                 let provider =
                     SdkLoggerProvider::builder().with_resource(resource.clone()).with_batch_exporter(exporter).build();
                 let logger = provider.logger(SCOPE);

@@ -53,12 +53,19 @@ pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
 }
 
 /// `agent-sdk` as the tests run it: without the developer's model variables
-/// (`AGENT_SDK_MODEL`, the providers' keys and base URL), so that no test reaches a real model.
+/// (`AGENT_SDK_MODEL`, the providers' keys and base URL) and `OTEL_*` variables, so that no
+/// test reaches a real model or collector.
 pub fn agent_sdk() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
     for variable in ["AGENT_SDK_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_COMPATIBLE_API_KEY", "XAI_API_KEY"]
     {
         command.env_remove(variable);
+    }
+    // Nor the developer's OpenTelemetry collector: a test exports only where it says.
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("OTEL_") {
+            command.env_remove(key);
+        }
     }
     command
 }
