@@ -58,7 +58,7 @@ impl Failures {
 pub struct ExportClient {
     pub signal: Signal,
     pub timeout: Duration,
-    client: reqwest::Client,
+    client: Arc<tokio::sync::OnceCell<reqwest::Client>>,
     runtime: tokio::runtime::Handle,
     /// The `.env` files' variables, for the headers (the shell's are read from the process).
     files: Arc<Vec<(String, String)>>,
@@ -102,9 +102,10 @@ impl ExportClient {
             }
         }
         *request.timeout_mut() = Some(self.timeout);
-        let client = self.client.clone();
+        let client = Arc::clone(&self.client);
         let timeout = self.timeout;
         let answer = self.runtime.spawn(async move {
+            let client = client.get_or_try_init(|| async { new_client() }).await.map_err(|error| format!("{url}: {error}"))?;
             let mut response = client.execute(request).await.map_err(|error| describe(&url, &error, timeout))?;
             let status = response.status();
             let mut body = Vec::new();
@@ -148,7 +149,9 @@ impl HttpClient for ExportClient {
 
 /// The thread and client every signal's exporter shares.
 pub struct Shared {
-    client: reqwest::Client,
+    /// Made on the export thread as it starts (its TLS set-up runs while Node boots, not
+    /// on the way of a cold start), or by the first export if that comes first.
+    client: Arc<tokio::sync::OnceCell<reqwest::Client>>,
     runtime: tokio::runtime::Handle,
 }
 
@@ -161,11 +164,19 @@ impl Shared {
         std::thread::Builder::new().name("otel-export".to_owned()).spawn(move || {
             runtime.block_on(std::future::pending::<()>());
         })?;
-        let client = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+        let client = Arc::new(tokio::sync::OnceCell::new());
+        let made = Arc::clone(&client);
+        handle.spawn(async move {
+            let _ = made.get_or_try_init(|| async { new_client() }).await;
+        });
         Ok(Shared { client, runtime: handle })
     }
+}
+
+fn new_client() -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(5))
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
+        .build()
 }
