@@ -105,7 +105,8 @@ impl ExportClient {
         let client = Arc::clone(&self.client);
         let timeout = self.timeout;
         let answer = self.runtime.spawn(async move {
-            let client = client.get_or_try_init(|| async { new_client() }).await.map_err(|error| format!("{url}: {error}"))?;
+            let client =
+                client.get_or_try_init(|| async { new_client() }).await.map_err(|error| format!("{url}: {error}"))?;
             let mut response = client.execute(request).await.map_err(|error| describe(&url, &error, timeout))?;
             let status = response.status();
             let mut body = Vec::new();
