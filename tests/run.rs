@@ -534,6 +534,31 @@ fn every_bad_line_of_a_replay_is_reported_before_node_starts_and_nothing_is_reco
     assert!(missing.log().contains("cannot read --replay file `nope.jsonl`"), "{}", missing.log());
 }
 
+/// What `dev` serves at `GET /v1/sessions/{id}/events` is a JSON array: `--replay` says how
+/// to make it NDJSON, and records nothing. A replayed reply ends its line on stdout, as
+/// `--message`'s does.
+#[test]
+fn a_replay_of_a_json_array_says_how_to_make_ndjson_and_a_replayed_reply_ends_its_line() {
+    let dir = copy_fixture("run", "order");
+    let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    let stdout = recorded.stdout();
+    let events: Vec<&str> = stdout.lines().collect();
+    std::fs::write(dir.path().join("events.json"), format!("[{}]", events.join(","))).unwrap();
+    let array = run(dir.path(), &["--replay", "events.json", "--session", "ses_array"], &[]);
+    assert_eq!(exit_code(&array.output), 2, "{}", array.log());
+    assert_eq!(
+        array.log(),
+        "error: --replay file `events.json` is a JSON array; --replay takes NDJSON, one event a line (jq -c '.[]' events.json > events.jsonl)\n"
+    );
+    assert_eq!(recorded_events(dir.path(), "ses_array"), [], "nothing was recorded");
+    std::fs::write(dir.path().join("events.jsonl"), recorded.stdout()).unwrap();
+    let replayed = run(dir.path(), &["--replay", "events.jsonl"], &[]);
+    assert_eq!(exit_code(&replayed.output), 0, "{}", replayed.log());
+    let reply = replayed.stdout();
+    assert!(reply.starts_with("You said: \"hi\"") && reply.ends_with(".\n"), "{reply:?}");
+    assert_eq!(reply.matches('\n').count(), 1, "{reply:?}");
+}
+
 #[test]
 fn a_hand_written_replay_needs_only_type_and_data() {
     let dir = copy_fixture("run", "order");

@@ -101,11 +101,21 @@ impl ReplayFile {
             || std::fs::File::open(path).with_context(|| format!("cannot read --replay file `{}`", path.display()));
         let mut bad = Vec::new();
         let mut bad_count = 0;
+        let mut seen_an_event = false;
         for (index, line) in BufReader::new(open()?).lines().enumerate() {
             let line = line.with_context(|| format!("cannot read `{}`", path.display()))?;
             if line.trim().is_empty() {
                 continue;
             }
+            // What `dev` serves at GET /v1/sessions/{id}/events, saved as it came.
+            if bad_count == 0 && line.trim_start().starts_with('[') && !seen_an_event {
+                anyhow::bail!(
+                    "--replay file `{0}` is a JSON array; --replay takes NDJSON, one event a line \
+                     (jq -c '.[]' {0} > events.jsonl)",
+                    path.display()
+                );
+            }
+            seen_an_event = true;
             if let Err(problem) = ReplayLine::parse(&line) {
                 bad_count += 1;
                 if bad.len() < BAD_LINES_SHOWN {

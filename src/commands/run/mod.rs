@@ -174,7 +174,11 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             }
             outcome
         }
-        (Some(Input::Replay(replay)), _) => feed.replay(replay)?,
+        (Some(Input::Replay(replay)), _) => {
+            let outcome = feed.replay(replay)?;
+            output.end_line();
+            outcome
+        }
         (Some(Input::Synthetic(event)), _) => feed.synthetic(event)?,
         _ => Outcome::default(),
     };

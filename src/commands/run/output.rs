@@ -8,19 +8,31 @@ use crate::printer::{Printer, StdoutClosed};
 pub struct TurnOutput<'p> {
     printer: &'p Printer,
     failed: Option<std::io::Error>,
+    /// Whether what was written so far ends a line (nothing written counts as ended).
+    line_ended: bool,
 }
 
 impl<'p> TurnOutput<'p> {
     pub fn new(printer: &'p Printer) -> Self {
-        Self { printer, failed: None }
+        Self { printer, failed: None, line_ended: true }
     }
 
     /// Writes `text`, unless an earlier write failed.
     pub fn print(&mut self, text: &str) {
+        if !text.is_empty() {
+            self.line_ended = text.ends_with('\n');
+        }
         if self.failed.is_none()
             && let Err(error) = self.printer.stdout(text)
         {
             self.failed = Some(error);
+        }
+    }
+
+    /// Ends the line a reply left open (a replayed reply ends as `--message`'s does).
+    pub fn end_line(&mut self) {
+        if !self.line_ended {
+            self.print("\n");
         }
     }
 
