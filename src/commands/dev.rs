@@ -72,9 +72,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(line) = agent.setup.otel.summary() {
         log.info(line);
     }
-    for (index, line) in telemetry_lines.into_iter().enumerate() {
-        if index == 0 { log.info(line) } else { log.warn(line) }
-    }
+    telemetry_lines.into_iter().for_each(|record| log.write(record));
     if let ModelChoice::Provider(provider) = &agent.model {
         log.info(provider.describe());
     }

@@ -18,6 +18,7 @@ use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
 use crate::serve_log::ServeLog;
+use crate::state::log_record::{Level, Record};
 use crate::state::{StateRoot, StateStore};
 use crate::telemetry::{ExportConfig, Telemetry};
 
@@ -70,14 +71,15 @@ impl SessionSetup {
     }
 
     /// Starts exporting when the `OTEL_*` variables (the shell's, else `env`'s files') name
-    /// a collector (SPEC §7); what to say of it in the serve log: where it goes, and what
-    /// the variables ask for that is not done. `test` never calls it: tests never export.
-    pub fn export(&mut self, env: &LoadedEnv) -> anyhow::Result<Vec<String>> {
+    /// a collector (SPEC §7); what to say of it in the serve log: where it goes (info), and
+    /// what the variables ask for that is not done (warnings). `test` never calls it: tests
+    /// never export.
+    pub fn export(&mut self, env: &LoadedEnv) -> anyhow::Result<Vec<Record>> {
         let Some(config) = ExportConfig::from_env(&self.project.name, &|name| env.lookup(name)) else {
             return Ok(Vec::new());
         };
-        let mut lines = vec![config.summary()];
-        lines.extend(config.warnings.iter().cloned());
+        let mut lines = vec![Record::new(Level::Info, config.summary())];
+        lines.extend(config.warnings.iter().map(|warning| Record::new(Level::Warn, warning.clone())));
         self.telemetry =
             Some(Telemetry::start(config, env.vars.clone()).context("could not start exporting telemetry")?);
         Ok(lines)

@@ -108,7 +108,7 @@ impl ReplayFile {
                 continue;
             }
             // What `dev` serves at GET /v1/sessions/{id}/events, saved as it came.
-            if bad_count == 0 && line.trim_start().starts_with('[') && !seen_an_event {
+            if !seen_an_event && line.trim_start().starts_with('[') {
                 anyhow::bail!(
                     "--replay file `{0}` is a JSON array; --replay takes NDJSON, one event a line \
                      (jq -c '.[]' {0} > events.jsonl)",

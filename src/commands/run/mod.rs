@@ -83,9 +83,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(line) = setup.otel.summary() {
         log.info(line);
     }
-    for (index, line) in setup.export(&env)?.into_iter().enumerate() {
-        if index == 0 { log.info(line) } else { log.warn(line) }
-    }
+    setup.export(&env)?.into_iter().for_each(|record| log.write(record));
     if let Some(telemetry) = &setup.telemetry {
         log.export_to(Arc::clone(telemetry));
     }
