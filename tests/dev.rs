@@ -812,7 +812,9 @@ fn an_idle_session_gives_back_its_runtime_and_the_next_turn_starts_one() {
     let session = server.create_session();
     server.send(&session, "one");
     let runtimes = || {
-        let output = Command::new("pgrep").args(["-P", &server.child.id().to_string(), "node"]).output().unwrap();
+        // By command line: Node 24 names its process after its main thread ("MainThread").
+        let output =
+            Command::new("pgrep").args(["-P", &server.child.id().to_string(), "-f", "host.mjs"]).output().unwrap();
         String::from_utf8_lossy(&output.stdout).lines().count()
     };
     assert_eq!(runtimes(), 1, "a session with a turn has a runtime");

@@ -399,3 +399,32 @@ fn import_require_and_export_equals_in_an_es_module_are_unsupported_syntax_befor
     assert_eq!(exit_code(&run.output), 1, "{}", run.both());
     assert!(run.record.is_empty(), "no hook ran: {:?}", run.record);
 }
+
+/// Whether the Node the tests run has `module.registerHooks()` (≥ 22.15, ≥ 23.5): the
+/// runtime's module hooks then run in its main thread by default.
+fn node_has_register_hooks() -> bool {
+    let output = std::process::Command::new(common::node())
+        .args(["-p", "typeof require('node:module').registerHooks"])
+        .output()
+        .expect("node runs");
+    String::from_utf8_lossy(&output.stdout).trim() == "function"
+}
+
+#[test]
+fn module_hooks_run_in_thread_where_node_has_register_hooks_and_on_the_loader_thread_when_asked() {
+    let project = copy_fixture("runtime", "module-hooks");
+    let default = if node_has_register_hooks() { "in-thread" } else { "worker" };
+    for (asked, registered) in [("", default), ("worker", "worker")] {
+        let env = [("AGENT_SDK_MODULE_HOOKS", asked)];
+        let ran = run_recorded(project.path(), &["run", "--event", "turn.completed"], &env);
+        assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+        assert_eq!(ran.record, [format!("module hooks {registered}: hello Ada from legacy.cts")], "{}", ran.both());
+        // Node 26 deprecates module.register() ([DEP0205]): no warning of Node's reaches the user.
+        assert!(!ran.both().contains("Warning"), "AGENT_SDK_MODULE_HOOKS={asked}:\n{}", ran.both());
+
+        let tested = run_recorded(project.path(), &["test"], &env);
+        assert_eq!(exit_code(&tested.output), 0, "{}", tested.both());
+        assert_eq!(tested.record, [format!("test: module hooks {registered}")], "{}", tested.both());
+        assert!(!tested.both().contains("Warning"), "AGENT_SDK_MODULE_HOOKS={asked}:\n{}", tested.both());
+    }
+}

@@ -21,6 +21,7 @@ use crate::runtime::reader::{self, Arrived, Source};
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
+    ("module-hooks.mjs", include_str!("node/module-hooks.mjs")),
     ("on-demand.mjs", include_str!("node/on-demand.mjs")),
     ("otel-api.cjs", include_str!("node/otel-api.cjs")),
     ("project-modules.mjs", include_str!("node/project-modules.mjs")),

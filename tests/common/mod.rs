@@ -71,6 +71,18 @@ pub fn agent_sdk() -> Command {
 }
 
 /// The crate root: fixtures are found from here.
+/// The Node.js the binary runs hooks with: `AGENT_SDK_NODE`, else `node` on PATH.
+pub fn node() -> std::ffi::OsString {
+    std::env::var_os("AGENT_SDK_NODE").unwrap_or_else(|| "node".into())
+}
+
+/// The major version of [`node`], e.g. 24.
+pub fn node_major() -> u32 {
+    let output = Command::new(node()).arg("--version").output().expect("node runs");
+    let version = String::from_utf8_lossy(&output.stdout);
+    version.trim().trim_start_matches('v').split('.').next().and_then(|major| major.parse().ok()).expect("a version")
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

@@ -2,36 +2,33 @@
 // processes (test-setup.mjs) alike, so a test loads a hook exactly as `run` does.
 //
 // The binary compiles every TypeScript module the entries reach and resolves every import
-// (see loader.mjs for the MANIFEST). ES modules are served by loader.mjs, registered with
-// module.register(); CommonJS goes through Node's own CommonJS loader, with
-// Module._extensions serving compiled `.ts`/`.cts` and Module._resolveFilename answering
-// the specifiers the binary resolved (tsconfig paths, the SDK). Every module keeps its
-// source path: import.meta.url, __dirname and the nearest package.json are the source's.
+// (see loader.mjs for the MANIFEST). ES modules are served by the module hooks of
+// module-hooks.mjs: registered in this thread with module.registerHooks() where Node has it
+// (≥ 22.15, ≥ 23.5), else on Node's loader thread with module.register() (loader.mjs);
+// AGENT_SDK_MODULE_HOOKS=worker asks for the loader thread on any Node. CommonJS goes through
+// Node's own CommonJS loader either way, with Module._extensions serving compiled
+// `.ts`/`.cts` and Module._resolveFilename answering the specifiers the binary resolved
+// (tsconfig paths, the SDK); in-thread module hooks leave require() to them. Every module
+// keeps its source path: import.meta.url, __dirname and the nearest package.json are the
+// source's.
 
 import { readFileSync } from 'node:fs';
-import Module, { createRequire, register } from 'node:module';
+import Module from 'node:module';
 
-import { applyAnswer, loadModuleArgs } from './on-demand.mjs';
-
-/** What the binary compiled and resolved (see loader.mjs); replaced by installManifest. */
-let manifest = { modules: {}, resolutions: {}, sdk: {} };
+import { currentManifest, load, resolve, useManifest } from './module-hooks.mjs';
+import { askBinary } from './on-demand.mjs';
 
 /**
- * Registers loader.mjs (its thread boots while the caller goes on) and the CommonJS hooks,
- * once per process. Returns `installManifest(next)`, which hands the loader thread the
- * manifest and resolves once it has it.
+ * Registers the module hooks and the CommonJS hooks, once per process. Returns
+ * `installManifest(next)`, which hands the module hooks the manifest and resolves once they
+ * have it (at once in this thread; after a round trip to the loader thread).
  */
 export function serveProjectModules() {
-  // The global MessageChannel: importing node:worker_threads for it costs start-up time.
-  const loaderPort = new MessageChannel();
-  register('./loader.mjs', import.meta.url, {
-    data: { port: loaderPort.port2 },
-    transferList: [loaderPort.port2],
-  });
-  loaderPort.port1.unref();
+  const postToLoaderThread = registerModuleHooks();
   for (const extension of ['.ts', '.cts', '.mts']) Module._extensions[extension] = compileCommonJs;
   const resolveFilename = Module._resolveFilename;
   Module._resolveFilename = function resolveWithManifest(request, parent, isMain, options) {
+    const manifest = currentManifest();
     const sdk = manifest.sdk[request];
     if (sdk) return sdk.require;
     const target = parent?.filename ? manifest.resolutions[parent.filename]?.[request] : undefined;
@@ -42,36 +39,75 @@ export function serveProjectModules() {
       // A computed `require(name)` in one of the project's modules: resolve it as `run`
       // does (tsconfig paths, `.js` written for `.ts`) before giving up.
       if (!parent?.filename || !manifest.modules[parent.filename]) throw error;
-      const found = loadOnDemand(parent.filename, request);
+      const found = askBinary(manifest, parent.filename, request, true);
       if (found === null) throw error;
       return found;
     }
   };
   return function installManifest(next) {
-    manifest = next ?? manifest;
-    return new Promise((resolve) => {
-      loaderPort.port1.once('message', resolve);
-      loaderPort.port1.postMessage(manifest);
-    });
+    if (next) useManifest(next);
+    return postToLoaderThread === null ? Promise.resolve() : postToLoaderThread(currentManifest());
   };
 }
 
+/** Where the module hooks run, for a hook (or a test) to read: "in-thread" or "worker". */
+const WHERE_MODULE_HOOKS_RUN = Symbol.for('agent-sdk.module-hooks');
+
 /**
- * Asks the binary for a module no string literal imports (`import(name)` of a computed
- * name): it compiles what that reaches and answers its manifest, merged into ours.
- * `from` is the file that `require`s it, or null when `specifier` is a file path. Returns the
- * target path, or null when the binary has nothing to add; throws what `validate` would say.
+ * Registers module-hooks.mjs: in this thread where Node can (returns null), else on the
+ * loader thread, whose boot goes on while the caller does (returns how to post it a
+ * manifest and wait until it has it).
  */
-function loadOnDemand(from, specifier) {
-  // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
-  const { execFileSync } = createRequire(import.meta.url)('node:child_process');
-  const args = loadModuleArgs(from, specifier, true);
-  return applyAnswer(manifest, execFileSync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8' }));
+function registerModuleHooks() {
+  const inThread = typeof Module.registerHooks === 'function' && process.env.AGENT_SDK_MODULE_HOOKS !== 'worker';
+  Object.defineProperty(globalThis, WHERE_MODULE_HOOKS_RUN, { value: inThread ? 'in-thread' : 'worker' });
+  if (inThread) {
+    // require() reaches these hooks too (with the "require" condition): it is left to the
+    // CommonJS hooks below, as on the loader thread, which never sees it.
+    const forImports = (hook) => (first, context, next) =>
+      context.conditions?.includes('require') ? next(first, context) : hook(first, context, next);
+    Module.registerHooks({ resolve: forImports(resolve), load: forImports(load) });
+    return null;
+  }
+  // The global MessageChannel: importing node:worker_threads for it costs start-up time.
+  const loaderPort = new MessageChannel();
+  withoutRegisterDeprecation(() =>
+    Module.register('./loader.mjs', import.meta.url, {
+      data: { port: loaderPort.port2 },
+      transferList: [loaderPort.port2],
+    }),
+  );
+  loaderPort.port1.unref();
+  return (manifest) =>
+    new Promise((done) => {
+      loaderPort.port1.once('message', done);
+      loaderPort.port1.postMessage(manifest);
+    });
+}
+
+/**
+ * Runs `register` with Node 26's `[DEP0205] module.register() is deprecated` kept from the
+ * user: the loader thread is chosen only where in-thread hooks are missing or unwanted.
+ * Every other warning goes out as it would.
+ */
+function withoutRegisterDeprecation(register) {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = function emitAllButRegisterDeprecation(warning, ...rest) {
+    const code = typeof rest[0] === 'object' && rest[0] !== null ? rest[0].code : rest[1];
+    if (code === 'DEP0205') return undefined;
+    return emitWarning.call(this, warning, ...rest);
+  };
+  try {
+    register();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
 }
 
 /** Runs a compiled CommonJS module (`.ts`, `.cts`) from its source path. */
 function compileCommonJs(module, filename) {
-  if (!manifest.modules[filename]) loadOnDemand(null, filename);
+  const manifest = currentManifest();
+  if (!manifest.modules[filename]) askBinary(manifest, null, filename, true);
   const entry = manifest.modules[filename];
   if (entry?.format === 'module') {
     const error = new Error(`require() of ES Module ${filename} not supported (it is an ES module: import it)`);

@@ -1,0 +1,123 @@
+// The module hooks: how the project's ES modules are resolved and loaded, from the
+// MANIFEST of what the binary compiled and resolved (the shape is described in loader.mjs).
+// One implementation, registered one of two ways by project-modules.mjs:
+//   - in the main thread with module.registerHooks() where Node has it (≥ 22.15, ≥ 23.5):
+//     the hooks then run synchronously, as part of each import;
+//   - on Node's loader thread with module.register() elsewhere (loader.mjs imports this
+//     module there), or when AGENT_SDK_MODULE_HOOKS=worker asks for it.
+// Both hooks are synchronous apart from the `next…` step they may defer to (a promise on the
+// loader thread), so they behave the same either way.
+//
+// resolve: a specifier the binary resolved for its importer (tsconfig paths, `.js` written
+//   for `.ts`, `#imports`, extensionless TypeScript imports) → that file; an SDK module →
+//   the runtime's copy; anything else → Node's own resolution.
+// load: a compiled module (format "module") → its compiled code; TypeScript compiled to
+//   CommonJS → a small ES module that require()s it, so Node's own CommonJS loader runs it
+//   (project-modules.mjs compiles `.ts`/`.cts` there through Module._extensions, keeping
+//   __dirname, require and one module instance whether it is imported or required),
+//   exporting module.exports as default and the names its `export`s define, as Node's
+//   CommonJS export detection finds them in tsc's output;
+//   a `.json` file imported without `with { type: "json" }` (TypeScript's
+//   resolveJsonModule) → a module whose default export is the JSON; anything else → Node.
+//
+// A module no string literal imports (`import(name)` of a computed name) is not in the
+// manifest: the binary is asked for it (on-demand.mjs).
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+import { askBinary } from './on-demand.mjs';
+
+let manifest = { modules: {}, resolutions: {}, sdk: {} };
+
+/** The manifest the hooks decide from (the answers of on-demand requests merge into it). */
+export function currentManifest() {
+  return manifest;
+}
+
+/** Replaces the manifest (an "init"'s, or the test runner's). */
+export function useManifest(next) {
+  manifest = next;
+}
+
+function pathOf(url) {
+  return typeof url === 'string' && url.startsWith('file:') ? fileURLToPath(url) : null;
+}
+
+/** The resolve result for a file the manifest serves, with its format when it knows it. */
+function served(target, format = manifest.modules[target]?.format) {
+  return {
+    url: pathToFileURL(target).href,
+    format: format === 'module' || format === 'commonjs' ? format : undefined,
+    shortCircuit: true,
+  };
+}
+
+/** `attempt()`, or `fallback(error)` when it throws or its promise rejects. */
+function orElse(attempt, fallback) {
+  let result;
+  try {
+    result = attempt();
+  } catch (error) {
+    return fallback(error);
+  }
+  return typeof result?.then === 'function' ? result.then(undefined, fallback) : result;
+}
+
+export function resolve(specifier, context, nextResolve) {
+  const sdk = manifest.sdk[specifier];
+  if (sdk) return served(sdk.import, 'module');
+  const parent = pathOf(context.parentURL);
+  const target = parent === null ? undefined : manifest.resolutions[parent]?.[specifier];
+  if (target !== undefined) return served(target);
+  if (parent === null || !manifest.modules[parent]) return nextResolve(specifier, context);
+  // `import(name)` of a computed name in one of the project's modules: resolved as `run`
+  // does (tsconfig paths, `.js` written for `.ts`) when Node cannot.
+  return orElse(
+    () => nextResolve(specifier, context),
+    (error) => {
+      const found = askBinary(manifest, parent, specifier, false);
+      if (found === null) throw error;
+      return served(found);
+    },
+  );
+}
+
+const TYPESCRIPT = /\.[cm]?ts$/;
+
+/** An ES module standing for the CommonJS module at `path`: what `import` of it gives. */
+function commonJsFacade(path, names) {
+  const lines = [
+    "import { createRequire } from 'node:module';",
+    `const exported = createRequire(${JSON.stringify(pathToFileURL(path).href)})(${JSON.stringify(path)});`,
+    'export default exported;',
+  ];
+  names.forEach((name, index) => {
+    lines.push(`const named${index} = exported[${JSON.stringify(name)}];`);
+    lines.push(`export { named${index} as ${JSON.stringify(name)} };`);
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+export function load(url, context, nextLoad) {
+  const path = pathOf(url);
+  if (path === null) return nextLoad(url, context);
+  let module = manifest.modules[path];
+  if (!module && TYPESCRIPT.test(path)) {
+    askBinary(manifest, null, path, false);
+    module = manifest.modules[path];
+    if (!module) throw new Error(`agent-sdk could not compile ${path}`);
+  }
+  if (module?.format === 'commonjs' && module.code) {
+    return { format: 'module', source: commonJsFacade(path, module.exports ?? []), shortCircuit: true };
+  }
+  if (module?.code) {
+    return { format: 'module', source: readFileSync(module.code, 'utf8'), shortCircuit: true };
+  }
+  if (path.endsWith('.json') && context.importAttributes?.type !== 'json') {
+    const text = readFileSync(path, 'utf8');
+    JSON.parse(text.replace(/^\uFEFF/, '')); // a broken file fails here, with the parser's message (a BOM is not JSON, Node drops it)
+    return { format: 'module', source: `export default ${text};\n`, shortCircuit: true };
+  }
+  return nextLoad(url, context);
+}

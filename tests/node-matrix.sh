@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The suites that start Node.js, on each Node major users run (22 and 24, LTS; 26, current):
+# installs each version from the npm registry (the node@<version> packages carry the
+# official binaries) under target/node/, puts it first on PATH and in AGENT_SDK_NODE, and
+# runs those suites with the module hooks where that Node puts them (in-thread: every
+# version here has module.registerHooks), then the module-loading suites again on Node's
+# loader thread (AGENT_SDK_MODULE_HOOKS=worker, the path of Node 20.6–22.14).
+# AGENT_SDK_NODE_MATRIX="22.23.3 …" picks other versions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+read -r -a versions <<<"${AGENT_SDK_NODE_MATRIX:-22.23.3 24.21.0 26.10.0}"
+node_suites=(runtime agreement run dev test_command hostile init types extensions otel)
+both_paths=(runtime agreement hostile extensions test_command)
+
+tests() {
+  local args=()
+  for suite in "$@"; do args+=(--test "$suite"); done
+  echo "${args[@]}"
+}
+
+for version in "${versions[@]}"; do
+  dir="target/node/$version"
+  if [ ! -x "$dir/node_modules/.bin/node" ]; then
+    npm install --prefix "$dir" --no-save --no-audit --no-fund --loglevel=error "node@$version"
+  fi
+  bin="$(cd "$dir/node_modules/.bin" && pwd)"
+  echo "== Node $("$bin/node" --version): module hooks in-thread"
+  # shellcheck disable=SC2046
+  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" cargo test --locked $(tests "${node_suites[@]}")
+  echo "== Node $("$bin/node" --version): module hooks on the loader thread"
+  # shellcheck disable=SC2046
+  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" AGENT_SDK_MODULE_HOOKS=worker cargo test --locked $(tests "${both_paths[@]}")
+done
