@@ -369,7 +369,7 @@ fn handler_spans(hosts: &serde_json::Value, turn_trace: &str) {
             r#"2 handler "*" "ok" null"#,
             "2 done",
             r#"3 timed_out "message.received""#,
-            r#"3 handler "message.received" "timed_out" "timed out after 200ms""#,
+            r#"3 handler "message.received" "timed_out" "timed out after 2s""#,
             r#"3 handler "*" "ok" null"#,
             "3 done",
             "4 done",

@@ -75,8 +75,10 @@ async function runHost(tracing, events, otelApiVersion = '1.10.0') {
     t: 'init',
     hooks: [{ name: 'traced', url: pathToFileURL(hookPath).href, source: 'traced.mjs' }],
     ctx: {},
-    timeoutMs: 200,
-    timeoutText: '200ms',
+    // The message.received handler never ends; the others' first fetch loads Node's fetch
+    // (undici), some 200 ms on a busy 2-core machine: they have 2 s.
+    timeoutMs: 2000,
+    timeoutText: '2s',
     manifest: { modules: {}, resolutions: {}, sdk: {} },
     otelApiVersion,
     tracing,
