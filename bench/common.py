@@ -35,3 +35,17 @@ def copy_project(source: Path, dest: Path) -> Path:
     """A copy of a project without any .agent-sdk/ state (so a run starts cold) or node_modules."""
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns(".agent-sdk", "node_modules"))
     return dest
+
+
+def interleaved(kinds: dict, runs: int) -> dict[str, list[float]]:
+    """Each of `kinds` timed `runs` times after one discarded warm-up, in turn, the order
+    rotating each round: {name: [ms, …]}."""
+    times = {name: [] for name in kinds}
+    names = list(kinds)
+    for iteration in range(runs + 1):
+        order = names[iteration % len(names) :] + names[: iteration % len(names)]
+        for name in order:
+            elapsed = kinds[name]()
+            if iteration > 0:
+                times[name].append(elapsed)
+    return times

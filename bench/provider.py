@@ -53,7 +53,7 @@ import threading
 import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, node_version
+from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, interleaved, node_version
 
 MESSAGE = "What is the refund policy for orders shipped abroad?"
 MOCK = REPO / "tests" / "mock-llm"
@@ -208,20 +208,6 @@ def dev_overhead(runs: int, work: Path, port: int) -> list[str]:
         f"**Provider overhead: {added:.1f} ms per turn** over the server's own response time "
         "(dev turn with the provider − server alone; target ≤ 5 ms)",
     ]
-
-
-def interleaved(kinds: dict, runs: int) -> dict[str, list[float]]:
-    """Each of `kinds` timed `runs` times after one discarded warm-up, in turn, the order
-    rotating each round: {name: [ms, …]}."""
-    times = {name: [] for name in kinds}
-    names = list(kinds)
-    for iteration in range(runs + 1):
-        order = names[iteration % len(names) :] + names[: iteration % len(names)]
-        for name in order:
-            elapsed = kinds[name]()
-            if iteration > 0:
-                times[name].append(elapsed)
-    return times
 
 
 def time_table(times: dict[str, list[float]]) -> list[str]:
