@@ -35,7 +35,11 @@ use node::{ManifestFile, TestRunner};
 /// The exit code after Ctrl-C (128 + SIGINT), the way `--watch` ends.
 const INTERRUPTED: u8 = 130;
 
-/// How often a running test run is looked at (its end, Ctrl-C).
+/// How often a running test run is looked at (its end, Ctrl-C): its end is seen at most
+/// this late, so it is short (one `waitpid` a look).
+const RUNNING_TICK: Duration = Duration::from_millis(2);
+
+/// How often `--watch`, waiting for a change, looks at Ctrl-C.
 const TICK: Duration = Duration::from_millis(50);
 
 /// How often `--watch` looks at the code.
@@ -171,7 +175,7 @@ impl Tests<'_> {
                 runner.kill();
                 break Ended::Changed;
             }
-            std::thread::sleep(TICK);
+            std::thread::sleep(RUNNING_TICK);
         };
         Ok((ended, reached))
     }
