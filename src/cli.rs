@@ -446,6 +446,43 @@ pub struct EnvArgs {
     pub no_env_file: bool,
 }
 
+impl EnvArgs {
+    /// Which files to read: `<dir>/.env` unless --no-env-file, then each --env-file.
+    pub fn files(&self) -> EnvFiles<'_> {
+        EnvFiles { dotenv: !self.no_env_file, named: &self.env_file }
+    }
+}
+
+/// Environment files for the tests: none unless named, as vitest and jest read none, so a
+/// developer's `.env` never makes a test pass locally that fails on CI.
+#[derive(Debug, Default, Args)]
+pub struct TestEnvArgs {
+    /// Read variables for the tests from this file (repeatable; later files win, the
+    /// shell's own variables win over every file). `.env` is read only when named here
+    /// (`--env-file .env`).
+    #[arg(long, value_name = "PATH")]
+    pub env_file: Vec<PathBuf>,
+
+    /// Accepted for scripts written when tests read `.env`: they read none unless named.
+    #[arg(long, hide = true, conflicts_with = "env_file")]
+    pub no_env_file: bool,
+}
+
+impl TestEnvArgs {
+    pub fn files(&self) -> EnvFiles<'_> {
+        EnvFiles { dotenv: false, named: &self.env_file }
+    }
+}
+
+/// The environment files a command reads, from its flags.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvFiles<'a> {
+    /// `<dir>/.env`, when it exists.
+    pub dotenv: bool,
+    /// Each of these, which must exist, after it.
+    pub named: &'a [PathBuf],
+}
+
 #[derive(Debug, Args)]
 pub struct DevArgs {
     #[command(flatten)]
@@ -511,7 +548,7 @@ pub struct TestArgs {
     pub watch: bool,
 
     #[command(flatten)]
-    pub env: EnvArgs,
+    pub env: TestEnvArgs,
 }
 
 #[derive(Debug, Args)]

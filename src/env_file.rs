@@ -54,22 +54,20 @@ fn shown(path: &Path) -> &Path {
     path.strip_prefix(".").unwrap_or(path)
 }
 
-/// Reads `<dir>/.env` when it exists, then each of `env_files` (which must exist), unless
-/// `no_env_file`. `shell_has` says whether our own environment sets a name; the shell wins.
+/// Reads `<dir>/.env` when `dotenv` and it exists, then each of `env_files` (which must
+/// exist). `shell_has` says whether our own environment sets a name; the shell wins.
 pub fn load(
     dir: &Path,
+    dotenv: bool,
     env_files: &[PathBuf],
-    no_env_file: bool,
     shell_has: impl Fn(&str) -> bool,
 ) -> Result<LoadedEnv, EnvFileError> {
     let mut loaded = LoadedEnv::default();
-    if no_env_file {
-        return Ok(loaded);
-    }
     let mut merged = BTreeMap::new();
-    let dotenv = dir.join(".env");
+    let default = dir.join(".env");
+    let default = dotenv.then_some((default.as_path(), false));
     let named = env_files.iter().map(|path| (path.as_path(), true));
-    for (path, required) in std::iter::once((dotenv.as_path(), false)).chain(named) {
+    for (path, required) in default.into_iter().chain(named) {
         let Some(bytes) = read(path, required)? else { continue };
         merged.extend(parse_file(path, &bytes)?);
         loaded.files.push(path.to_path_buf());
@@ -369,7 +367,7 @@ mod tests {
         let dir = project(&[(".env", "A=dotenv\nB=dotenv\nC=dotenv\nA=dotenv-again\n"), ("x.env", "B=x\nSHELL_VAR=x")]);
         let x = dir.path().join("x.env");
         let loaded =
-            load(dir.path(), std::slice::from_ref(&x), false, |name| name == "SHELL_VAR" || name == "C").unwrap();
+            load(dir.path(), true, std::slice::from_ref(&x), |name| name == "SHELL_VAR" || name == "C").unwrap();
         assert_eq!(loaded.vars, pairs(&[("A", "dotenv-again"), ("B", "x")]));
         assert_eq!(loaded.files, [dir.path().join(".env"), x]);
         assert_eq!(loaded.set_by_shell, 2);
@@ -378,25 +376,25 @@ mod tests {
     #[test]
     fn an_absent_dotenv_is_fine() {
         let dir = project(&[]);
-        assert_eq!(load(dir.path(), &[], false, |_| false).unwrap(), LoadedEnv::default());
+        assert_eq!(load(dir.path(), true, &[], |_| false).unwrap(), LoadedEnv::default());
     }
 
     #[test]
     fn a_missing_or_malformed_env_file_is_an_error_naming_it() {
         let dir = project(&[(".env", "A=1"), ("bad.env", "A=1\n\nnope\n")]);
         let (missing, bad) = (dir.path().join("missing.env"), dir.path().join("bad.env"));
-        let error = load(dir.path(), std::slice::from_ref(&missing), false, |_| false).unwrap_err();
+        let error = load(dir.path(), true, std::slice::from_ref(&missing), |_| false).unwrap_err();
         assert!(matches!(&error, EnvFileError::Unreadable { path, .. } if *path == missing));
         let expected = format!("env file `{}` cannot be read: it does not exist", missing.display());
         assert!(error.to_string().starts_with(&expected), "{error}");
-        let error = load(dir.path(), std::slice::from_ref(&bad), false, |_| false).unwrap_err().to_string();
+        let error = load(dir.path(), true, std::slice::from_ref(&bad), |_| false).unwrap_err().to_string();
         assert!(error.starts_with(&format!("{}:3: expected `KEY=value`", bad.display())), "{error}");
     }
 
     #[test]
     fn no_env_file_reads_nothing_not_even_a_missing_one() {
         let dir = project(&[(".env", "A=1")]);
-        let loaded = load(dir.path(), &[dir.path().join("missing.env")], true, |_| false).unwrap();
+        let loaded = load(dir.path(), false, &[], |_| false).unwrap();
         assert_eq!(loaded, LoadedEnv::default());
         assert_eq!(loaded.summary(), None);
     }

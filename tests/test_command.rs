@@ -289,7 +289,7 @@ fn decorators_and_their_metadata_work_in_tests_as_in_run() {
 }
 
 #[test]
-fn env_files_reach_the_tests_as_they_reach_the_hooks() {
+fn tests_read_no_env_file_unless_one_is_named() {
     let dir = copy_fixture("run", "env");
     std::fs::write(dir.path().join(".env"), "ACME_REGION=eu-west\nACME_TIER=free\n").unwrap();
     let test_file = "import assert from \"node:assert/strict\";\n\
@@ -299,8 +299,70 @@ fn env_files_reach_the_tests_as_they_reach_the_hooks() {
           assert.equal(process.env.ACME_TIER, \"free\");\n\
         });\n";
     std::fs::write(dir.path().join("bot/hooks/env.test.ts"), test_file).unwrap();
+    // A developer's `.env` does not make a test pass that fails on CI (vitest and jest read none).
     let output = run_in(dir.path(), &["test"]);
-    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stdout));
+    assert_eq!(exit_code(&output), 1, "{}", String::from_utf8_lossy(&output.stdout));
+    let named = run_in(dir.path(), &["test", "--env-file", ".env"]);
+    assert_eq!(exit_code(&named), 0, "{}", String::from_utf8_lossy(&named.stdout));
+    // Accepted from scripts written when tests read `.env`; it changes nothing.
     let skipped = run_in(dir.path(), &["test", "--no-env-file"]);
     assert_eq!(exit_code(&skipped), 1, "{}", String::from_utf8_lossy(&skipped.stdout));
+}
+
+/// A test with its own name in its result line, importing the project's hook from `hook`.
+fn write_test(dir: &Path, path: &str, hook: &str, name: &str) {
+    let file = dir.join(path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let text = format!(
+        "import assert from \"node:assert/strict\";\nimport {{ test }} from \"node:test\";\nimport hook from \"{hook}\";\n\ntest(\"{name}\", () => {{\n  assert.ok(hook.events);\n}});\n"
+    );
+    std::fs::write(file, text).unwrap();
+}
+
+#[test]
+fn root_test_folders_hold_tests_and_a_named_file_anywhere_in_the_project_runs() {
+    let dir = copy_fixture("test", "empty");
+    write_test(dir.path(), "test/usage.test.ts", "../bot/hooks/audit.js", "from test/");
+    write_test(dir.path(), "tests/unit/paging.spec.ts", "../../bot/hooks/audit.js", "from tests/");
+    write_test(dir.path(), "scripts/smoke.ts", "../bot/hooks/audit.js", "a named file");
+    // Never in a package's own tests.
+    write_test(dir.path(), "test/node_modules/dep/dep.test.ts", "../../../bot/hooks/audit.js", "from node_modules");
+
+    let all = test_transcript(dir.path(), &[]);
+    assert!(all.starts_with("$ agent-sdk test\nexit: 0\n"), "{all}");
+    assert!(all.contains("✔ from test/") && all.contains("✔ from tests/") && all.contains("ℹ tests 2\n"), "{all}");
+
+    // As the shell completes it, from the project folder.
+    let one = test_transcript(dir.path(), &["test/usage.test.ts"]);
+    assert!(one.contains("exit: 0\n") && one.contains("✔ from test/") && one.contains("ℹ tests 1\n"), "{one}");
+    let named = test_transcript(dir.path(), &["scripts/smoke.ts", "paging*"]);
+    assert!(named.contains("exit: 0\n"), "{named}");
+    assert!(
+        named.contains("✔ a named file") && named.contains("✔ from tests/") && named.contains("ℹ tests 2\n"),
+        "{named}"
+    );
+}
+
+#[test]
+fn a_pattern_that_matches_nothing_fails_even_beside_one_that_matches_or_with_no_tests_at_all() {
+    let dir = copy_fixture("test", "empty");
+    // No test anywhere: a pattern is a typo or a moved file, never green on nothing.
+    let none = test_transcript(dir.path(), &["test/usage.test.ts"]);
+    assert!(none.contains("exit: 1\n"), "{none}");
+    assert!(
+        none.contains("error: no test file matches `test/usage.test.ts` (0 test files in bot/), so no test ran"),
+        "{none}"
+    );
+
+    write_test(dir.path(), "bot/hooks/audit.test.ts", "./audit.js", "audit");
+    let one_missing = test_transcript(dir.path(), &["audit*", "billing*"]);
+    assert!(one_missing.contains("exit: 1\n"), "{one_missing}");
+    assert!(one_missing.contains("error: no test file matches `billing*` (1 test file in bot/)"), "{one_missing}");
+    assert!(!one_missing.contains("✔ audit"), "{one_missing}");
+
+    let outside = tempfile::tempdir().unwrap();
+    write_test(outside.path(), "elsewhere.test.ts", "node:os", "elsewhere");
+    let elsewhere = outside.path().join("elsewhere.test.ts");
+    let refused = test_transcript(dir.path(), &[elsewhere.to_str().unwrap()]);
+    assert!(refused.contains("exit: 2\n") && refused.contains("is outside the project"), "{refused}");
 }

@@ -33,7 +33,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     let located = project::locate(&args.dir.dir)?;
     let prepared = match located.project.clone() {
-        Some(project) => Some(SessionSetup::prepare(project, &args.env, args.hook_timeout)?),
+        Some(project) => Some(SessionSetup::prepare(project, args.env.files(), args.hook_timeout)?),
         None => None,
     };
     let cache = prepared.as_ref().map(|(setup, _)| Cache::new(&setup.state_root));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde_json::{Value, json};
 
-use crate::cli::EnvArgs;
+use crate::cli::EnvFiles;
 use crate::engine::dispatcher::Dispatcher;
 pub use crate::engine::dispatcher::LoadPlan;
 use crate::engine::feed::Recorder;
@@ -52,9 +52,9 @@ impl SessionSetup {
     /// Everything a project's sessions share, ready to start runtimes: the environment
     /// files read (their summary is for the serve log), the state root created, the
     /// runtime's files written.
-    pub fn prepare(project: Project, env: &EnvArgs, hook_timeout: Duration) -> anyhow::Result<(Self, LoadedEnv)> {
+    pub fn prepare(project: Project, env: EnvFiles<'_>, hook_timeout: Duration) -> anyhow::Result<(Self, LoadedEnv)> {
         let shell_has = |key: &str| std::env::var_os(key).is_some();
-        let loaded = env_file::load(&project.dir, &env.env_file, env.no_env_file, shell_has)?;
+        let loaded = env_file::load(&project.dir, env.dotenv, env.named, shell_has)?;
         let state_root = StateRoot::create(&project.dir).context("could not create the state folder")?;
         let otel = crate::runtime::otel_api::Providers::for_project(&project.canonical_dir);
         let setup = SessionSetup {

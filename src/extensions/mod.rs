@@ -230,7 +230,7 @@ pub fn check_project(dir: &std::path::Path) -> anyhow::Result<CheckedProject> {
         return Ok(crate::check::check_located(located, None));
     };
     let (setup, _) =
-        crate::engine::session::SessionSetup::prepare(project, &crate::cli::EnvArgs::default(), CHECK_TIMEOUT)?;
+        crate::engine::session::SessionSetup::prepare(project, crate::cli::EnvArgs::default().files(), CHECK_TIMEOUT)?;
     let cache = Cache::new(&setup.state_root);
     let mut checked = crate::check::check_located(located, Some(&cache));
     mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);

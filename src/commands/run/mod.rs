@@ -266,7 +266,7 @@ fn start_early(
     script: Option<Script>,
     session_id: &str,
 ) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv, ModelChoice, SessionLease)> {
-    let (setup, env) = SessionSetup::prepare(project, &args.env, args.hook_timeout)?;
+    let (setup, env) = SessionSetup::prepare(project, args.env.files(), args.hook_timeout)?;
     // Only a message asks a model: `--replay` and `--event` need no key.
     let model = match &args.message {
         Some(_) => ModelChoice::choose(&args.model, script, &|name| env.lookup(name))?,

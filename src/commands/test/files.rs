@@ -1,10 +1,11 @@
 //! Finding the project's tests: `*.test.*` and `*.spec.*` modules (TypeScript or
-//! JavaScript) under the source folder, and every module in a `__tests__` folder (Jest's
-//! convention), the files hook discovery skips on purpose; PATTERN globs narrow them down.
+//! JavaScript) under the source folder and the project's root `test/` and `tests/` folders,
+//! and every module in a `__tests__` folder (Jest's convention), the files hook discovery
+//! skips on purpose; PATTERN arguments narrow them down, or name a file to run.
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobMatcher};
 
 use crate::project::Project;
 
@@ -20,19 +21,41 @@ pub struct TestFile {
     pub shown: String,
 }
 
-/// Every test file under the project's source folder, in byte order of their paths.
+/// The folders tests are looked for in: the source folder, then the project's root
+/// `test/` and `tests/` folders when it has them.
+pub fn folders(project: &Project) -> Vec<PathBuf> {
+    let root = ["test", "tests"].into_iter().map(|name| project.dir.join(name)).filter(|dir| dir.is_dir());
+    std::iter::once(project.source_dir()).chain(root).collect()
+}
+
+/// How [`folders`] are named in messages: `bot/, test/`.
+pub fn folders_shown(project: &Project) -> String {
+    let names: Vec<String> = folders(project)
+        .iter()
+        .filter_map(|dir| shown_path(&project.dir, dir))
+        .map(|name| format!("{name}/"))
+        .collect();
+    names.join(", ")
+}
+
+/// Every test file in the project's [`folders`], in byte order of their paths.
 /// Dot-folders (the state root among them) and `node_modules` are not entered.
 pub fn find(project: &Project) -> Vec<TestFile> {
-    let source = project.source_dir();
-    let walk = walkdir::WalkDir::new(&source).follow_links(true).into_iter().filter_entry(|entry| {
+    let mut files: Vec<TestFile> = folders(project).iter().flat_map(|folder| find_in(project, folder)).collect();
+    files.sort_by(|a, b| a.shown.cmp(&b.shown));
+    files.dedup_by(|a, b| a.shown == b.shown);
+    files
+}
+
+fn find_in(project: &Project, folder: &Path) -> Vec<TestFile> {
+    let walk = walkdir::WalkDir::new(folder).follow_links(true).into_iter().filter_entry(|entry| {
         let name = entry.file_name().to_string_lossy();
         entry.depth() == 0 || !(name.starts_with('.') || name == "node_modules")
     });
     let in_tests_folder = |path: &Path| {
-        path.strip_prefix(&source).is_ok_and(|inside| inside.components().any(|part| part.as_os_str() == "__tests__"))
+        path.strip_prefix(folder).is_ok_and(|inside| inside.components().any(|part| part.as_os_str() == "__tests__"))
     };
-    let mut files: Vec<TestFile> = walk
-        .flatten()
+    walk.flatten()
         .filter(|entry| {
             entry.file_type().is_file()
                 && is_test_file(&entry.file_name().to_string_lossy(), in_tests_folder(entry.path()))
@@ -41,9 +64,7 @@ pub fn find(project: &Project) -> Vec<TestFile> {
             let shown = shown_path(&project.dir, entry.path())?;
             Some(TestFile { path: entry.into_path(), shown })
         })
-        .collect();
-    files.sort_by(|a, b| a.shown.cmp(&b.shown));
-    files
+        .collect()
 }
 
 /// `usage.test.ts`, `usage.spec.mjs`, or any module (but a declaration file) in a
@@ -62,48 +83,82 @@ fn shown_path(dir: &Path, path: &Path) -> Option<String> {
     Some(parts?.join("/"))
 }
 
-/// The PATTERN arguments: globs over a test file's path relative to `--dir`
-/// (`bot/hooks/*.test.ts`; `*` stays within a folder, `**` crosses them), or over its
-/// file name when the glob has no `/` (`usage*`).
+/// The PATTERN arguments: the path of a file in the project (that file runs, whatever its
+/// name or folder), or a glob over a test file's path relative to `--dir`
+/// (`bot/hooks/*.test.ts`; `*` stays within a folder, `**` crosses them), or over its file
+/// name when the glob has no `/` (`usage*`).
 pub struct Patterns {
-    paths: GlobSet,
-    names: GlobSet,
-    /// As given, for messages.
-    given: Vec<String>,
+    /// Each glob as given, matched against the path (`true`) or the file name.
+    globs: Vec<(String, GlobMatcher, bool)>,
+    /// The files named by their path.
+    named: Vec<TestFile>,
 }
 
 impl Patterns {
-    /// `None` when no pattern was given (every test runs); an error names a glob that is not one.
-    pub fn new(patterns: &[String]) -> anyhow::Result<Option<Self>> {
+    /// `None` when no pattern was given (every test runs). An error names a glob that is not
+    /// one, or a named file outside the project or that no loader runs.
+    pub fn new(patterns: &[String], project: &Project) -> anyhow::Result<Option<Self>> {
         if patterns.is_empty() {
             return Ok(None);
         }
-        let mut paths = GlobSetBuilder::new();
-        let mut names = GlobSetBuilder::new();
+        let mut globs = Vec::new();
+        let mut named = Vec::new();
         for pattern in patterns {
-            let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
-            let glob = GlobBuilder::new(pattern)
+            if let Some(file) = named_file(pattern, project)? {
+                named.push(file);
+                continue;
+            }
+            let glob = pattern.strip_prefix("./").unwrap_or(pattern);
+            let matcher = GlobBuilder::new(glob)
                 .literal_separator(true)
                 .build()
-                .map_err(|error| anyhow::anyhow!("`{pattern}` is not a valid glob: {}", error.kind()))?;
-            if pattern.contains('/') {
-                paths.add(glob);
-            } else {
-                names.add(glob);
-            }
+                .map_err(|error| anyhow::anyhow!("`{pattern}` is not a valid glob: {}", error.kind()))?
+                .compile_matcher();
+            globs.push((pattern.clone(), matcher, glob.contains('/')));
         }
-        Ok(Some(Self { paths: paths.build()?, names: names.build()?, given: patterns.to_vec() }))
+        Ok(Some(Self { globs, named }))
     }
 
-    /// `` `usage*`, `bot/**` ``.
-    pub fn list(&self) -> String {
-        self.given.iter().map(|glob| format!("`{glob}`")).collect::<Vec<_>>().join(", ")
+    /// The tests to run: those of `found` a glob matches, and the named files, in byte order
+    /// of their paths; and each glob that matches none of `found`.
+    pub fn select(&self, found: &[TestFile]) -> (Vec<TestFile>, Vec<String>) {
+        let matches = |(_, glob, by_path): &(String, GlobMatcher, bool), file: &TestFile| {
+            let name = file.shown.rsplit('/').next().unwrap_or(&file.shown);
+            glob.is_match(if *by_path { file.shown.as_str() } else { name })
+        };
+        let mut selected: Vec<TestFile> =
+            found.iter().filter(|file| self.globs.iter().any(|glob| matches(glob, file))).cloned().collect();
+        selected.extend(self.named.iter().cloned());
+        selected.sort_by(|a, b| a.shown.cmp(&b.shown));
+        selected.dedup_by(|a, b| a.shown == b.shown);
+        let unmatched = self
+            .globs
+            .iter()
+            .filter(|glob| !found.iter().any(|file| matches(glob, file)))
+            .map(|(given, ..)| given.clone());
+        (selected, unmatched.collect())
     }
+}
 
-    pub fn matches(&self, file: &TestFile) -> bool {
-        let name = file.shown.rsplit('/').next().unwrap_or(&file.shown);
-        self.paths.is_match(&file.shown) || self.names.is_match(name)
+/// `pattern` as the path of an existing file (from the current folder, else from `--dir`):
+/// that file, when it is in the project and a module the loader runs.
+fn named_file(pattern: &str, project: &Project) -> anyhow::Result<Option<TestFile>> {
+    let Some(path) = [PathBuf::from(pattern), project.dir.join(pattern)].into_iter().find(|path| path.is_file()) else {
+        return Ok(None);
+    };
+    let real = path.canonicalize().unwrap_or(path);
+    let Some(shown) = shown_path(&project.canonical_dir, &real) else {
+        anyhow::bail!(
+            "`{pattern}` is outside the project ({}): only its own files can be tested",
+            project.dir.display()
+        );
+    };
+    let extension = real.extension().and_then(|extension| extension.to_str()).unwrap_or_default();
+    if !EXTENSIONS.contains(&extension) {
+        let list = EXTENSIONS.map(|extension| format!(".{extension}")).join(", ");
+        anyhow::bail!("`{pattern}` is not a module the tests can run ({list})");
     }
+    Ok(Some(TestFile { path: real, shown }))
 }
 
 #[cfg(test)]
@@ -132,17 +187,20 @@ mod tests {
     }
 
     #[test]
-    fn patterns_match_paths_or_file_names() {
+    fn globs_match_paths_or_file_names_and_say_which_matched_nothing() {
+        let project = crate::project::locate(Path::new("fixtures/test/results")).unwrap().project.unwrap();
         let patterns = |globs: &[&str]| {
-            Patterns::new(&globs.iter().map(|glob| (*glob).to_owned()).collect::<Vec<_>>()).unwrap().unwrap()
+            let globs: Vec<String> = globs.iter().map(|glob| (*glob).to_owned()).collect();
+            Patterns::new(&globs, &project).unwrap().unwrap()
         };
-        let nested = file("bot/hooks/audit/usage.test.ts");
-        assert!(patterns(&["usage*"]).matches(&nested));
-        assert!(patterns(&["bot/**/*.test.ts"]).matches(&nested));
-        assert!(patterns(&["./bot/hooks/audit/usage.test.ts"]).matches(&nested));
-        assert!(!patterns(&["bot/hooks/*.test.ts"]).matches(&nested));
-        assert!(!patterns(&["paging*"]).matches(&nested));
-        assert!(Patterns::new(&["bot/[".to_owned()]).is_err());
-        assert!(Patterns::new(&[]).unwrap().is_none());
+        let nested = [file("bot/hooks/audit/usage.test.ts")];
+        let selected = |globs: &[&str]| patterns(globs).select(&nested);
+        assert_eq!(selected(&["usage*"]), (nested.to_vec(), vec![]));
+        assert_eq!(selected(&["bot/**/*.test.ts"]).0, nested);
+        assert_eq!(selected(&["./bot/hooks/audit/usage.test.ts"]).0, nested);
+        assert_eq!(selected(&["bot/hooks/*.test.ts"]), (vec![], vec!["bot/hooks/*.test.ts".to_owned()]));
+        assert_eq!(selected(&["usage*", "paging*"]), (nested.to_vec(), vec!["paging*".to_owned()]));
+        assert!(Patterns::new(&["bot/[".to_owned()], &project).is_err());
+        assert!(Patterns::new(&[], &project).unwrap().is_none());
     }
 }

@@ -29,7 +29,7 @@ use crate::loader::resolver::Resolver;
 use crate::printer::Printer;
 use crate::project;
 use crate::report::{self, plural};
-use files::{Patterns, TestFile};
+use files::Patterns;
 use node::{ManifestFile, TestRunner};
 
 /// The exit code after Ctrl-C (128 + SIGINT), the way `--watch` ends.
@@ -47,7 +47,6 @@ const POLL: Duration = Duration::from_millis(250);
 
 /// Runs the project's tests (those `args.patterns` match) once, or on every change with `--watch`.
 pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let patterns = Patterns::new(&args.patterns)?;
     let located = project::locate(&args.dir.dir)?;
     let Some(project) = located.project else {
         printer.stderr(&report::render_diagnostics(&located.diagnostics, &Default::default(), printer));
@@ -55,7 +54,8 @@ pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     };
     // The hook timeout is the runtime's; Node's test runner has its own (`{ timeout }` per test).
-    let (setup, _env) = SessionSetup::prepare(project, &args.env, Duration::from_secs(30))?;
+    let patterns = Patterns::new(&args.patterns, &project)?;
+    let (setup, _env) = SessionSetup::prepare(project, args.env.files(), Duration::from_secs(30))?;
     node::check_node(&setup)?;
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
@@ -122,21 +122,28 @@ impl Tests<'_> {
     /// tests reach.
     fn round(&self, mut watched: Option<&mut Watched>) -> anyhow::Result<(Ended, Vec<PathBuf>)> {
         let project = &self.setup.project;
-        let source = project.layout.folder();
         let found = files::find(project);
-        let selected: Vec<&TestFile> =
-            found.iter().filter(|file| self.patterns.is_none_or(|patterns| patterns.matches(file))).collect();
-        if found.is_empty() {
-            self.printer.stderr(&format!("no tests: there is no `*.test.*` or `*.spec.*` file, nor a module in a `__tests__` folder, under {source}/\n"));
-            return Ok((Ended::Finished(ExitStatus::Success), Vec::new()));
-        }
-        if let Some(patterns) = self.patterns.filter(|_| selected.is_empty()) {
+        let (selected, unmatched) = match self.patterns {
+            Some(patterns) => patterns.select(&found),
+            None => (found.clone(), Vec::new()),
+        };
+        if !unmatched.is_empty() {
+            // A pattern that matches nothing is a typo or a moved file: never green on nothing.
+            let list: Vec<String> = unmatched.iter().map(|glob| format!("`{glob}`")).collect();
             self.printer.stderr(&format!(
-                "error: no test file matches {} ({} under {source}/)\n",
-                patterns.list(),
-                plural(found.len(), "test file")
+                "error: no test file matches {} ({} in {}), so no test ran\n",
+                list.join(", "),
+                plural(found.len(), "test file"),
+                files::folders_shown(project)
             ));
             return Ok((Ended::Finished(ExitStatus::Failure), Vec::new()));
+        }
+        if selected.is_empty() {
+            self.printer.stderr(&format!(
+                "no tests: there is no `*.test.*` or `*.spec.*` file, nor a module in a `__tests__` folder, in {}\n",
+                files::folders_shown(project)
+            ));
+            return Ok((Ended::Finished(ExitStatus::Success), Vec::new()));
         }
         let root = &project.canonical_dir;
         let paths: Vec<PathBuf> =
