@@ -99,7 +99,7 @@ pub fn node_command() -> PathBuf {
 }
 
 /// A Node.js that cannot run hooks (exit 2: an environment error).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct NodeUnusable(pub String);
 
 impl std::fmt::Display for NodeUnusable {

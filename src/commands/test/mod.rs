@@ -56,19 +56,20 @@ pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     // The hook timeout is the runtime's; Node's test runner has its own (`{ timeout }` per test).
     let patterns = Patterns::new(&args.patterns, &project)?;
     let (setup, _env) = SessionSetup::prepare(project, args.env.files(), Duration::from_secs(30))?;
-    node::check_node(&setup)?;
+    let node = node::NodeCheck::start(&setup);
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&interrupted);
     // Node runs in a process group of its own (so a change can stop it with every test
     // process it started): Ctrl-C reaches agent-sdk only, which ends the run.
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    let tests = Tests { setup: &setup, patterns: patterns.as_ref(), printer, interrupted: &interrupted };
+    let tests = Tests { setup: &setup, node: &node, patterns: patterns.as_ref(), printer, interrupted: &interrupted };
     if args.watch { tests.watch() } else { tests.once() }
 }
 
 /// What a run of the tests needs.
 struct Tests<'a> {
     setup: &'a SessionSetup,
+    node: &'a node::NodeCheck,
     patterns: Option<&'a Patterns>,
     printer: &'a Printer,
     interrupted: &'a AtomicBool,
@@ -167,6 +168,7 @@ impl Tests<'_> {
         }
         let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir()))?;
         let files: Vec<&str> = runnable.iter().map(|(file, _)| file.shown.as_str()).collect();
+        self.node.usable()?;
         let mut runner = TestRunner::start(self.setup, &manifest, &files, self.printer.color())?;
         let mut next_look = Instant::now() + POLL;
         let ended = loop {

@@ -10,18 +10,38 @@ use anyhow::Context;
 use crate::engine::session::SessionSetup;
 use crate::runtime::host::{NodeUnusable, check_node_version, kill_group, own_process_group};
 
-/// The Node.js of `setup`, refused when missing or too old (exit 2).
-pub fn check_node(setup: &SessionSetup) -> anyhow::Result<()> {
-    let output = Command::new(&setup.node).arg("--version").stdin(Stdio::null()).output().map_err(|_| {
-        NodeUnusable(format!(
-            "Node.js was not found (`{}`); tests run in Node.js ≥ {}.{}: install it from https://nodejs.org",
-            setup.node.display(),
-            crate::runtime::host::MIN_NODE.0,
-            crate::runtime::host::MIN_NODE.1
-        ))
-    })?;
-    check_node_version(&String::from_utf8_lossy(&output.stdout))?;
-    Ok(())
+/// The check that the Node.js of `setup` can run the tests: `node --version`, started at
+/// once and awaited only before the first run, so it costs nothing while the tests compile.
+pub struct NodeCheck {
+    node: PathBuf,
+    started: std::sync::Mutex<Option<std::io::Result<Child>>>,
+    /// The verdict, once awaited.
+    verdict: std::sync::OnceLock<Result<(), NodeUnusable>>,
+}
+
+impl NodeCheck {
+    pub fn start(setup: &SessionSetup) -> Self {
+        let child = Command::new(&setup.node).arg("--version").stdin(Stdio::null()).stdout(Stdio::piped()).spawn();
+        Self { node: setup.node.clone(), started: std::sync::Mutex::new(Some(child)), verdict: Default::default() }
+    }
+
+    /// Whether that Node.js can run the tests: refused when missing or too old (exit 2).
+    pub fn usable(&self) -> anyhow::Result<()> {
+        let verdict = self.verdict.get_or_init(|| {
+            let started = self.started.lock().ok().and_then(|mut started| started.take());
+            let output = started.and_then(|child| child.ok()).and_then(|child| child.wait_with_output().ok());
+            let Some(output) = output else {
+                return Err(NodeUnusable(format!(
+                    "Node.js was not found (`{}`); tests run in Node.js ≥ {}.{}: install it from https://nodejs.org",
+                    self.node.display(),
+                    crate::runtime::host::MIN_NODE.0,
+                    crate::runtime::host::MIN_NODE.1
+                )));
+            };
+            check_node_version(&String::from_utf8_lossy(&output.stdout))
+        });
+        verdict.clone().map_err(Into::into)
+    }
 }
 
 /// The manifest of one run, in the runtime's folder while the run lasts.
