@@ -8,3 +8,4 @@ pub mod host;
 pub mod otel_api;
 pub mod protocol;
 pub mod reader;
+pub mod slot;

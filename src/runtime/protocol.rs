@@ -188,12 +188,6 @@ pub enum FromNode {
     },
     /// After the last mount of a [`ToNode::Mount`].
     MountsDone,
-    /// Before each handler.
-    Start {
-        seq: u64,
-        hook: usize,
-        handler: String,
-    },
     Threw {
         seq: u64,
         hook: usize,
@@ -433,10 +427,10 @@ mod tests {
     fn node_s_messages_read_as_their_variants() {
         let read = |line: &str| serde_json::from_str::<FromNode>(line).unwrap();
         assert!(matches!(read(r#"{"t":"hello","node":"20.20.2"}"#), FromNode::Hello { node } if node == "20.20.2"));
-        assert!(matches!(
-            read(r#"{"t":"start","seq":7,"hook":2,"handler":"turn.completed"}"#),
-            FromNode::Start { seq: 7, hook: 2, .. }
-        ));
+        // Whose handler runs is said in the handler slot, not in a line.
+        assert!(
+            serde_json::from_str::<FromNode>(r#"{"t":"start","seq":7,"hook":2,"handler":"turn.completed"}"#).is_err()
+        );
         assert!(matches!(
             read(r#"{"t":"call","id":12,"method":"kv.get","args":["k"],"hook":null}"#),
             FromNode::Call(Call { method, .. }) if method == "kv.get"

@@ -176,7 +176,7 @@ impl StateStore {
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
         let root = StateRoot::create(dir)?;
         let connection = Connection::open(root.database())?;
-        connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        connection.busy_handler(Some(wait_for_the_write_lock))?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
         // NORMAL in WAL mode: a commit survives the process dying; only a power cut
         // can lose the last commits.
@@ -198,21 +198,24 @@ impl StateStore {
         Ok(last.map_or(0, |last| last as u64 + 1))
     }
 
-    /// Records events in one transaction; they are durable when this returns.
+    /// Records events in one transaction; they are durable when this returns. Their data is
+    /// written out as JSON before the transaction begins: the write lock, which a hook's
+    /// `kv.set` on another connection waits for, is held for the inserts alone.
     pub fn append(&self, events: &[Envelope]) -> anyhow::Result<()> {
-        let transaction = self.connection.unchecked_transaction()?;
+        let data: Vec<String> = events.iter().map(|event| event.data.to_string()).collect();
+        let transaction = Transaction::new_unchecked(&self.connection, TransactionBehavior::Immediate)?;
         {
             let mut insert = transaction.prepare_cached(
                 "INSERT INTO events (session_id, idx, turn_id, type, at, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
-            for event in events {
+            for (event, data) in events.iter().zip(&data) {
                 insert.execute(params![
                     event.session_id,
                     event.index as i64,
                     event.turn_id,
                     event.event_type,
                     event.at,
-                    event.data.to_string()
+                    data
                 ])?;
             }
         }
@@ -436,6 +439,27 @@ impl StateStore {
         )?;
         Ok(())
     }
+}
+
+/// How long a write waits for another connection's (another thread's, another process's)
+/// before it fails: 10 s.
+const WRITE_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// SQLite's busy handler: whether to try again for the write lock another connection
+/// holds, after a short sleep. The first retries come every 50 µs: the lock is mostly held
+/// by a batch of recorded events, for about a millisecond, and a hook awaiting its `kv.set`
+/// should get it as soon as that ends (SQLite's own timeout sleeps 1, 2, 5, 10 ms…, which
+/// made a replay's `kv.set` round trips take milliseconds at p99); later ones every 1 ms.
+fn wait_for_the_write_lock(attempt: i32) -> bool {
+    const QUICK_RETRIES: i32 = 40;
+    const QUICK: std::time::Duration = std::time::Duration::from_micros(50);
+    const SLOW: std::time::Duration = std::time::Duration::from_millis(1);
+    let waited = QUICK * attempt.min(QUICK_RETRIES) as u32 + SLOW * (attempt - QUICK_RETRIES).max(0) as u32;
+    if waited >= WRITE_LOCK_PATIENCE {
+        return false;
+    }
+    std::thread::sleep(if attempt < QUICK_RETRIES { QUICK } else { SLOW });
+    true
 }
 
 /// An event row (`idx, turn_id, type, at, data`) of `session_id`.

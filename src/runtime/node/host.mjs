@@ -8,10 +8,11 @@
 // resolves every import; project-modules.mjs serves them (ES modules through loader.mjs,
 // CommonJS through Node's own loader), and "init" hands it the MANIFEST (see loader.mjs).
 //
-// PROTOCOL. One JSON object per line (NDJSON) on fd 3 (Rust → Node) and fd 4 (Node →
-// Rust), a channel of its own: no process a hook starts inherits it (libuv closes every
-// descriptor but the standard streams in the processes it starts), so nothing but this
-// file writes to it. The hooks' console.* calls and process.stdout/stderr writes become
+// PROTOCOL. One JSON object per line (NDJSON) on fd 3 (Rust → Node), fd 4 (Node → Rust)
+// and fd 5 (Rust → Node: the replies to calls, which so never queue behind events), and
+// the handler slot at fd 6 (below): a channel of its own, which no process a hook starts
+// inherits (libuv closes every descriptor but the standard streams in the processes it
+// starts), so nothing but this file writes to it. The hooks' console.* calls and process.stdout/stderr writes become
 // "console" messages naming the hook; what other code (a child process with stdio
 // "inherit", Node itself) prints reaches Rust on stdout and stderr, which carry nothing else.
 //
@@ -35,7 +36,7 @@
 //       runs is a span, a child of it, ended by a "handler" line; the handler runs with it
 //       as the active span (the spans it starts are its children, its fetches carry it).
 //       Without "trace" (replays, --event) nothing of that is done.
-//   {"t":"reply","id":12,"ok":true,"value":…}
+//   {"t":"reply","id":12,"ok":true,"value":…}                      (on fd 5)
 //   {"t":"reply","id":12,"ok":false,"error":"message"}
 //       The answer to a "call" (not queued: handlers are waiting on it).
 //   {"t":"mount","mounts":[{"namespace":"ci","url":"file:///…/bot/extensions/ci.ts"}]}
@@ -58,7 +59,6 @@
 //   {"t":"mounted","namespace":"ci","problem":{"kind":"threw"|"not_a_mount","message":"…","stack":"…"|null}}
 //       one per mount of a "mount", in order ("events" null: not a defineHook result);
 //   {"t":"mounts_done"}                             after the last
-//   {"t":"start","seq":7,"hook":2,"handler":"turn.completed"}      before each handler
 //   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
 //   {"t":"timed_out","seq":7,"hook":2,"handler":"turn.completed"}  after timeoutMs; the
 //       handler's promise is left running and its outcome ignored
@@ -66,9 +66,10 @@
 //    "ms":<duration ms>,"outcome":"ok"|"threw"|"timed_out","error":"…"}
 //       after each handler of an event sent with "trace" (after its "threw"/"timed_out"):
 //       its span; "error" (the threw line's message, or "timed out after 30s") when not ok
-//   {"t":"done","seq":7}                            after the event's last handler, written
-//       together with the next line (the next event's first "start"), or as soon as no
-//       more work is queued
+//   {"t":"done","seq":7}                            after the event's last handler; like
+//       "handler" and "otel" measurements and spans, written with the next line that goes
+//       out at once (a call, console output, exit), before a handler is awaited, when no
+//       more work is queued, or once 16 KiB of such lines wait
 //   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage"}
 //       methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
@@ -99,6 +100,15 @@
 //   {"t":"exit","hook":"audit/usage"|null,"code":1,"stack":"…"}
 //       process.exit was called (by that hook's code, a timer it set included): the last
 //       message before the process ends, so Rust blames the right hook.
+//
+// HANDLER SLOT (fd 6, a file of 24 bytes Rust made and unlinked): before each handler,
+// and before Node goes idle, one pwrite at offset 0 of, little-endian: u32 generation (1,
+// 2, …), u32 kind (0 idle, 1 the handler for the event's type, 2 its "*" handler), f64 seq
+// (idle: the last event whose handlers all ran, -1 none), u32 hook index, u32 the
+// generation again (a read that finds the two different caught a write half done). Rust
+// reads it only when it needs to: which handler has run past timeoutMs without yielding,
+// which one a crash cut off (events before its seq are done, their "done" sent or not), and
+// whose handler ran when a child's output line was read. No protocol line precedes a handler.
 //
 // A handler that loops forever without yielding cannot be timed out from here: Rust
 // kills this process, starts a new one, sends "init" again and re-sends the event with
@@ -147,6 +157,8 @@ const installManifest = serveProjectModules();
 
 const TO_NODE_FD = 3;
 const FROM_NODE_FD = 4;
+const REPLIES_FD = 5;
+const SLOT_FD = 6;
 
 /**
  * Sends one protocol message as one line. The write is synchronous (fd 4 is a blocking
@@ -160,15 +172,18 @@ function send(message) {
 }
 
 /**
- * Protocol lines that may wait for the next write: an event's `done`. The next event's
- * first `start` follows at once when events are queued, and one write then carries both
- * (a replay makes half the writes); `drain` writes what is left before Node goes idle, and
- * every other message, `exit` included, goes out behind it.
+ * Protocol lines that may wait for the next write: an event's `done`, a traced handler's
+ * span, a measurement. They go out with the next line sent at once (a call, console
+ * output, `exit`), before a handler is awaited, when Node goes idle, or once they add up
+ * to DEFERRED_MAX characters: in order, and a replay's events cost a write per yield, not
+ * one per handler.
  */
 let deferred = '';
+const DEFERRED_MAX = 16 * 1024;
 
 function sendSoon(message) {
   deferred += `${stringify(message)}\n`;
+  if (deferred.length >= DEFERRED_MAX) flush();
 }
 
 function flush() {
@@ -195,6 +210,45 @@ function writeText(text) {
 // First message: which Node this is, so Rust can refuse one that is too old without
 // starting Node twice.
 send({ t: 'hello', node: process.versions.node });
+
+// ---- The handler slot ---------------------------------------------------------------------
+
+/** The slot's 24 bytes (see the protocol above), written whole at offset 0 each time. */
+const slotBytes = Buffer.alloc(24);
+const slotView = new DataView(slotBytes.buffer, slotBytes.byteOffset, slotBytes.length);
+let slotGeneration = 0;
+/** The last event whose handlers all finished (-1: none yet). */
+let lastFinished = -1;
+
+function writeSlot(kind, seq, hook) {
+  slotGeneration = (slotGeneration + 1) >>> 0 || 1;
+  slotView.setUint32(0, slotGeneration, true);
+  slotView.setUint32(4, kind, true);
+  slotView.setFloat64(8, seq, true);
+  slotView.setUint32(16, hook, true);
+  slotView.setUint32(20, slotGeneration, true);
+  try {
+    writeSync(SLOT_FD, slotBytes, 0, slotBytes.length, 0);
+  } catch {
+    // No slot (a runtime started by hand): Rust cannot name a handler that never yields.
+  }
+}
+
+/** Before each handler: hook `hook`'s handler for event `seq` runs (`which` 0: its type's, 1: "*"). */
+function slotRunning(seq, hook, which) {
+  writeSlot(which + 1, seq, hook);
+}
+
+/** Before Node goes idle, ahead of the lines that say so. */
+function slotIdle() {
+  writeSlot(0, lastFinished, 0);
+}
+
+/** An event's handlers all ran: `done`, sent with the next write. */
+function finished(seq) {
+  lastFinished = seq;
+  sendSoon({ t: 'done', seq });
+}
 
 // ---- The hooks' output --------------------------------------------------------------------
 
@@ -338,18 +392,19 @@ function rejectPendingCalls() {
   pending.clear();
 }
 
+/** Fire and forget, as are measurements and spans: sent with the next write. */
 function sendOtel(kind, name, value, attrs) {
-  send({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
+  sendSoon({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
 }
 
 /** A measurement of an instrument of @opentelemetry/api: with its meter's name, and its unit. */
 function sendMeasurement(kind, name, value, attrs, scope, unit) {
-  send({ t: 'otel', kind, name, value, attrs, hook: currentHook(), scope, unit });
+  sendSoon({ t: 'otel', kind, name, value, attrs, hook: currentHook(), scope, unit });
 }
 
 /** A span a hook made with @opentelemetry/api ended: all that export needs of it. */
 function sendSpan(span) {
-  send({
+  sendSoon({
     t: 'otel',
     kind: 'span',
     name: span.name,
@@ -569,7 +624,7 @@ function dispatch({ seq, from = 0, event, trace }) {
     // it is, with no copy.
     frozenEvent = deepFreeze(event ?? {});
   } catch (error) {
-    sendSoon({ t: 'done', seq });
+    finished(seq);
     throw error;
   }
   return runHandlers(seq, frozenEvent, Math.max(0, from), 0, trace === undefined ? undefined : tracedBy(trace));
@@ -629,7 +684,7 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
       for (; which < 2; which++) {
         const key = which === 0 ? frozenEvent.type : '*';
         if (!hasOwn(events, key)) continue;
-        send({ t: 'start', seq, hook: index, handler: key });
+        slotRunning(seq, index, which);
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null };
         const span = trace === undefined ? undefined : beginHandlerSpan();
         const outcome =
@@ -638,6 +693,8 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
             : settle(() => hookScope.run(scope, () => inHandlerSpan(trace, span, () => events[key](frozenEvent, ctx))));
         if (outcome.pending) {
           handedOn = true;
+          // Node yields now: what waited for a write goes out (Rust sees the events done).
+          flush();
           return finishLater(seq, frozenEvent, outcome.pending, index, which, trace, span);
         }
         const error = report(seq, index, key, outcome);
@@ -645,9 +702,9 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
       }
     }
   } finally {
-    // Rust waits for this line whatever happened: it goes out with the next line, or when
+    // Rust waits for this line whatever happened: it goes out with the next write, or when
     // the queue is empty.
-    if (!handedOn) sendSoon({ t: 'done', seq });
+    if (!handedOn) finished(seq);
   }
   return undefined;
 }
@@ -665,7 +722,7 @@ async function finishLater(seq, frozenEvent, pending, index, which, trace, span)
     const rest = runHandlers(seq, frozenEvent, nextHook, which === 0 ? 1 : 0, trace);
     if (rest !== undefined) await rest;
   } finally {
-    if (!handedOn) sendSoon({ t: 'done', seq });
+    if (!handedOn) finished(seq);
   }
 }
 
@@ -743,6 +800,7 @@ async function drain() {
       sendConsole('error', `agent-sdk host: ${errorText(error)}`);
     }
   }
+  slotIdle();
   flush();
   draining = false;
 }
@@ -774,6 +832,7 @@ async function exitWhenFlushed() {
   flush();
   process.exitCode = 0;
   channel.destroy();
+  replies.destroy();
   return new Promise(() => {});
 }
 
@@ -795,9 +854,6 @@ function onLine(line) {
       break;
     case 'event':
       enqueue(() => dispatch(message));
-      break;
-    case 'reply':
-      onReply(message);
       break;
     case 'shutdown':
       enqueue(exitWhenFlushed);
@@ -821,3 +877,18 @@ input.on('close', () => {
   rejectPendingCalls();
   enqueue(exitWhenFlushed);
 });
+
+// The replies to calls, on a channel of their own: none waits behind queued events.
+const replies = new Socket({ fd: REPLIES_FD, readable: true, writable: false });
+const replyLines = createInterface({ input: replies, crlfDelay: Infinity });
+replyLines.on('line', (line) => {
+  let message;
+  try {
+    message = parse(line);
+  } catch {
+    sendConsole('error', `agent-sdk host: ignored a reply that is not JSON: ${line.slice(0, 200)}`);
+    return;
+  }
+  if (message?.t === 'reply') onReply(message);
+});
+replyLines.on('close', rejectPendingCalls);
