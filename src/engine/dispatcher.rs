@@ -520,12 +520,8 @@ impl<'s> Dispatcher<'s> {
                 let hook = self.hook_name(hook).to_owned();
                 self.log_timed_out(&hook, &handler);
             }
-            FromNode::Done { .. } => {
-                if let Some(done) = self.pending.pop_front() {
-                    self.stats.events += 1;
-                    self.dispatched_through = Some(done.event.index);
-                }
-            }
+            // Every event through `seq` (they finish in order).
+            FromNode::Done { seq } => self.finished_before(seq.saturating_add(1)),
             FromNode::Console { level, hook, text } => {
                 let level = match level {
                     ConsoleLevel::Error => Level::Error,
@@ -633,7 +629,7 @@ impl<'s> Dispatcher<'s> {
             (Restart::NeverYielded, _) => self.watched.map(|watched| watched.handler),
             (Restart::Exited, RuntimeState::Running(handler)) => Some(handler),
             (Restart::Exited, RuntimeState::Idle { through: Some(through) }) => {
-                self.finished_before(through + 1);
+                self.finished_before(through.saturating_add(1));
                 None
             }
             (Restart::Exited, RuntimeState::Idle { through: None } | RuntimeState::Starting) => None,

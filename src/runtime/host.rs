@@ -16,6 +16,7 @@ use anyhow::Context;
 use crate::runtime::calls::HostCalls;
 use crate::runtime::protocol::{FromNode, ToNode};
 use crate::runtime::reader::{self, Arrived, Source};
+use crate::runtime::replies::Replies;
 use crate::runtime::slot::{HandlerSlot, RuntimeState};
 
 /// The runtime's files, embedded in the binary and written under the state root (with the
@@ -221,7 +222,7 @@ impl Runtime {
         let stdout = child.stdout.take().context("the runtime has no stdout")?;
         let stderr = child.stderr.take().context("the runtime has no stderr")?;
         let to_node = spawn_channel_writer(to_node);
-        let replies = spawn_channel_writer(replies);
+        let replies = Replies::new(replies).map_err(channel_error)?;
         let calls = HostCalls::open(&config.project_dir, &config.session_id)?;
         spawn_reader(Channel { from_node, stdout, stderr, sender, replies, calls, slot: slot.clone() })
             .context("could not start reading the hook runtime")?;
@@ -410,27 +411,32 @@ struct Channel {
     stdout: ChildStdout,
     stderr: ChildStderr,
     sender: Sender<FromRuntime>,
-    replies: Lines,
+    replies: Replies,
     calls: HostCalls,
     slot: HandlerSlot,
 }
 
 /// Reads what the runtime writes, its protocol channel and its stdout and stderr, on one
 /// thread and in the order it was written (see [`reader`]). `ctx` calls are answered right
-/// there, on their own channel, so a hook awaiting one never waits on the dispatcher nor
-/// behind events; an output line goes on with whose handler ran as it was read (the slot is
-/// written before the handler runs, so before anything its child prints); everything else,
-/// and the channel's end, goes to `sender`.
+/// there, first, and on their own channel: a hook awaiting one waits neither on the
+/// dispatcher nor behind events, nor for the dispatcher to take the lines Node wrote before
+/// the call (they are handed on, in order, once the reader has caught up). An output line
+/// goes on with whose handler ran as it was read (the slot is written before the handler
+/// runs, so before anything its child prints). The channel's end goes on too.
 fn spawn_reader(channel: Channel) -> std::io::Result<()> {
     let Channel { from_node, stdout, stderr, sender, replies, calls, slot } = channel;
+    let mut arrived_lines = Vec::new();
     reader::spawn(from_node.into(), stdout.into(), stderr.into(), move |arrived| {
         let received = match arrived {
+            Arrived::CaughtUp => {
+                return arrived_lines.drain(..).all(|received| sender.send(received).is_ok());
+            }
             Arrived::ProtocolClosed => FromRuntime::Exited,
             Arrived::Line(Source::Protocol, line) => {
                 let line = String::from_utf8_lossy(&line);
                 match serde_json::from_str::<FromNode>(&line) {
                     Ok(FromNode::Call(call)) => {
-                        let _ = queue_line(&replies, &ToNode::Reply(calls.reply(&call)));
+                        replies.send(&ToNode::Reply(calls.reply(&call)));
                         return true;
                     }
                     Ok(message) => FromRuntime::Message(message),
@@ -449,6 +455,11 @@ fn spawn_reader(channel: Channel) -> std::io::Result<()> {
                 state: slot.read().state,
             },
         };
-        sender.send(received).is_ok()
+        let closed = matches!(received, FromRuntime::Exited);
+        arrived_lines.push(received);
+        if closed {
+            return arrived_lines.drain(..).all(|received| sender.send(received).is_ok());
+        }
+        true
     })
 }

@@ -205,7 +205,8 @@ pub enum FromNode {
     /// After a handler of an event sent with a `trace` settled (after its `threw` or
     /// `timed_out`, if any): its span.
     Handler(HandlerEnded),
-    /// After the event's last handler.
+    /// Every event through `seq` went through its hooks (they finish in order: one line
+    /// says it of all that finished with nothing said between).
     Done {
         seq: u64,
     },

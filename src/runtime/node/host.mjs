@@ -66,7 +66,8 @@
 //    "ms":<duration ms>,"outcome":"ok"|"threw"|"timed_out","error":"…"}
 //       after each handler of an event sent with "trace" (after its "threw"/"timed_out"):
 //       its span; "error" (the threw line's message, or "timed out after 30s") when not ok
-//   {"t":"done","seq":7}                            after the event's last handler; like
+//   {"t":"done","seq":7}                            every event through seq 7 went through
+//       its hooks (one line for the events that finished with nothing said between); like
 //       "handler" and "otel" measurements and spans, written with the next line that goes
 //       out at once (a call, console output, exit), before a handler is awaited, when no
 //       more work is queued, or once 16 KiB of such lines wait
@@ -123,7 +124,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
-import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 
 import { serveProjectModules } from './project-modules.mjs';
@@ -166,27 +166,46 @@ const SLOT_FD = 6;
  * and the last one before process.exit is never lost.
  */
 function send(message) {
+  takeDone();
   const text = `${deferred}${stringify(message)}\n`;
   deferred = '';
   writeText(text);
 }
 
 /**
- * Protocol lines that may wait for the next write: an event's `done`, a traced handler's
- * span, a measurement. They go out with the next line sent at once (a call, console
- * output, `exit`), before a handler is awaited, when Node goes idle, or once they add up
- * to DEFERRED_MAX characters: in order, and a replay's events cost a write per yield, not
- * one per handler.
+ * Protocol lines that may wait for the next write: `done`, a traced handler's span, a
+ * measurement. They go out with the next line sent at once (a call, console output,
+ * `exit`), before a handler is awaited, when Node goes idle, or once DEFERRED_MAX
+ * characters or DONE_MAX events wait: in order, and a replay's events cost a write per
+ * yield, not one per handler.
  */
 let deferred = '';
 const DEFERRED_MAX = 16 * 1024;
+const DONE_MAX = 512;
+
+/**
+ * The last event whose handlers all ran and whose `done` is not yet in `deferred`: events
+ * finish in order, so one `done` says it of every event through its seq, and the events
+ * that finish with nothing said in between cost one line.
+ */
+let unsaidDone = -1;
+let doneSinceWrite = 0;
+
+function takeDone() {
+  if (unsaidDone === -1) return;
+  deferred += `{"t":"done","seq":${unsaidDone}}\n`;
+  unsaidDone = -1;
+}
 
 function sendSoon(message) {
+  takeDone();
   deferred += `${stringify(message)}\n`;
   if (deferred.length >= DEFERRED_MAX) flush();
 }
 
 function flush() {
+  takeDone();
+  doneSinceWrite = 0;
   if (deferred === '') return;
   const text = deferred;
   deferred = '';
@@ -247,7 +266,8 @@ function slotIdle() {
 /** An event's handlers all ran: `done`, sent with the next write. */
 function finished(seq) {
   lastFinished = seq;
-  sendSoon({ t: 'done', seq });
+  unsaidDone = seq;
+  if (++doneSinceWrite >= DONE_MAX) flush();
 }
 
 // ---- The hooks' output --------------------------------------------------------------------
@@ -863,16 +883,40 @@ function onLine(line) {
   }
 }
 
+/**
+ * Calls `onLine` with each line `socket` brings (without its end of line), then `onClose`
+ * once. Rust ends every line with "\n"; a line may arrive in pieces and a character
+ * across two chunks (the decoder joins it). Cheaper than node:readline, which a replay
+ * paid for on every event.
+ */
+function readLines(socket, onLine, onClose) {
+  socket.setEncoding('utf8');
+  let rest = '';
+  socket.on('data', (chunk) => {
+    const text = rest === '' ? chunk : rest + chunk;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      try {
+        onLine(line);
+      } catch (error) {
+        sendConsole('error', `agent-sdk host: ${errorText(error)}`);
+      }
+    }
+    rest = start === 0 ? text : text.slice(start);
+  });
+  let closed = false;
+  socket.on('close', () => {
+    if (closed) return;
+    closed = true;
+    if (rest !== '') onLine(rest);
+    onClose();
+  });
+}
+
 const channel = new Socket({ fd: TO_NODE_FD, readable: true, writable: false });
-const input = createInterface({ input: channel, crlfDelay: Infinity });
-input.on('line', (line) => {
-  try {
-    onLine(line);
-  } catch (error) {
-    sendConsole('error', `agent-sdk host: ${errorText(error)}`);
-  }
-});
-input.on('close', () => {
+readLines(channel, onLine, () => {
   // No reply can come any more: let handlers waiting on one fail now rather than time out.
   rejectPendingCalls();
   enqueue(exitWhenFlushed);
@@ -880,8 +924,9 @@ input.on('close', () => {
 
 // The replies to calls, on a channel of their own: none waits behind queued events.
 const replies = new Socket({ fd: REPLIES_FD, readable: true, writable: false });
-const replyLines = createInterface({ input: replies, crlfDelay: Infinity });
-replyLines.on('line', (line) => {
+readLines(replies, onReplyLine, rejectPendingCalls);
+
+function onReplyLine(line) {
   let message;
   try {
     message = parse(line);
@@ -890,5 +935,4 @@ replyLines.on('line', (line) => {
     return;
   }
   if (message?.t === 'reply') onReply(message);
-});
-replyLines.on('close', rejectPendingCalls);
+}
