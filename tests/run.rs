@@ -265,6 +265,19 @@ fn replay_dispatches_a_recorded_stream() {
     assert_eq!(recorded.record, replayed.record, "the hooks saw the same stream");
 }
 
+/// The end of a run does not checkpoint the store's write-ahead log into the database
+/// (closing the last connection would, and sync both to disk on the way out): the log is
+/// left for the next connection, which reads every event from it.
+#[test]
+fn a_run_ends_without_checkpointing_and_the_next_reader_sees_every_event() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--event", "turn.completed", "--session", "ses_left_in_the_log"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let log = dir.path().join(".agent-sdk/state.db-wal");
+    assert!(log.metadata().is_ok_and(|log| log.len() > 0), "the write-ahead log was checkpointed away");
+    assert_eq!(recorded_events(dir.path(), "ses_left_in_the_log"), [(0, "turn.completed".to_owned())]);
+}
+
 #[test]
 fn too_old_a_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");

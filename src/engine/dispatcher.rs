@@ -324,13 +324,29 @@ impl<'s> Dispatcher<'s> {
 
     /// [`Dispatcher::dispatch`], of an event of a traced turn: `trace` is the turn's span.
     pub fn dispatch_in(&mut self, event: Envelope, trace: Option<Parent>) -> anyhow::Result<()> {
+        self.queue_event(event, trace)?;
+        self.pump(Duration::ZERO)?;
+        self.save_progress()
+    }
+
+    /// Hands recorded events to the hooks together (a replay's batch): sent in one write,
+    /// as many at a time as may be in flight.
+    pub fn dispatch_all(&mut self, events: impl IntoIterator<Item = Envelope>) -> anyhow::Result<()> {
+        for event in events {
+            self.queue_event(event, None)?;
+        }
+        self.pump(Duration::ZERO)?;
+        self.save_progress()
+    }
+
+    /// Queues one event for the runtime (sent by the next pump); waits while too many are in flight.
+    fn queue_event(&mut self, event: Envelope, trace: Option<Parent>) -> anyhow::Result<()> {
         self.send_event(&event, 0, trace)?;
         self.pending.push_back(Pending { event, from: 0, trace });
         while self.pending.len() > SEND_AHEAD {
             self.pump(Duration::from_secs(1))?;
         }
-        self.pump(Duration::ZERO)?;
-        self.save_progress()
+        Ok(())
     }
 
     /// Saves how far the hooks got, unless it was saved a moment ago.
@@ -345,10 +361,11 @@ impl<'s> Dispatcher<'s> {
         Ok(())
     }
 
+    /// Queues an event's line: it goes out with the next pump's.
     fn send_event(&mut self, event: &Envelope, from: usize, trace: Option<Parent>) -> std::io::Result<()> {
         let hex = trace.map(|parent| parent.hex());
         let trace = hex.as_ref().map(|(trace_id, span_id)| TraceParent { trace_id, span_id });
-        self.runtime.send(&ToNode::Event { seq: event.index, from, event, trace })
+        self.runtime.queue(&ToNode::Event { seq: event.index, from, event, trace })
     }
 
     /// Waits until every dispatched event went through every hook.
@@ -387,6 +404,7 @@ impl<'s> Dispatcher<'s> {
     /// yielded gets the runtime restarted (looked at only by a pump that may wait: one
     /// after every dispatched event reads no slot).
     fn pump(&mut self, max_wait: Duration) -> anyhow::Result<()> {
+        self.runtime.send_queued();
         let mut may_wait = !max_wait.is_zero();
         loop {
             let received = if may_wait {
@@ -573,6 +591,8 @@ impl<'s> Dispatcher<'s> {
                 }
             }
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
+            // Said only after a shutdown, which `close` waits for.
+            FromNode::Bye => {}
             // Answered by the reader thread; the rest belong to loading.
             FromNode::Call(_)
             | FromNode::Hello { .. }
@@ -663,6 +683,7 @@ impl<'s> Dispatcher<'s> {
         for (event, from, trace) in resend {
             self.send_event(&event, from, trace)?;
         }
+        self.runtime.send_queued();
         Ok(())
     }
 
@@ -715,18 +736,26 @@ impl<'s> Dispatcher<'s> {
     }
 
     /// Stops the runtime after everything was dispatched.
-    pub fn shutdown(self) {
+    pub fn shutdown(mut self) {
+        self.runtime.send_queued();
         self.runtime.shutdown();
     }
 
     /// Shuts the runtime down, taking in what it says on its way out (the measurements of
     /// observable instruments, taken at shutdown; console output), for at most
-    /// [`CLOSE_WITHIN`]; then the metrics the hooks recorded.
+    /// [`CLOSE_WITHIN`], until its `bye`; then the metrics the hooks recorded. The process
+    /// is not waited for past its `bye` (see [`Runtime::let_go`]).
     pub fn close(mut self) -> OtelSummary {
         let until = Instant::now() + CLOSE_WITHIN;
+        self.runtime.send_queued();
+        let mut said_bye = false;
         if self.runtime.send(&ToNode::Shutdown).is_ok() {
             while let Some(left) = until.checked_duration_since(Instant::now()) {
                 match self.runtime.messages.recv_timeout(left) {
+                    Ok(FromRuntime::Message(FromNode::Bye)) => {
+                        said_bye = true;
+                        break;
+                    }
                     Ok(FromRuntime::Message(message)) => self.handle(message),
                     Ok(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
                     Ok(FromRuntime::Exited) | Err(_) => break,
@@ -734,7 +763,11 @@ impl<'s> Dispatcher<'s> {
             }
         }
         let otel = std::mem::take(&mut self.otel);
-        self.runtime.kill();
+        if said_bye {
+            self.runtime.let_go();
+        } else {
+            self.runtime.kill();
+        }
         otel
     }
 }

@@ -220,6 +220,9 @@ pub enum FromNode {
         #[serde(default)]
         text: String,
     },
+    /// After a `shutdown`, as the process exits (after the hooks' `exit` listeners): its
+    /// last line. What is left is Node's teardown, which nobody needs to wait for.
+    Bye,
     /// `process.exit` was called, by that hook's code (`None`: by no hook's): the last
     /// message before the process ends.
     Exit {
@@ -441,6 +444,7 @@ mod tests {
             FromNode::Otel(otel) if otel.kind == OtelKind::Counter
         ));
         assert!(matches!(read(r#"{"t":"exit","hook":null,"code":4,"stack":""}"#), FromNode::Exit { hook: None, .. }));
+        assert!(matches!(read(r#"{"t":"bye"}"#), FromNode::Bye));
         assert!(serde_json::from_str::<FromNode>(r#"{"t":"nonsense"}"#).is_err());
     }
 

@@ -4,15 +4,13 @@
 //! A write costs Node one `pwrite` and agent-sdk nothing, where a protocol line before
 //! every handler cost a pipe write and a wake-up of two threads here.
 //!
-//! The file is unlinked as soon as it is made (only the two processes hold it open), and
-//! its 24 bytes, little-endian, are: `u32` generation, `u32` kind (0 idle, 1 the handler for
+//! The file lives in memory and has no name (only the two processes hold it), and its 24 bytes, little-endian, are: `u32` generation, `u32` kind (0 idle, 1 the handler for
 //! the event's type, 2 its `"*"` handler), `f64` the event's `seq` (idle: the last event
 //! finished, -1 none), `u32` hook index, `u32` the generation again. A read that finds the
 //! two generations different caught a write half done and reads again.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
 use std::sync::Arc;
 
 /// The slot's size.
@@ -52,22 +50,17 @@ pub struct HandlerSlot {
 }
 
 impl HandlerSlot {
-    /// A new, empty slot in `folder` (the runtime's own): a file made and unlinked at once.
-    pub fn create(folder: &Path) -> std::io::Result<Self> {
-        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        crate::state::create_private_dir_all(folder)?;
-        let path = folder.join(format!(".slot-{}-{made}", std::process::id()));
-        let file = std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path);
-        // A file left by a process that died between the two calls (same pid, reused) is gone now.
-        let file = match file {
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                std::fs::remove_file(&path)?;
-                std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(&path)?
-            }
-            other => other?,
-        };
-        std::fs::remove_file(&path)?;
+    /// A new, empty slot: an anonymous file in memory (`memfd_create`), which only the two
+    /// processes hold. (A file on disk made each write update its inode through the
+    /// filesystem's journal: several times the cost, on the path of every handler.)
+    pub fn create() -> std::io::Result<Self> {
+        // SAFETY: a NUL-terminated name and flags; returns a new descriptor we own, or -1.
+        let fd = unsafe { libc::memfd_create(c"agent-sdk-handler-slot".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor owned by nobody else.
+        let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
         file.write_all_at(&[0; SLOT_BYTES], 0)?;
         Ok(Self { file: Arc::new(file) })
     }
@@ -137,10 +130,8 @@ mod tests {
     }
 
     #[test]
-    fn a_new_slot_is_unlinked_and_reads_as_starting() {
-        let folder = tempfile::tempdir().unwrap();
-        let slot = HandlerSlot::create(folder.path()).unwrap();
-        assert_eq!(std::fs::read_dir(folder.path()).unwrap().count(), 0);
+    fn a_new_slot_reads_as_starting_then_as_written() {
+        let slot = HandlerSlot::create().unwrap();
         assert_eq!(slot.read().state, RuntimeState::Starting);
         slot.file().write_all_at(&bytes(9, 2, 12.0, 1, 9), 0).unwrap();
         assert_eq!(

@@ -181,6 +181,11 @@ impl StateStore {
         // NORMAL in WAL mode: a commit survives the process dying; only a power cut
         // can lose the last commits.
         connection.pragma_update(None, "synchronous", "NORMAL")?;
+        // Closing the last connection would checkpoint the log into the database (and sync
+        // both to disk) on the way out of every `run`: the log is checkpointed as it grows
+        // instead (every 1,000 pages, by the commit that crosses them), and a connection
+        // opened later reads it as it is.
+        connection.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         connection.execute_batch(SCHEMA)?;
         Ok(Self { connection, root })
     }
@@ -385,21 +390,23 @@ impl StateStore {
     }
 
     pub fn kv_get(&self, key: &str) -> anyhow::Result<Option<serde_json::Value>> {
-        let value: Option<String> =
-            self.connection.query_row("SELECT value FROM kv WHERE key = ?1", [key], |row| row.get(0)).optional()?;
+        let mut query = self.connection.prepare_cached("SELECT value FROM kv WHERE key = ?1")?;
+        let value: Option<String> = query.query_row([key], |row| row.get(0)).optional()?;
         Ok(value.map(|value| serde_json::from_str(&value).unwrap_or(serde_json::Value::Null)))
     }
 
     pub fn kv_set(&self, key: &str, value: &serde_json::Value) -> anyhow::Result<()> {
-        self.connection.execute(
+        // Cached: a hook's kv.set is one round trip a handler awaits, and parsing the
+        // statement each time was a part of it.
+        let mut upsert = self.connection.prepare_cached(
             "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![key, value.to_string()],
         )?;
+        upsert.execute(params![key, value.to_string()])?;
         Ok(())
     }
 
     pub fn kv_delete(&self, key: &str) -> anyhow::Result<bool> {
-        Ok(self.connection.execute("DELETE FROM kv WHERE key = ?1", [key])? > 0)
+        Ok(self.connection.prepare_cached("DELETE FROM kv WHERE key = ?1")?.execute([key])? > 0)
     }
 
     /// Keys starting with `prefix`, in byte order.

@@ -98,11 +98,14 @@
 //       console.log/info/debug and process.stdout.write → info, warn and
 //       process.stderr.write → warn, error/trace → error; hook is null when the output is
 //       not from a hook's code (or cannot be attributed to one).
+//   {"t":"bye"}
+//       after a "shutdown", from the last "exit" listener: nothing follows (Rust lets the
+//       process finish on its own, without waiting)
 //   {"t":"exit","hook":"audit/usage"|null,"code":1,"stack":"…"}
 //       process.exit was called (by that hook's code, a timer it set included): the last
 //       message before the process ends, so Rust blames the right hook.
 //
-// HANDLER SLOT (fd 6, a file of 24 bytes Rust made and unlinked): before each handler,
+// HANDLER SLOT (fd 6, a file of 24 bytes in memory that Rust made): before each handler,
 // and before Node goes idle, one pwrite at offset 0 of, little-endian: u32 generation (1,
 // 2, …), u32 kind (0 idle, 1 the handler for the event's type, 2 its "*" handler), f64 seq
 // (idle: the last event whose handlers all ran, -1 none), u32 hook index, u32 the
@@ -851,6 +854,9 @@ async function exitWhenFlushed() {
   // Protocol writes are synchronous: once the deferred lines are written, every line is out.
   flush();
   process.exitCode = 0;
+  // The last line, after the hooks' own exit listeners (registered before this one): Rust
+  // stops waiting there, not for Node's teardown to end the process.
+  process.on('exit', () => send({ t: 'bye' }));
   channel.destroy();
   replies.destroy();
   return new Promise(() => {});
