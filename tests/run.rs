@@ -278,6 +278,18 @@ fn a_run_ends_without_checkpointing_and_the_next_reader_sees_every_event() {
     assert_eq!(recorded_events(dir.path(), "ses_left_in_the_log"), [(0, "turn.completed".to_owned())]);
 }
 
+/// Node writes `NODE_V8_COVERAGE`'s files as it tears down, after its last `exit` listener:
+/// a runtime asked for them is waited for to its end, not let go at its last line.
+#[test]
+fn a_runtime_asked_for_coverage_is_waited_for_until_it_has_written_it() {
+    let dir = copy_fixture("run", "order");
+    let coverage = dir.path().join("coverage");
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[("NODE_V8_COVERAGE", coverage.to_str().unwrap())]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let written = std::fs::read_dir(&coverage).map_or(0, |files| files.count());
+    assert!(written > 0, "no coverage was written into {}", coverage.display());
+}
+
 #[test]
 fn too_old_a_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");

@@ -591,7 +591,7 @@ impl<'s> Dispatcher<'s> {
                 }
             }
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
-            // Said only after a shutdown, which `close` waits for.
+            // Said only after a shutdown, which `close` waits for (or past, to the end).
             FromNode::Bye => {}
             // Answered by the reader thread; the rest belong to loading.
             FromNode::Call(_)
@@ -749,10 +749,11 @@ impl<'s> Dispatcher<'s> {
         let until = Instant::now() + CLOSE_WITHIN;
         self.runtime.send_queued();
         let mut said_bye = false;
+        let wait_for_teardown = writes_as_it_ends(&self.config);
         if self.runtime.send(&ToNode::Shutdown).is_ok() {
             while let Some(left) = until.checked_duration_since(Instant::now()) {
                 match self.runtime.messages.recv_timeout(left) {
-                    Ok(FromRuntime::Message(FromNode::Bye)) => {
+                    Ok(FromRuntime::Message(FromNode::Bye)) if !wait_for_teardown => {
                         said_bye = true;
                         break;
                     }
@@ -770,6 +771,20 @@ impl<'s> Dispatcher<'s> {
         }
         otel
     }
+}
+
+/// Whether the runtime's Node writes files as it tears down, after its last `exit` listener
+/// (`NODE_V8_COVERAGE`'s coverage, `--cpu-prof`'s profile): then it is waited for to the end.
+fn writes_as_it_ends(config: &RuntimeConfig) -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some() || config.env.iter().any(|(key, _)| key == name);
+    let options = std::env::var("NODE_OPTIONS").unwrap_or_default()
+        + &config
+            .env
+            .iter()
+            .filter(|(key, _)| key == "NODE_OPTIONS")
+            .map(|(_, value)| value.as_str())
+            .collect::<String>();
+    set("NODE_V8_COVERAGE") || options.contains("-prof")
 }
 
 /// What the runtime said about its own `process.exit`, before it ended.
