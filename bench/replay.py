@@ -11,21 +11,21 @@ turn, a "*" handler):
   2. The floor's hooks: the code agent-sdk compiled for each hook (`agent-sdk __load-module`
      names its cache file), with its imports pointed at the files the binary resolved them
      to (the SDK's: the runtime's own copy), in discovery order (`agent-sdk info --json`).
-  3. --runs pairs (after one pair discarded), the two taking turns, which goes first
-     alternating: (a) `agent-sdk run --dir <copy> --replay <file>` with AGENT_SDK_NODE set
-     to that Node (every replay appends a new session to the copy's store), and (b) that
-     Node running bench/replay-floor.mjs with the events piped into its stdin: the same
-     handlers, one event at a time, an in-memory key-value store for the host.
+  3. --runs rounds (after one discarded), the commands taking turns, their order reversed
+     every other round: (a) `agent-sdk run --dir <copy> --replay <file>` with AGENT_SDK_NODE
+     set to that Node (every replay appends a new session to the copy's store), (b) with
+     --baseline, the same with that binary (an older build) in a copy of its own, and (c)
+     that Node running bench/replay-floor.mjs with the events piped into its stdin: the
+     same handlers, one event at a time, an in-memory key-value store for the host.
 
 Reported per Node: the median wall ms and events/s (N / median wall s, start-up included)
-of each, the median CPU ms (user + system of the process and the children it waited for:
-agent-sdk's includes its Node runtime's), and agent-sdk / floor pair by pair. Sanity checks
+of each, and agent-sdk / floor (and / baseline) round by round. Sanity checks
 (exit 1, with the tail of agent-sdk's serve log): every replay exits 0 and its summary says
 N events were dispatched; the floor prints `N events`.
 
 Run from the repo root (Python 3.11, stdlib only):
 
-  python3 bench/replay.py [--runs 10] [--events 10000] [--node <path>]… [--no-build]
+  python3 bench/replay.py [--runs 10] [--events 10000] [--node <path>]… [--baseline <agent-sdk>] [--no-build]
 
 It builds the release binary first unless --no-build and prints a markdown report.
 """
@@ -47,37 +47,36 @@ FLOOR = REPO / "bench" / "replay-floor.mjs"
 TARGETS = {"22": 35_000, "24": 50_000}
 
 
-def timed(cmd: list[str], env: dict[str, str], stdin_path: Path | None = None) -> tuple[float, float, int, str, str]:
-    """Runs cmd once; (wall ms, CPU ms of it and its waited-for children, exit code, stdout, stderr)."""
+def timed(cmd: list[str], env: dict[str, str], stdin_path: Path | None = None) -> tuple[float, int, str, str]:
+    """Runs cmd once; (wall ms, exit code, stdout, stderr)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         stdin = stdin_path.open("rb") if stdin_path else subprocess.DEVNULL
         start = time.perf_counter()
         process = subprocess.Popen(cmd, stdin=stdin, stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
+        code = process.wait()
         elapsed_ms = (time.perf_counter() - start) * 1000
         if stdin_path:
             stdin.close()
         out.seek(0)
         err.seek(0)
-        return (elapsed_ms, (usage.ru_utime + usage.ru_stime) * 1000, os.waitstatus_to_exitcode(status),
-                out.read(), err.read())
+        return elapsed_ms, code, out.read(), err.read()
 
 
-def replay_checked(cmd: list[str], env: dict[str, str], events: int) -> tuple[float, float]:
-    elapsed_ms, cpu_ms, code, _, stderr = timed(cmd, env)
+def replay_checked(cmd: list[str], env: dict[str, str], events: int) -> float:
+    elapsed_ms, code, _, stderr = timed(cmd, env)
     found = SUMMARY.findall(stderr)
     if code != 0 or not found or int(found[-1]) != events:
         said = found[-1] if found else "no summary line"
         raise SanityError(f"`{' '.join(cmd)}` exited {code}, dispatched {said} (expected 0 and {events})", stderr)
-    return elapsed_ms, cpu_ms
+    return elapsed_ms
 
 
-def floor_checked(cmd: list[str], env: dict[str, str], replay: Path, events: int) -> tuple[float, float]:
-    elapsed_ms, cpu_ms, code, stdout, stderr = timed(cmd, env, replay)
+def floor_checked(cmd: list[str], env: dict[str, str], replay: Path, events: int) -> float:
+    elapsed_ms, code, stdout, stderr = timed(cmd, env, replay)
     if code != 0 or stdout.strip() != f"{events} events":
         raise SanityError(f"`{' '.join(cmd)}` exited {code} and said {stdout.strip()!r} (expected {events} events)",
                           stderr)
-    return elapsed_ms, cpu_ms
+    return elapsed_ms
 
 
 def floor_hooks(project: Path, into: Path) -> list[Path]:
@@ -104,20 +103,23 @@ def floor_hooks(project: Path, into: Path) -> list[Path]:
     return written
 
 
-def node_major(node: str) -> str:
-    version = subprocess.run([node, "--version"], capture_output=True, text=True, check=True).stdout.strip()
-    return version
+def node_version(node: str) -> str:
+    return subprocess.run([node, "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def measure_node(tmp: Path, node: str, runs: int, events: int, replay: Path) -> dict:
-    version = node_major(node)
+def measure_node(tmp: Path, node: str, runs: int, events: int, replay: Path, baseline: Path | None) -> dict:
+    version = node_version(node)
     env = dict(os.environ, AGENT_SDK_NODE=node)
-    project = copy_project(REPLAY_PROJECT, tmp / f"replay-{version}")
-    agent_sdk = [str(AGENT_SDK), "run", "--dir", str(project), "--replay", str(replay)]
-    replay_checked(agent_sdk, env, events)  # compiles the hooks
-    floor = [node, str(FLOOR), *map(str, floor_hooks(project, tmp / f"floor-{version}"))]
-    rows = {"agent-sdk": lambda: replay_checked(agent_sdk, env, events),
-            "floor": lambda: floor_checked(floor, env, replay, events)}
+    binaries = {"agent-sdk": AGENT_SDK} | ({"baseline": baseline} if baseline else {})
+    rows = {}
+    for name, binary in binaries.items():
+        project = copy_project(REPLAY_PROJECT, tmp / f"replay-{version}-{name}")
+        command = [str(binary), "run", "--dir", str(project), "--replay", str(replay)]
+        replay_checked(command, env, events)  # compiles the hooks
+        rows[name] = lambda command=command: replay_checked(command, env, events)
+        if name == "agent-sdk":
+            floor = [node, str(FLOOR), *map(str, floor_hooks(project, tmp / f"floor-{version}"))]
+    rows["floor"] = lambda: floor_checked(floor, env, replay, events)
     samples = {name: [] for name in rows}
     for run in range(runs + 1):
         order = list(rows) if run % 2 == 0 else list(reversed(rows))
@@ -125,27 +127,32 @@ def measure_node(tmp: Path, node: str, runs: int, events: int, replay: Path) -> 
         if run > 0:
             for name in rows:
                 samples[name].append(timings[name])
-            print(f"{version} {run}/{runs}: " + ", ".join(f"{name} {wall:.1f} ms (CPU {cpu:.1f})"
-                                                         for name, (wall, cpu) in timings.items()), file=sys.stderr)
-    return {"version": version, "samples": samples}
+            print(f"{version} {run}/{runs}: " + ", ".join(f"{name} {wall:.1f} ms" for name, wall in timings.items()),
+                  file=sys.stderr)
+    return {"version": version, "samples": samples, "baseline": baseline}
 
 
 def report(measured: dict, events: int) -> None:
     version = measured["version"]
-    samples = measured["samples"]
-    walls = {name: [wall for wall, _ in times] for name, times in samples.items()}
-    cpus = {name: [cpu for _, cpu in times] for name, times in samples.items()}
+    walls = measured["samples"]
     rate = {name: events / (statistics.median(times) / 1000) for name, times in walls.items()}
     print(f"\n### Node {version}\n")
-    print("| command | median wall ms | min ms | max ms | median CPU ms | events/s |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, label in [("agent-sdk", "agent-sdk run --replay"), ("floor", "plain Node (replay-floor.mjs)")]:
-        print(f"| {label} | {statistics.median(walls[name]):.1f} | {min(walls[name]):.1f} | {max(walls[name]):.1f} "
-              f"| {statistics.median(cpus[name]):.1f} | {rate[name]:,.0f} |")
-    pairs = [ours / floor for ours, floor in zip(walls["agent-sdk"], walls["floor"])]
+    print("| command | median wall ms | min ms | max ms | events/s |")
+    print("|---|---:|---:|---:|---:|")
+    labels = {"agent-sdk": "agent-sdk run --replay", "baseline": f"the same with the baseline ({measured['baseline']})",
+              "floor": "plain Node (bench/replay-floor.mjs)"}
+    for name, times in walls.items():
+        print(f"| {labels[name]} | {statistics.median(times):.1f} | {min(times):.1f} | {max(times):.1f} "
+              f"| {rate[name]:,.0f} |")
+
+    def ratios(other: str) -> str:
+        pairs = [ours / theirs for ours, theirs in zip(walls["agent-sdk"], walls[other])]
+        return f"median {statistics.median(pairs):.2f} (min {min(pairs):.2f}, max {max(pairs):.2f}, {len(pairs)} rounds)"
+
     print(f"\nagent-sdk {rate['agent-sdk']:,.0f} ev/s beside plain Node {rate['floor']:,.0f} ev/s; "
-          f"agent-sdk / floor pair by pair: median {statistics.median(pairs):.2f} "
-          f"(min {min(pairs):.2f}, max {max(pairs):.2f}, {len(pairs)} pairs)")
+          f"agent-sdk / floor round by round: {ratios('floor')}")
+    if "baseline" in walls:
+        print(f"\nagent-sdk / baseline round by round: {ratios('baseline')}")
     target = TARGETS.get(version.lstrip("v").split(".")[0])
     if target:
         met = "met" if rate["agent-sdk"] >= target else "NOT met"
@@ -157,6 +164,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=10, help="timed pairs per Node (default 10)")
     parser.add_argument("--events", type=int, default=10000, help="events replayed (default 10000)")
     parser.add_argument("--node", action="append", help="a node binary (repeatable; default: node on PATH)")
+    parser.add_argument("--baseline", type=Path, metavar="AGENT_SDK",
+                        help="another agent-sdk binary (an older build) replayed beside this one, in the same rounds")
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     args = parser.parse_args()
     build_release(args.no_build)
@@ -164,14 +173,15 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-replay-") as tmp:
             replay = Path(tmp) / f"events-{args.events}.jsonl"
             generate_events(replay, args.events)
-            measured = [measure_node(Path(tmp), node, args.runs, args.events, replay) for node in args.node or ["node"]]
+            measured = [measure_node(Path(tmp), node, args.runs, args.events, replay, args.baseline)
+                        for node in args.node or ["node"]]
     except SanityError as error:
         print(f"sanity check FAILED: {error}", file=sys.stderr)
         if error.stderr_tail:
             print(f"stderr (last {STDERR_TAIL_LINES} lines):\n{error.stderr_tail}", file=sys.stderr)
         return 1
     print(f"{os.cpu_count()} cores; `--replay` of {args.events:,} events through bench/replay-hooks, "
-          f"{args.runs} pairs per Node (1 discarded), the two taking turns")
+          f"{args.runs} rounds per Node (1 discarded), the commands taking turns")
     for each in measured:
         report(each, args.events)
     return 0
