@@ -51,8 +51,7 @@ pub struct HandlerSlot {
 
 impl HandlerSlot {
     /// A new, empty slot: an anonymous file in memory (`memfd_create`), which only the two
-    /// processes hold. (A file on disk made each write update its inode through the
-    /// filesystem's journal: several times the cost, on the path of every handler.)
+    /// processes hold and nothing of which reaches a disk, nor is left behind.
     pub fn create() -> std::io::Result<Self> {
         // SAFETY: a NUL-terminated name and flags; returns a new descriptor we own, or -1.
         let fd = unsafe { libc::memfd_create(c"agent-sdk-handler-slot".as_ptr(), libc::MFD_CLOEXEC) };

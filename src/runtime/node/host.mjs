@@ -862,15 +862,19 @@ async function exitWhenFlushed() {
   return new Promise(() => {});
 }
 
+/** A line from Rust as a message; undefined (and said) when it is not JSON. */
+function parseLine(line, what) {
+  try {
+    return parse(line);
+  } catch {
+    sendConsole('error', `agent-sdk host: ignored ${what} that is not JSON: ${line.slice(0, 200)}`);
+    return undefined;
+  }
+}
+
 function onLine(line) {
   if (line.trim() === '') return;
-  let message;
-  try {
-    message = parse(line);
-  } catch {
-    sendConsole('error', `agent-sdk host: ignored a line that is not JSON: ${line.slice(0, 200)}`);
-    return;
-  }
+  const message = parseLine(line, 'a line');
   switch (message?.t) {
     case 'init':
       enqueue(() => init(message));
@@ -933,12 +937,6 @@ const replies = new Socket({ fd: REPLIES_FD, readable: true, writable: false });
 readLines(replies, onReplyLine, rejectPendingCalls);
 
 function onReplyLine(line) {
-  let message;
-  try {
-    message = parse(line);
-  } catch {
-    sendConsole('error', `agent-sdk host: ignored a reply that is not JSON: ${line.slice(0, 200)}`);
-    return;
-  }
+  const message = parseLine(line, 'a reply');
   if (message?.t === 'reply') onReply(message);
 }
