@@ -290,6 +290,17 @@ fn a_runtime_asked_for_coverage_is_waited_for_until_it_has_written_it() {
     assert!(written > 0, "no coverage was written into {}", coverage.display());
 }
 
+/// A handler that makes 20,000 calls before it awaits one: Node reads no reply until the
+/// last call is out, and the replies are many times what a pipe holds. Each is answered,
+/// and the run does not wait on Node reading them (which waits on the calls being read).
+#[test]
+fn calls_made_faster_than_their_replies_are_read_are_all_answered() {
+    let dir = copy_fixture("run", "call-burst");
+    let ran = run(dir.path(), &["--event", "turn.completed", "--hook-timeout", "20s"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert_eq!(ran.record, ["answered 20000"]);
+}
+
 #[test]
 fn too_old_a_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");
