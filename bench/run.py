@@ -47,6 +47,8 @@ ru_maxrss of that child alone (via os.wait4), in one run:
      turn, so its number mostly measures how fast the disk creates files. Reported: events/s = N / median wall s of
      the whole command, start-up included. Every replay's serve log summary line
      (`summary: <n> events dispatched …`) must say n == N.
+     (bench/replay.py measures the same replay beside its plain-Node floor, on each Node
+     given.)
   5. Memory at --memory-events replayed events (default 100,000): one replay into a fresh
      copy; peak RSS of the agent-sdk process alone (VmHWM, polled from /proc: wait4's
      ru_maxrss would include the Node.js runtime it waited for), its wall time and events/s.

@@ -130,6 +130,45 @@ fn a_runtime_killed_from_outside_names_the_delivery_it_cut_off() {
     assert!(recorded.contains("survivor message.completed"), "{recorded}");
 }
 
+/// A crash no handler can see (the runtime's own SIGKILL), while a burst of replayed events
+/// runs back to back: the events that finished before it are not sent again, though the
+/// runtime died before saying so (it says so with its next write), and the handler it cut
+/// off is named.
+#[test]
+fn a_crash_in_a_burst_of_events_names_the_handler_and_sends_no_finished_event_again() {
+    let dir = copy_fixture("hostile", "crash-mid-burst");
+    let dir = dir.path();
+    let mut events = vec![r#"{"type":"message.received","data":{"text":"hi"}}"#.to_owned()];
+    events.extend((0..40).map(|i| format!(r#"{{"type":"message.appended","data":{{"delta":"{i} "}}}}"#)));
+    events.push(r#"{"type":"message.completed","data":{"text":"done"}}"#.to_owned());
+    events.push(r#"{"type":"turn.completed","data":{"result":"done"}}"#.to_owned());
+    std::fs::write(dir.join("events.jsonl"), events.join("\n") + "\n").unwrap();
+    let ran = run_recorded(dir, &["run", "--replay", "events.jsonl"], &[]);
+    let log = ran.log();
+    assert_eq!(exit_code(&ran.output), HOOKS_MISBEHAVED, "{log}");
+    line_with(
+        &log,
+        r#"the hook runtime exited (signal: 9 (SIGKILL)) while hook "2-crasher" handler for message.completed ran"#,
+    );
+    line_with(&log, r#"unconfirmed delivery: event #41 (message.completed) to hook "2-crasher""#);
+    assert!(log.contains("43 events dispatched"), "{log}");
+    assert!(log.contains("1 runtime restart, 1 unconfirmed delivery"), "{log}");
+    let survivor: Vec<&str> = ran.record.iter().filter_map(|line| line.strip_prefix("survivor ")).collect();
+    let expected: Vec<String> = (0..43)
+        .map(|index| {
+            let kind = match index {
+                0 => "message.received",
+                41 => "message.completed",
+                42 => "turn.completed",
+                _ => "message.appended",
+            };
+            format!("{index} {kind}")
+        })
+        .collect();
+    assert_eq!(survivor, expected, "every event reached the survivor once, in order");
+    assert!(ran.record.contains(&"crasher kills its runtime".to_owned()), "{:?}", ran.record);
+}
+
 #[test]
 fn an_import_that_never_finishes_is_named_and_skipped_and_the_others_run() {
     let dir = copy_fixture("hostile", "imports");

@@ -265,6 +265,42 @@ fn replay_dispatches_a_recorded_stream() {
     assert_eq!(recorded.record, replayed.record, "the hooks saw the same stream");
 }
 
+/// The end of a run does not checkpoint the store's write-ahead log into the database
+/// (closing the last connection would, and sync both to disk on the way out): the log is
+/// left for the next connection, which reads every event from it.
+#[test]
+fn a_run_ends_without_checkpointing_and_the_next_reader_sees_every_event() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--event", "turn.completed", "--session", "ses_left_in_the_log"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let log = dir.path().join(".agent-sdk/state.db-wal");
+    assert!(log.metadata().is_ok_and(|log| log.len() > 0), "the write-ahead log was checkpointed away");
+    assert_eq!(recorded_events(dir.path(), "ses_left_in_the_log"), [(0, "turn.completed".to_owned())]);
+}
+
+/// Node writes `NODE_V8_COVERAGE`'s files as it tears down, after its last `exit` listener:
+/// a runtime asked for them is waited for to its end, not let go at its last line.
+#[test]
+fn a_runtime_asked_for_coverage_is_waited_for_until_it_has_written_it() {
+    let dir = copy_fixture("run", "order");
+    let coverage = dir.path().join("coverage");
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[("NODE_V8_COVERAGE", coverage.to_str().unwrap())]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let written = std::fs::read_dir(&coverage).map_or(0, |files| files.count());
+    assert!(written > 0, "no coverage was written into {}", coverage.display());
+}
+
+/// A handler that makes 20,000 calls before it awaits one: Node reads no reply until the
+/// last call is out, and the replies are many times what a pipe holds. Each is answered,
+/// and the run does not wait on Node reading them (which waits on the calls being read).
+#[test]
+fn calls_made_faster_than_their_replies_are_read_are_all_answered() {
+    let dir = copy_fixture("run", "call-burst");
+    let ran = run(dir.path(), &["--event", "turn.completed", "--hook-timeout", "20s"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert_eq!(ran.record, ["answered 20000"]);
+}
+
 #[test]
 fn too_old_a_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");

@@ -15,6 +15,7 @@ use crate::check::CheckedProject;
 use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, Stream, check_node_version, diagnose_node};
 use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
+use crate::runtime::slot::{RunningHandler, RuntimeState};
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
@@ -76,6 +77,10 @@ const CLOSE_WITHIN: Duration = Duration::from_millis(2_500);
 /// Events sent ahead of the one running, at most: enough to keep Node busy, bounded memory.
 const SEND_AHEAD: usize = 2048;
 
+/// While events are in flight, how often the handler slot is looked at when nothing else
+/// wakes the dispatcher: a handler that never yields is seen to run at most this late.
+const WATCH_EVERY: Duration = Duration::from_millis(50);
+
 /// How often how far the hooks got is saved while events flow: what a crash leaves behind
 /// as "never seen" is then at most this much of what they saw, not the whole run.
 const SAVE_PROGRESS_EVERY: Duration = Duration::from_millis(200);
@@ -103,10 +108,11 @@ struct Pending {
     trace: Option<Parent>,
 }
 
-struct Running {
-    seq: u64,
-    hook: usize,
-    handler: String,
+/// The handler the slot says runs, and since when the dispatcher has seen it run.
+#[derive(Debug, Clone, Copy)]
+struct Watched {
+    generation: u32,
+    handler: RunningHandler,
     since: Instant,
 }
 
@@ -123,7 +129,7 @@ pub struct Dispatcher<'s> {
     log: &'s ServeLog,
     store: &'s StateStore,
     pending: VecDeque<Pending>,
-    running: Option<Running>,
+    watched: Option<Watched>,
     dispatched_through: Option<u64>,
     /// What the runtime said about its own `process.exit`, until it ends.
     exit_call: Option<ExitCall>,
@@ -157,7 +163,7 @@ impl<'s> Dispatcher<'s> {
             log,
             store,
             pending: VecDeque::new(),
-            running: None,
+            watched: None,
             dispatched_through: None,
             exit_call: None,
             progress_saved: Instant::now(),
@@ -219,7 +225,9 @@ impl<'s> Dispatcher<'s> {
                     match message {
                         FromNode::Hello { node } => {
                             said_hello = true;
-                            early_stderr.drain(..).for_each(|line| self.runtime_output(Stream::Stderr, &line));
+                            early_stderr
+                                .drain(..)
+                                .for_each(|line| self.runtime_output(Stream::Stderr, &line, RuntimeState::Starting));
                             if let Err(too_old) = check_node_version(&node) {
                                 self.runtime.kill();
                                 return Err(too_old.into());
@@ -251,12 +259,12 @@ impl<'s> Dispatcher<'s> {
                     }
                     None
                 }
-                Ok(FromRuntime::Output { stream: Stream::Stderr, line }) if first && !said_hello => {
+                Ok(FromRuntime::Output { stream: Stream::Stderr, line, .. }) if first && !said_hello => {
                     early_stderr.push(line);
                     None
                 }
-                Ok(FromRuntime::Output { stream, line }) => {
-                    self.runtime_output(stream, &line);
+                Ok(FromRuntime::Output { stream, line, state }) => {
+                    self.runtime_output(stream, &line, state);
                     None
                 }
                 Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
@@ -316,13 +324,29 @@ impl<'s> Dispatcher<'s> {
 
     /// [`Dispatcher::dispatch`], of an event of a traced turn: `trace` is the turn's span.
     pub fn dispatch_in(&mut self, event: Envelope, trace: Option<Parent>) -> anyhow::Result<()> {
+        self.queue_event(event, trace)?;
+        self.pump(Duration::ZERO)?;
+        self.save_progress()
+    }
+
+    /// Hands recorded events to the hooks together (a replay's batch): sent in one write,
+    /// as many at a time as may be in flight.
+    pub fn dispatch_all(&mut self, events: impl IntoIterator<Item = Envelope>) -> anyhow::Result<()> {
+        for event in events {
+            self.queue_event(event, None)?;
+        }
+        self.pump(Duration::ZERO)?;
+        self.save_progress()
+    }
+
+    /// Queues one event for the runtime (sent by the next pump); waits while too many are in flight.
+    fn queue_event(&mut self, event: Envelope, trace: Option<Parent>) -> anyhow::Result<()> {
         self.send_event(&event, 0, trace)?;
         self.pending.push_back(Pending { event, from: 0, trace });
         while self.pending.len() > SEND_AHEAD {
             self.pump(Duration::from_secs(1))?;
         }
-        self.pump(Duration::ZERO)?;
-        self.save_progress()
+        Ok(())
     }
 
     /// Saves how far the hooks got, unless it was saved a moment ago.
@@ -337,10 +361,11 @@ impl<'s> Dispatcher<'s> {
         Ok(())
     }
 
+    /// Queues an event's line: it goes out with the next pump's.
     fn send_event(&mut self, event: &Envelope, from: usize, trace: Option<Parent>) -> std::io::Result<()> {
         let hex = trace.map(|parent| parent.hex());
         let trace = hex.as_ref().map(|(trace_id, span_id)| TraceParent { trace_id, span_id });
-        self.runtime.send(&ToNode::Event { seq: event.index, from, event, trace })
+        self.runtime.queue(&ToNode::Event { seq: event.index, from, event, trace })
     }
 
     /// Waits until every dispatched event went through every hook.
@@ -376,15 +401,21 @@ impl<'s> Dispatcher<'s> {
 
     /// Handles every message the runtime has sent, first waiting up to `max_wait` (or the
     /// running handler's deadline) for one. A handler past its deadline that never
-    /// yielded gets the runtime restarted.
+    /// yielded gets the runtime restarted (looked at only by a pump that may wait: one
+    /// after every dispatched event reads no slot).
     fn pump(&mut self, max_wait: Duration) -> anyhow::Result<()> {
+        self.runtime.send_queued();
         let mut may_wait = !max_wait.is_zero();
         loop {
             let received = if may_wait {
                 may_wait = false;
-                let wait = self.running.as_ref().map_or(max_wait, |running| {
-                    (running.since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now()).min(max_wait)
-                });
+                let wait = match self.watch() {
+                    Some(watched) => (watched.since + self.timeout + KILL_GRACE)
+                        .saturating_duration_since(Instant::now())
+                        .min(max_wait),
+                    None if self.pending.is_empty() => max_wait,
+                    None => max_wait.min(WATCH_EVERY),
+                };
                 match self.runtime.messages.recv_timeout(wait) {
                     Ok(received) => Some(received),
                     Err(RecvTimeoutError::Timeout) => None,
@@ -399,13 +430,15 @@ impl<'s> Dispatcher<'s> {
             };
             match received {
                 Some(FromRuntime::Message(message)) => self.handle(message),
-                Some(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
+                Some(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
                 Some(FromRuntime::Exited) => return self.restart(Restart::Exited),
                 None => {
-                    if self.running.as_ref().is_some_and(|running| running.since.elapsed() >= self.timeout + KILL_GRACE)
-                    {
+                    if max_wait.is_zero() {
+                        return Ok(());
+                    }
+                    if self.watch().is_some_and(|watched| watched.since.elapsed() >= self.timeout + KILL_GRACE) {
                         self.restart(Restart::NeverYielded)?;
-                    } else if !max_wait.is_zero() && self.runtime.exit_status().is_some() {
+                    } else if self.runtime.exit_status().is_some() {
                         // Ended, though its channel has not closed yet: what it sent last is
                         // still on the way. (Asked only after a wait that brought nothing, not
                         // on the no-wait pump after every dispatched event.)
@@ -418,6 +451,43 @@ impl<'s> Dispatcher<'s> {
         }
     }
 
+    /// The handler that runs while events are in flight, as the slot says, and since when
+    /// it has been seen to (the first look at a new generation).
+    fn watch(&mut self) -> Option<Watched> {
+        if self.pending.is_empty() {
+            self.watched = None;
+            return None;
+        }
+        let reading = self.runtime.slot();
+        self.watched = match reading.state {
+            RuntimeState::Running(handler) => match self.watched {
+                Some(watched) if watched.generation == reading.generation => Some(watched),
+                _ => Some(Watched { generation: reading.generation, handler, since: Instant::now() }),
+            },
+            RuntimeState::Idle { .. } | RuntimeState::Starting => None,
+        };
+        self.watched
+    }
+
+    /// Events before `seq` went through their hooks (the runtime runs them in order), though
+    /// their `done` may not have reached us (it is sent with the runtime's next write).
+    fn finished_before(&mut self, seq: u64) {
+        while let Some(done) = self.pending.front().filter(|pending| pending.event.index < seq) {
+            self.dispatched_through = Some(done.event.index);
+            self.stats.events += 1;
+            self.pending.pop_front();
+        }
+    }
+
+    /// The event key of a running handler: its event's type, or `*`.
+    fn handler_key(&self, handler: RunningHandler) -> String {
+        if handler.any {
+            return "*".to_owned();
+        }
+        let event = self.pending.iter().find(|pending| pending.event.index == handler.seq);
+        event.map_or_else(|| "?".to_owned(), |pending| pending.event.event_type.clone())
+    }
+
     /// Handles what an ended runtime sent before it ended, waiting briefly for the channel
     /// to close.
     fn drain_after_exit(&mut self) {
@@ -425,25 +495,26 @@ impl<'s> Dispatcher<'s> {
         while let Some(left) = until.checked_duration_since(Instant::now()) {
             match self.runtime.messages.recv_timeout(left) {
                 Ok(FromRuntime::Message(message)) => self.handle(message),
-                Ok(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
+                Ok(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
                 Ok(FromRuntime::Exited) | Err(_) => return,
             }
         }
     }
 
     /// A line the runtime's process printed outside `console`: the output of a process a
-    /// hook started (attributed to the hook whose handler runs), or Node's own message.
-    fn runtime_output(&self, stream: Stream, line: &str) {
+    /// hook started (attributed to the hook whose handler ran when it was read), or Node's
+    /// own message.
+    fn runtime_output(&self, stream: Stream, line: &str, state: RuntimeState) {
         if line.trim().is_empty() {
             return;
         }
         let level = if stream == Stream::Stdout { Level::Info } else { Level::Warn };
-        let record = match &self.running {
-            Some(running) => {
+        let record = match state {
+            RuntimeState::Running(running) => {
                 let hook = self.hook_name(running.hook);
                 Record::new(level, format!("hook \"{hook}\": {line}")).hook(hook)
             }
-            None => Record::new(level, format!("runtime: {line}")),
+            RuntimeState::Idle { .. } | RuntimeState::Starting => Record::new(level, format!("runtime: {line}")),
         };
         self.log(record);
     }
@@ -454,9 +525,6 @@ impl<'s> Dispatcher<'s> {
 
     fn handle(&mut self, message: FromNode) {
         match message {
-            FromNode::Start { seq, hook, handler } => {
-                self.running = Some(Running { seq, hook, handler, since: Instant::now() });
-            }
             FromNode::Threw { hook, handler, message, stack, .. } => {
                 self.stats.threw += 1;
                 let hook = self.hook_name(hook).to_owned();
@@ -464,21 +532,14 @@ impl<'s> Dispatcher<'s> {
                 let record =
                     Record::new(Level::Error, format!("hook \"{hook}\" handler for {handler} threw: {message}{at}"));
                 self.log(record.hook(&hook));
-                self.running = None;
             }
             FromNode::TimedOut { hook, handler, .. } => {
                 self.stats.timed_out += 1;
                 let hook = self.hook_name(hook).to_owned();
                 self.log_timed_out(&hook, &handler);
-                self.running = None;
             }
-            FromNode::Done { .. } => {
-                self.running = None;
-                if let Some(done) = self.pending.pop_front() {
-                    self.stats.events += 1;
-                    self.dispatched_through = Some(done.event.index);
-                }
-            }
+            // Every event through `seq` (they finish in order).
+            FromNode::Done { seq } => self.finished_before(seq.saturating_add(1)),
             FromNode::Console { level, hook, text } => {
                 let level = match level {
                     ConsoleLevel::Error => Level::Error,
@@ -530,6 +591,8 @@ impl<'s> Dispatcher<'s> {
                 }
             }
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
+            // Said only after a shutdown, which `close` waits for (or past, to the end).
+            FromNode::Bye => {}
             // Answered by the reader thread; the rest belong to loading.
             FromNode::Call(_)
             | FromNode::Hello { .. }
@@ -580,9 +643,22 @@ impl<'s> Dispatcher<'s> {
     /// skipping the handler that was running: it either caused the restart or, cut off by
     /// another's doing, is named as an unconfirmed delivery (at most once, never twice).
     fn restart(&mut self, why: Restart) -> anyhow::Result<()> {
-        let running = self.running.take();
-        let culprit =
-            running.as_ref().map(|running| (self.hook_name(running.hook).to_owned(), running.handler.clone()));
+        // Whose handler ran: the one seen never yielding, or what the slot of an ended
+        // runtime says last (what it finished before it is done, said or not).
+        let running = match (why, self.runtime.state()) {
+            (Restart::NeverYielded, _) => self.watched.map(|watched| watched.handler),
+            (Restart::Exited, RuntimeState::Running(handler)) => Some(handler),
+            (Restart::Exited, RuntimeState::Idle { through: Some(through) }) => {
+                self.finished_before(through.saturating_add(1));
+                None
+            }
+            (Restart::Exited, RuntimeState::Idle { through: None } | RuntimeState::Starting) => None,
+        };
+        self.watched = None;
+        if let Some(running) = running {
+            self.finished_before(running.seq);
+        }
+        let culprit = running.map(|running| (self.hook_name(running.hook).to_owned(), self.handler_key(running)));
         match (why, &culprit) {
             (Restart::NeverYielded, Some((hook, handler))) => {
                 self.stats.timed_out += 1;
@@ -607,6 +683,7 @@ impl<'s> Dispatcher<'s> {
         for (event, from, trace) in resend {
             self.send_event(&event, from, trace)?;
         }
+        self.runtime.send_queued();
         Ok(())
     }
 
@@ -659,28 +736,55 @@ impl<'s> Dispatcher<'s> {
     }
 
     /// Stops the runtime after everything was dispatched.
-    pub fn shutdown(self) {
+    pub fn shutdown(mut self) {
+        self.runtime.send_queued();
         self.runtime.shutdown();
     }
 
     /// Shuts the runtime down, taking in what it says on its way out (the measurements of
     /// observable instruments, taken at shutdown; console output), for at most
-    /// [`CLOSE_WITHIN`]; then the metrics the hooks recorded.
+    /// [`CLOSE_WITHIN`], until its `bye`; then the metrics the hooks recorded. The process
+    /// is not waited for past its `bye` (see [`Runtime::let_go`]).
     pub fn close(mut self) -> OtelSummary {
         let until = Instant::now() + CLOSE_WITHIN;
+        self.runtime.send_queued();
+        let mut said_bye = false;
+        let wait_for_teardown = writes_as_it_ends(&self.config);
         if self.runtime.send(&ToNode::Shutdown).is_ok() {
             while let Some(left) = until.checked_duration_since(Instant::now()) {
                 match self.runtime.messages.recv_timeout(left) {
+                    Ok(FromRuntime::Message(FromNode::Bye)) if !wait_for_teardown => {
+                        said_bye = true;
+                        break;
+                    }
                     Ok(FromRuntime::Message(message)) => self.handle(message),
-                    Ok(FromRuntime::Output { stream, line }) => self.runtime_output(stream, &line),
+                    Ok(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
                     Ok(FromRuntime::Exited) | Err(_) => break,
                 }
             }
         }
         let otel = std::mem::take(&mut self.otel);
-        self.runtime.kill();
+        if said_bye {
+            self.runtime.let_go();
+        } else {
+            self.runtime.kill();
+        }
         otel
     }
+}
+
+/// Whether the runtime's Node writes files as it tears down, after its last `exit` listener
+/// (`NODE_V8_COVERAGE`'s coverage, `--cpu-prof`'s profile): then it is waited for to the end.
+fn writes_as_it_ends(config: &RuntimeConfig) -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some() || config.env.iter().any(|(key, _)| key == name);
+    let options = std::env::var("NODE_OPTIONS").unwrap_or_default()
+        + &config
+            .env
+            .iter()
+            .filter(|(key, _)| key == "NODE_OPTIONS")
+            .map(|(_, value)| value.as_str())
+            .collect::<String>();
+    set("NODE_V8_COVERAGE") || options.contains("-prof")
 }
 
 /// What the runtime said about its own `process.exit`, before it ended.

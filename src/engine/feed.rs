@@ -177,10 +177,11 @@ impl Feed<'_, '_> {
                 break;
             }
             self.recorder.store.append(&envelopes)?;
-            for envelope in envelopes {
-                outcome.failed = outcome.failed.or_else(|| FailedTurn::of(&envelope));
-                self.show_and_dispatch(envelope)?;
+            for envelope in &envelopes {
+                outcome.failed = outcome.failed.take().or_else(|| FailedTurn::of(envelope));
+                (self.sink)(envelope)?;
             }
+            self.dispatcher.dispatch_all(envelopes)?;
             if outcome.bad_input.is_some() {
                 break;
             }

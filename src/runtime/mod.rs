@@ -8,3 +8,5 @@ pub mod host;
 pub mod otel_api;
 pub mod protocol;
 pub mod reader;
+pub mod replies;
+pub mod slot;

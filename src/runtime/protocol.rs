@@ -188,12 +188,6 @@ pub enum FromNode {
     },
     /// After the last mount of a [`ToNode::Mount`].
     MountsDone,
-    /// Before each handler.
-    Start {
-        seq: u64,
-        hook: usize,
-        handler: String,
-    },
     Threw {
         seq: u64,
         hook: usize,
@@ -211,7 +205,8 @@ pub enum FromNode {
     /// After a handler of an event sent with a `trace` settled (after its `threw` or
     /// `timed_out`, if any): its span.
     Handler(HandlerEnded),
-    /// After the event's last handler.
+    /// Every event through `seq` went through its hooks (they finish in order: one line
+    /// says it of all that finished with nothing said between).
     Done {
         seq: u64,
     },
@@ -225,6 +220,9 @@ pub enum FromNode {
         #[serde(default)]
         text: String,
     },
+    /// After a `shutdown`, as the process exits (after the hooks' `exit` listeners): its
+    /// last line. What is left is Node's teardown, which nobody needs to wait for.
+    Bye,
     /// `process.exit` was called, by that hook's code (`None`: by no hook's): the last
     /// message before the process ends.
     Exit {
@@ -433,10 +431,10 @@ mod tests {
     fn node_s_messages_read_as_their_variants() {
         let read = |line: &str| serde_json::from_str::<FromNode>(line).unwrap();
         assert!(matches!(read(r#"{"t":"hello","node":"20.20.2"}"#), FromNode::Hello { node } if node == "20.20.2"));
-        assert!(matches!(
-            read(r#"{"t":"start","seq":7,"hook":2,"handler":"turn.completed"}"#),
-            FromNode::Start { seq: 7, hook: 2, .. }
-        ));
+        // Whose handler runs is said in the handler slot, not in a line.
+        assert!(
+            serde_json::from_str::<FromNode>(r#"{"t":"start","seq":7,"hook":2,"handler":"turn.completed"}"#).is_err()
+        );
         assert!(matches!(
             read(r#"{"t":"call","id":12,"method":"kv.get","args":["k"],"hook":null}"#),
             FromNode::Call(Call { method, .. }) if method == "kv.get"
@@ -446,6 +444,7 @@ mod tests {
             FromNode::Otel(otel) if otel.kind == OtelKind::Counter
         ));
         assert!(matches!(read(r#"{"t":"exit","hook":null,"code":4,"stack":""}"#), FromNode::Exit { hook: None, .. }));
+        assert!(matches!(read(r#"{"t":"bye"}"#), FromNode::Bye));
         assert!(serde_json::from_str::<FromNode>(r#"{"t":"nonsense"}"#).is_err());
     }
 

@@ -23,6 +23,8 @@ pub enum Arrived {
     Line(Source, Vec<u8>),
     /// The protocol channel closed: the runtime exited or is about to.
     ProtocolClosed,
+    /// Everything the runtime had written was handed on: the reader waits for more.
+    CaughtUp,
 }
 
 /// The longest line of stdout or stderr handed on; a longer one is cut into pieces of this
@@ -63,7 +65,7 @@ pub fn spawn(
     Ok(())
 }
 
-fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+pub(crate) fn set_nonblocking(fd: &impl AsRawFd) -> std::io::Result<()> {
     // SAFETY: fcntl on a descriptor we own, reading then setting its status flags.
     let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
     // SAFETY: as above.
@@ -75,7 +77,11 @@ fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
 
 fn read_all(mut inputs: Vec<Input>, mut deliver: impl FnMut(Arrived) -> bool) {
     let mut buffer = vec![0; CHUNK];
+    let mut first = true;
     while inputs.iter().any(|input| input.file.is_some()) {
+        if !std::mem::take(&mut first) && !deliver(Arrived::CaughtUp) {
+            return;
+        }
         let mut polled: Vec<libc::pollfd> = inputs
             .iter()
             .map(|input| libc::pollfd {
@@ -219,12 +225,12 @@ mod tests {
             drop((protocol_write, stdout_write, stderr_write));
             let (sender, received) = std::sync::mpsc::channel();
             spawn(protocol_read.into(), stdout_read.into(), stderr_read.into(), move |arrived| {
-                sender
-                    .send(match arrived {
-                        Arrived::Line(source, line) => format!("{source:?}: {}", String::from_utf8_lossy(&line)),
-                        Arrived::ProtocolClosed => "closed".to_owned(),
-                    })
-                    .is_ok()
+                let said = match arrived {
+                    Arrived::Line(source, line) => format!("{source:?}: {}", String::from_utf8_lossy(&line)),
+                    Arrived::ProtocolClosed => "closed".to_owned(),
+                    Arrived::CaughtUp => return true,
+                };
+                sender.send(said).is_ok()
             })
             .unwrap();
             let order: Vec<String> = received.iter().collect();

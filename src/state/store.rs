@@ -176,11 +176,16 @@ impl StateStore {
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
         let root = StateRoot::create(dir)?;
         let connection = Connection::open(root.database())?;
-        connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        connection.busy_handler(Some(wait_for_the_write_lock))?;
         connection.pragma_update(None, "journal_mode", "WAL")?;
         // NORMAL in WAL mode: a commit survives the process dying; only a power cut
         // can lose the last commits.
         connection.pragma_update(None, "synchronous", "NORMAL")?;
+        // Closing the last connection would checkpoint the log into the database (and sync
+        // both to disk) on the way out of every `run`: the log is checkpointed as it grows
+        // instead (every 1,000 pages, by the commit that crosses them), and a connection
+        // opened later reads it as it is.
+        connection.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
         connection.execute_batch(SCHEMA)?;
         Ok(Self { connection, root })
     }
@@ -198,21 +203,24 @@ impl StateStore {
         Ok(last.map_or(0, |last| last as u64 + 1))
     }
 
-    /// Records events in one transaction; they are durable when this returns.
+    /// Records events in one transaction; they are durable when this returns. Their data is
+    /// written out as JSON before the transaction begins: the write lock, which a hook's
+    /// `kv.set` on another connection waits for, is held for the inserts alone.
     pub fn append(&self, events: &[Envelope]) -> anyhow::Result<()> {
-        let transaction = self.connection.unchecked_transaction()?;
+        let data: Vec<String> = events.iter().map(|event| event.data.to_string()).collect();
+        let transaction = Transaction::new_unchecked(&self.connection, TransactionBehavior::Immediate)?;
         {
             let mut insert = transaction.prepare_cached(
                 "INSERT INTO events (session_id, idx, turn_id, type, at, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?;
-            for event in events {
+            for (event, data) in events.iter().zip(&data) {
                 insert.execute(params![
                     event.session_id,
                     event.index as i64,
                     event.turn_id,
                     event.event_type,
                     event.at,
-                    event.data.to_string()
+                    data
                 ])?;
             }
         }
@@ -382,21 +390,23 @@ impl StateStore {
     }
 
     pub fn kv_get(&self, key: &str) -> anyhow::Result<Option<serde_json::Value>> {
-        let value: Option<String> =
-            self.connection.query_row("SELECT value FROM kv WHERE key = ?1", [key], |row| row.get(0)).optional()?;
+        let mut query = self.connection.prepare_cached("SELECT value FROM kv WHERE key = ?1")?;
+        let value: Option<String> = query.query_row([key], |row| row.get(0)).optional()?;
         Ok(value.map(|value| serde_json::from_str(&value).unwrap_or(serde_json::Value::Null)))
     }
 
     pub fn kv_set(&self, key: &str, value: &serde_json::Value) -> anyhow::Result<()> {
-        self.connection.execute(
+        // Cached: a hook's kv.set is one round trip a handler awaits, and parsing the
+        // statement each time was a part of it.
+        let mut upsert = self.connection.prepare_cached(
             "INSERT INTO kv (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            params![key, value.to_string()],
         )?;
+        upsert.execute(params![key, value.to_string()])?;
         Ok(())
     }
 
     pub fn kv_delete(&self, key: &str) -> anyhow::Result<bool> {
-        Ok(self.connection.execute("DELETE FROM kv WHERE key = ?1", [key])? > 0)
+        Ok(self.connection.prepare_cached("DELETE FROM kv WHERE key = ?1")?.execute([key])? > 0)
     }
 
     /// Keys starting with `prefix`, in byte order.
@@ -436,6 +446,27 @@ impl StateStore {
         )?;
         Ok(())
     }
+}
+
+/// How long a write waits for another connection's (another thread's, another process's)
+/// before it fails: 10 s.
+const WRITE_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// SQLite's busy handler: whether to try again for the write lock another connection
+/// holds, after a short sleep. The first retries come every 50 µs: the lock is mostly held
+/// by a batch of recorded events, for about a millisecond, and a hook awaiting its `kv.set`
+/// should get it as soon as that ends (SQLite's own timeout sleeps 1, 2, 5, 10 ms…, which
+/// made a replay's `kv.set` round trips take milliseconds at p99); later ones every 1 ms.
+fn wait_for_the_write_lock(attempt: i32) -> bool {
+    const QUICK_RETRIES: i32 = 40;
+    const QUICK: std::time::Duration = std::time::Duration::from_micros(50);
+    const SLOW: std::time::Duration = std::time::Duration::from_millis(1);
+    let waited = QUICK * attempt.min(QUICK_RETRIES) as u32 + SLOW * (attempt - QUICK_RETRIES).max(0) as u32;
+    if waited >= WRITE_LOCK_PATIENCE {
+        return false;
+    }
+    std::thread::sleep(if attempt < QUICK_RETRIES { QUICK } else { SLOW });
+    true
 }
 
 /// An event row (`idx, turn_id, type, at, data`) of `session_id`.

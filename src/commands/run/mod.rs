@@ -133,7 +133,12 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
     let recorder = session::recorder(&store, &session_id)?;
     let json = args.json;
-    let mut output = TurnOutput::new(printer);
+    // A replay's output shows when the replay is done, a piece at a time (each streamed
+    // delta written at once cost a system call per event).
+    let mut output = match input {
+        Some(Input::Replay(_)) => TurnOutput::held(printer),
+        _ => TurnOutput::new(printer),
+    };
     // `--json`: every envelope as a line; otherwise the reply as it streams.
     let mut show = |envelope: &crate::state::envelope::Envelope| -> anyhow::Result<()> {
         if json {

@@ -10,11 +10,22 @@ pub struct TurnOutput<'p> {
     failed: Option<std::io::Error>,
     /// Whether what was written so far ends a line (nothing written counts as ended).
     line_ended: bool,
+    /// What waits to be written, for output that need not show as it comes (a replay: one
+    /// write per [`HELD_AT_MOST`] bytes, not one per streamed piece); `None`: written at once.
+    held: Option<String>,
 }
+
+/// How much of a replay's output waits before it is written.
+const HELD_AT_MOST: usize = 16 * 1024;
 
 impl<'p> TurnOutput<'p> {
     pub fn new(printer: &'p Printer) -> Self {
-        Self { printer, failed: None, line_ended: true }
+        Self { printer, failed: None, line_ended: true, held: None }
+    }
+
+    /// Output written in pieces of up to [`HELD_AT_MOST`] bytes, and at the end.
+    pub fn held(printer: &'p Printer) -> Self {
+        Self { printer, failed: None, line_ended: true, held: Some(String::new()) }
     }
 
     /// Writes `text`, unless an earlier write failed.
@@ -22,6 +33,18 @@ impl<'p> TurnOutput<'p> {
         if !text.is_empty() {
             self.line_ended = text.ends_with('\n');
         }
+        match &mut self.held {
+            Some(held) => {
+                held.push_str(text);
+                if held.len() >= HELD_AT_MOST {
+                    self.release();
+                }
+            }
+            None => self.write(text),
+        }
+    }
+
+    fn write(&mut self, text: &str) {
         if self.failed.is_none()
             && let Err(error) = self.printer.stdout(text)
         {
@@ -29,21 +52,38 @@ impl<'p> TurnOutput<'p> {
         }
     }
 
-    /// Ends the line a reply left open (a replayed reply ends as `--message`'s does).
+    /// Writes what is held.
+    fn release(&mut self) {
+        if let Some(held) = self.held.as_mut().map(std::mem::take).filter(|held| !held.is_empty()) {
+            self.write(&held);
+        }
+    }
+
+    /// Ends the line a reply left open (a replayed reply ends as `--message`'s does), and
+    /// writes what is held.
     pub fn end_line(&mut self) {
         if !self.line_ended {
             self.print("\n");
         }
+        self.release();
     }
 
     /// How the output went, once the turn is done: a reader that went away (`| head`) is
     /// not a failure of the run; any other failed write is.
-    pub fn finish(self) -> anyhow::Result<()> {
-        match self.failed {
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.release();
+        match self.failed.take() {
             Some(error) if !error.get_ref().is_some_and(|inner| inner.is::<StdoutClosed>()) => {
                 Err(anyhow::Error::new(error).context("could not write the output to stdout; the rest was discarded"))
             }
             _ => Ok(()),
         }
+    }
+}
+
+impl Drop for TurnOutput<'_> {
+    /// A run that ends early (an error) still shows what it held.
+    fn drop(&mut self) {
+        self.release();
     }
 }

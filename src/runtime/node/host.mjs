@@ -8,10 +8,11 @@
 // resolves every import; project-modules.mjs serves them (ES modules through loader.mjs,
 // CommonJS through Node's own loader), and "init" hands it the MANIFEST (see loader.mjs).
 //
-// PROTOCOL. One JSON object per line (NDJSON) on fd 3 (Rust → Node) and fd 4 (Node →
-// Rust), a channel of its own: no process a hook starts inherits it (libuv closes every
-// descriptor but the standard streams in the processes it starts), so nothing but this
-// file writes to it. The hooks' console.* calls and process.stdout/stderr writes become
+// PROTOCOL. One JSON object per line (NDJSON) on fd 3 (Rust → Node), fd 4 (Node → Rust)
+// and fd 5 (Rust → Node: the replies to calls, which so never queue behind events), and
+// the handler slot at fd 6 (below): a channel of its own, which no process a hook starts
+// inherits (libuv closes every descriptor but the standard streams in the processes it
+// starts), so nothing but this file writes to it. The hooks' console.* calls and process.stdout/stderr writes become
 // "console" messages naming the hook; what other code (a child process with stdio
 // "inherit", Node itself) prints reaches Rust on stdout and stderr, which carry nothing else.
 //
@@ -35,7 +36,7 @@
 //       runs is a span, a child of it, ended by a "handler" line; the handler runs with it
 //       as the active span (the spans it starts are its children, its fetches carry it).
 //       Without "trace" (replays, --event) nothing of that is done.
-//   {"t":"reply","id":12,"ok":true,"value":…}
+//   {"t":"reply","id":12,"ok":true,"value":…}                      (on fd 5)
 //   {"t":"reply","id":12,"ok":false,"error":"message"}
 //       The answer to a "call" (not queued: handlers are waiting on it).
 //   {"t":"mount","mounts":[{"namespace":"ci","url":"file:///…/bot/extensions/ci.ts"}]}
@@ -58,7 +59,6 @@
 //   {"t":"mounted","namespace":"ci","problem":{"kind":"threw"|"not_a_mount","message":"…","stack":"…"|null}}
 //       one per mount of a "mount", in order ("events" null: not a defineHook result);
 //   {"t":"mounts_done"}                             after the last
-//   {"t":"start","seq":7,"hook":2,"handler":"turn.completed"}      before each handler
 //   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
 //   {"t":"timed_out","seq":7,"hook":2,"handler":"turn.completed"}  after timeoutMs; the
 //       handler's promise is left running and its outcome ignored
@@ -66,9 +66,11 @@
 //    "ms":<duration ms>,"outcome":"ok"|"threw"|"timed_out","error":"…"}
 //       after each handler of an event sent with "trace" (after its "threw"/"timed_out"):
 //       its span; "error" (the threw line's message, or "timed out after 30s") when not ok
-//   {"t":"done","seq":7}                            after the event's last handler, written
-//       together with the next line (the next event's first "start"), or as soon as no
-//       more work is queued
+//   {"t":"done","seq":7}                            every event through seq 7 went through
+//       its hooks (one line for the events that finished with nothing said between); like
+//       "handler" and "otel" measurements and spans, written with the next line that goes
+//       out at once (a call, console output, exit), before a handler is awaited, when no
+//       more work is queued, or once 16 KiB of such lines wait
 //   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage"}
 //       methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
@@ -96,9 +98,21 @@
 //       console.log/info/debug and process.stdout.write → info, warn and
 //       process.stderr.write → warn, error/trace → error; hook is null when the output is
 //       not from a hook's code (or cannot be attributed to one).
+//   {"t":"bye"}
+//       after a "shutdown", from the last "exit" listener: nothing follows (Rust lets the
+//       process finish on its own, without waiting)
 //   {"t":"exit","hook":"audit/usage"|null,"code":1,"stack":"…"}
 //       process.exit was called (by that hook's code, a timer it set included): the last
 //       message before the process ends, so Rust blames the right hook.
+//
+// HANDLER SLOT (fd 6, a file of 24 bytes in memory that Rust made): before each handler,
+// and before Node goes idle, one pwrite at offset 0 of, little-endian: u32 generation (1,
+// 2, …), u32 kind (0 idle, 1 the handler for the event's type, 2 its "*" handler), f64 seq
+// (idle: the last event whose handlers all ran, -1 none), u32 hook index, u32 the
+// generation again (a read that finds the two different caught a write half done). Rust
+// reads it only when it needs to: which handler has run past timeoutMs without yielding,
+// which one a crash cut off (events before its seq are done, their "done" sent or not), and
+// whose handler ran when a child's output line was read. No protocol line precedes a handler.
 //
 // A handler that loops forever without yielding cannot be timed out from here: Rust
 // kills this process, starts a new one, sends "init" again and re-sends the event with
@@ -113,7 +127,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
-import { createInterface } from 'node:readline';
 import { format } from 'node:util';
 
 import { serveProjectModules } from './project-modules.mjs';
@@ -147,6 +160,8 @@ const installManifest = serveProjectModules();
 
 const TO_NODE_FD = 3;
 const FROM_NODE_FD = 4;
+const REPLIES_FD = 5;
+const SLOT_FD = 6;
 
 /**
  * Sends one protocol message as one line. The write is synchronous (fd 4 is a blocking
@@ -154,24 +169,46 @@ const FROM_NODE_FD = 4;
  * and the last one before process.exit is never lost.
  */
 function send(message) {
+  takeDone();
   const text = `${deferred}${stringify(message)}\n`;
   deferred = '';
   writeText(text);
 }
 
 /**
- * Protocol lines that may wait for the next write: an event's `done`. The next event's
- * first `start` follows at once when events are queued, and one write then carries both
- * (a replay makes half the writes); `drain` writes what is left before Node goes idle, and
- * every other message, `exit` included, goes out behind it.
+ * Protocol lines that may wait for the next write: `done`, a traced handler's span, a
+ * measurement. They go out with the next line sent at once (a call, console output,
+ * `exit`), before a handler is awaited, when Node goes idle, or once DEFERRED_MAX
+ * characters or DONE_MAX events wait: in order, and a replay's events cost a write per
+ * yield, not one per handler.
  */
 let deferred = '';
+const DEFERRED_MAX = 16 * 1024;
+const DONE_MAX = 512;
+
+/**
+ * The last event whose handlers all ran and whose `done` is not yet in `deferred`: events
+ * finish in order, so one `done` says it of every event through its seq, and the events
+ * that finish with nothing said in between cost one line.
+ */
+let unsaidDone = -1;
+let doneSinceWrite = 0;
+
+function takeDone() {
+  if (unsaidDone === -1) return;
+  deferred += `{"t":"done","seq":${unsaidDone}}\n`;
+  unsaidDone = -1;
+}
 
 function sendSoon(message) {
+  takeDone();
   deferred += `${stringify(message)}\n`;
+  if (deferred.length >= DEFERRED_MAX) flush();
 }
 
 function flush() {
+  takeDone();
+  doneSinceWrite = 0;
   if (deferred === '') return;
   const text = deferred;
   deferred = '';
@@ -195,6 +232,46 @@ function writeText(text) {
 // First message: which Node this is, so Rust can refuse one that is too old without
 // starting Node twice.
 send({ t: 'hello', node: process.versions.node });
+
+// ---- The handler slot ---------------------------------------------------------------------
+
+/** The slot's 24 bytes (see the protocol above), written whole at offset 0 each time. */
+const slotBytes = Buffer.alloc(24);
+const slotView = new DataView(slotBytes.buffer, slotBytes.byteOffset, slotBytes.length);
+let slotGeneration = 0;
+/** The last event whose handlers all finished (-1: none yet). */
+let lastFinished = -1;
+
+function writeSlot(kind, seq, hook) {
+  slotGeneration = (slotGeneration + 1) >>> 0 || 1;
+  slotView.setUint32(0, slotGeneration, true);
+  slotView.setUint32(4, kind, true);
+  slotView.setFloat64(8, seq, true);
+  slotView.setUint32(16, hook, true);
+  slotView.setUint32(20, slotGeneration, true);
+  try {
+    writeSync(SLOT_FD, slotBytes, 0, slotBytes.length, 0);
+  } catch {
+    // No slot (a runtime started by hand): Rust cannot name a handler that never yields.
+  }
+}
+
+/** Before each handler: hook `hook`'s handler for event `seq` runs (`which` 0: its type's, 1: "*"). */
+function slotRunning(seq, hook, which) {
+  writeSlot(which + 1, seq, hook);
+}
+
+/** Before Node goes idle, ahead of the lines that say so. */
+function slotIdle() {
+  writeSlot(0, lastFinished, 0);
+}
+
+/** An event's handlers all ran: `done`, sent with the next write. */
+function finished(seq) {
+  lastFinished = seq;
+  unsaidDone = seq;
+  if (++doneSinceWrite >= DONE_MAX) flush();
+}
 
 // ---- The hooks' output --------------------------------------------------------------------
 
@@ -338,18 +415,19 @@ function rejectPendingCalls() {
   pending.clear();
 }
 
+/** Fire and forget, as are measurements and spans: sent with the next write. */
 function sendOtel(kind, name, value, attrs) {
-  send({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
+  sendSoon({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
 }
 
 /** A measurement of an instrument of @opentelemetry/api: with its meter's name, and its unit. */
 function sendMeasurement(kind, name, value, attrs, scope, unit) {
-  send({ t: 'otel', kind, name, value, attrs, hook: currentHook(), scope, unit });
+  sendSoon({ t: 'otel', kind, name, value, attrs, hook: currentHook(), scope, unit });
 }
 
 /** A span a hook made with @opentelemetry/api ended: all that export needs of it. */
 function sendSpan(span) {
-  send({
+  sendSoon({
     t: 'otel',
     kind: 'span',
     name: span.name,
@@ -569,7 +647,7 @@ function dispatch({ seq, from = 0, event, trace }) {
     // it is, with no copy.
     frozenEvent = deepFreeze(event ?? {});
   } catch (error) {
-    sendSoon({ t: 'done', seq });
+    finished(seq);
     throw error;
   }
   return runHandlers(seq, frozenEvent, Math.max(0, from), 0, trace === undefined ? undefined : tracedBy(trace));
@@ -629,7 +707,7 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
       for (; which < 2; which++) {
         const key = which === 0 ? frozenEvent.type : '*';
         if (!hasOwn(events, key)) continue;
-        send({ t: 'start', seq, hook: index, handler: key });
+        slotRunning(seq, index, which);
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null };
         const span = trace === undefined ? undefined : beginHandlerSpan();
         const outcome =
@@ -638,6 +716,8 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
             : settle(() => hookScope.run(scope, () => inHandlerSpan(trace, span, () => events[key](frozenEvent, ctx))));
         if (outcome.pending) {
           handedOn = true;
+          // Node yields now: what waited for a write goes out (Rust sees the events done).
+          flush();
           return finishLater(seq, frozenEvent, outcome.pending, index, which, trace, span);
         }
         const error = report(seq, index, key, outcome);
@@ -645,9 +725,9 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
       }
     }
   } finally {
-    // Rust waits for this line whatever happened: it goes out with the next line, or when
+    // Rust waits for this line whatever happened: it goes out with the next write, or when
     // the queue is empty.
-    if (!handedOn) sendSoon({ t: 'done', seq });
+    if (!handedOn) finished(seq);
   }
   return undefined;
 }
@@ -665,7 +745,7 @@ async function finishLater(seq, frozenEvent, pending, index, which, trace, span)
     const rest = runHandlers(seq, frozenEvent, nextHook, which === 0 ? 1 : 0, trace);
     if (rest !== undefined) await rest;
   } finally {
-    if (!handedOn) sendSoon({ t: 'done', seq });
+    if (!handedOn) finished(seq);
   }
 }
 
@@ -743,6 +823,7 @@ async function drain() {
       sendConsole('error', `agent-sdk host: ${errorText(error)}`);
     }
   }
+  slotIdle();
   flush();
   draining = false;
 }
@@ -773,19 +854,27 @@ async function exitWhenFlushed() {
   // Protocol writes are synchronous: once the deferred lines are written, every line is out.
   flush();
   process.exitCode = 0;
+  // The last line, after the hooks' own exit listeners (registered before this one): Rust
+  // stops waiting there, not for Node's teardown to end the process.
+  process.on('exit', () => send({ t: 'bye' }));
   channel.destroy();
+  replies.destroy();
   return new Promise(() => {});
+}
+
+/** A line from Rust as a message; undefined (and said) when it is not JSON. */
+function parseLine(line, what) {
+  try {
+    return parse(line);
+  } catch {
+    sendConsole('error', `agent-sdk host: ignored ${what} that is not JSON: ${line.slice(0, 200)}`);
+    return undefined;
+  }
 }
 
 function onLine(line) {
   if (line.trim() === '') return;
-  let message;
-  try {
-    message = parse(line);
-  } catch {
-    sendConsole('error', `agent-sdk host: ignored a line that is not JSON: ${line.slice(0, 200)}`);
-    return;
-  }
+  const message = parseLine(line, 'a line');
   switch (message?.t) {
     case 'init':
       enqueue(() => init(message));
@@ -796,9 +885,6 @@ function onLine(line) {
     case 'event':
       enqueue(() => dispatch(message));
       break;
-    case 'reply':
-      onReply(message);
-      break;
     case 'shutdown':
       enqueue(exitWhenFlushed);
       break;
@@ -807,17 +893,50 @@ function onLine(line) {
   }
 }
 
+/**
+ * Calls `onLine` with each line `socket` brings (without its end of line), then `onClose`
+ * once. Rust ends every line with "\n"; a line may arrive in pieces and a character
+ * across two chunks (the decoder joins it). Cheaper than node:readline, which a replay
+ * paid for on every event.
+ */
+function readLines(socket, onLine, onClose) {
+  socket.setEncoding('utf8');
+  let rest = '';
+  socket.on('data', (chunk) => {
+    const text = rest === '' ? chunk : rest + chunk;
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      try {
+        onLine(line);
+      } catch (error) {
+        sendConsole('error', `agent-sdk host: ${errorText(error)}`);
+      }
+    }
+    rest = start === 0 ? text : text.slice(start);
+  });
+  let closed = false;
+  socket.on('close', () => {
+    if (closed) return;
+    closed = true;
+    if (rest !== '') onLine(rest);
+    onClose();
+  });
+}
+
 const channel = new Socket({ fd: TO_NODE_FD, readable: true, writable: false });
-const input = createInterface({ input: channel, crlfDelay: Infinity });
-input.on('line', (line) => {
-  try {
-    onLine(line);
-  } catch (error) {
-    sendConsole('error', `agent-sdk host: ${errorText(error)}`);
-  }
-});
-input.on('close', () => {
+readLines(channel, onLine, () => {
   // No reply can come any more: let handlers waiting on one fail now rather than time out.
   rejectPendingCalls();
   enqueue(exitWhenFlushed);
 });
+
+// The replies to calls, on a channel of their own: none waits behind queued events.
+const replies = new Socket({ fd: REPLIES_FD, readable: true, writable: false });
+readLines(replies, onReplyLine, rejectPendingCalls);
+
+function onReplyLine(line) {
+  const message = parseLine(line, 'a reply');
+  if (message?.t === 'reply') onReply(message);
+}

@@ -1,0 +1,141 @@
+//! The handler slot: a small file the runtime overwrites before each handler it runs (and
+//! when it goes idle), and agent-sdk reads only when it needs to know whose handler runs:
+//! to name one that never yields, the one a crash cut off, or whose child printed a line.
+//! A write costs Node one `pwrite` and agent-sdk nothing, where a protocol line before
+//! every handler cost a pipe write and a wake-up of two threads here.
+//!
+//! The file lives in memory and has no name (only the two processes hold it), and its 24 bytes, little-endian, are: `u32` generation, `u32` kind (0 idle, 1 the handler for
+//! the event's type, 2 its `"*"` handler), `f64` the event's `seq` (idle: the last event
+//! finished, -1 none), `u32` hook index, `u32` the generation again. A read that finds the
+//! two generations different caught a write half done and reads again.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+
+/// The slot's size.
+const SLOT_BYTES: usize = 24;
+
+/// What the runtime is doing, as it last said.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlotReading {
+    /// Grows with every write: a handler run twice is two generations.
+    pub generation: u32,
+    pub state: RuntimeState,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuntimeState {
+    /// Nothing written yet (the runtime is loading hooks).
+    Starting,
+    /// Waiting for work; every event up to `through` (if any) went through its hooks.
+    Idle { through: Option<u64> },
+    /// A handler runs (or awaits): every event before `seq` went through its hooks.
+    Running(RunningHandler),
+}
+
+/// The handler that runs: hook `hook`'s handler for event `seq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunningHandler {
+    pub seq: u64,
+    pub hook: usize,
+    /// The `"*"` handler, rather than the one for the event's type.
+    pub any: bool,
+}
+
+/// agent-sdk's handle on a runtime's slot (shared by the threads that read it).
+#[derive(Debug, Clone)]
+pub struct HandlerSlot {
+    file: Arc<File>,
+}
+
+impl HandlerSlot {
+    /// A new, empty slot: an anonymous file in memory (`memfd_create`), which only the two
+    /// processes hold and nothing of which reaches a disk, nor is left behind.
+    pub fn create() -> std::io::Result<Self> {
+        // SAFETY: a NUL-terminated name and flags; returns a new descriptor we own, or -1.
+        let fd = unsafe { libc::memfd_create(c"agent-sdk-handler-slot".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor owned by nobody else.
+        let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        file.write_all_at(&[0; SLOT_BYTES], 0)?;
+        Ok(Self { file: Arc::new(file) })
+    }
+
+    /// The descriptor the runtime gets (as fd 6).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// What the runtime last wrote; `Starting` until it writes, or when the slot cannot be read.
+    pub fn read(&self) -> SlotReading {
+        let starting = SlotReading { generation: 0, state: RuntimeState::Starting };
+        let mut bytes = [0; SLOT_BYTES];
+        for _ in 0..100 {
+            if self.file.read_exact_at(&mut bytes, 0).is_err() {
+                return starting;
+            }
+            if let Some(reading) = decode(&bytes) {
+                return reading;
+            }
+            std::thread::yield_now();
+        }
+        starting
+    }
+}
+
+/// The slot's bytes, or `None` for a write caught half done.
+fn decode(bytes: &[u8; SLOT_BYTES]) -> Option<SlotReading> {
+    let word = |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    let generation = word(0);
+    if generation != word(20) {
+        return None;
+    }
+    let seq = f64::from_le_bytes(bytes[8..16].try_into().ok()?);
+    let seq = (seq >= 0.0).then_some(seq as u64);
+    let state = match (generation, word(4)) {
+        (0, _) => RuntimeState::Starting,
+        (_, 0) => RuntimeState::Idle { through: seq },
+        (_, kind) => RuntimeState::Running(RunningHandler { seq: seq?, hook: word(16) as usize, any: kind == 2 }),
+    };
+    Some(SlotReading { generation, state })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(generation: u32, kind: u32, seq: f64, hook: u32, again: u32) -> [u8; SLOT_BYTES] {
+        let mut bytes = [0; SLOT_BYTES];
+        bytes[0..4].copy_from_slice(&generation.to_le_bytes());
+        bytes[4..8].copy_from_slice(&kind.to_le_bytes());
+        bytes[8..16].copy_from_slice(&seq.to_le_bytes());
+        bytes[16..20].copy_from_slice(&hook.to_le_bytes());
+        bytes[20..24].copy_from_slice(&again.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn the_slot_reads_as_what_the_runtime_wrote_and_a_half_write_does_not_read() {
+        let running = |seq, hook, any| RuntimeState::Running(RunningHandler { seq, hook, any });
+        assert_eq!(decode(&[0; SLOT_BYTES]).unwrap().state, RuntimeState::Starting);
+        assert_eq!(decode(&bytes(3, 1, 7.0, 2, 3)).unwrap().state, running(7, 2, false));
+        assert_eq!(decode(&bytes(4, 2, 7.0, 2, 4)).unwrap().state, running(7, 2, true));
+        assert_eq!(decode(&bytes(5, 0, 7.0, 0, 5)).unwrap().state, RuntimeState::Idle { through: Some(7) });
+        assert_eq!(decode(&bytes(6, 0, -1.0, 0, 6)).unwrap().state, RuntimeState::Idle { through: None });
+        assert_eq!(decode(&bytes(7, 1, 8.0, 0, 6)), None);
+    }
+
+    #[test]
+    fn a_new_slot_reads_as_starting_then_as_written() {
+        let slot = HandlerSlot::create().unwrap();
+        assert_eq!(slot.read().state, RuntimeState::Starting);
+        slot.file().write_all_at(&bytes(9, 2, 12.0, 1, 9), 0).unwrap();
+        assert_eq!(
+            slot.read(),
+            SlotReading { generation: 9, state: RuntimeState::Running(RunningHandler { seq: 12, hook: 1, any: true }) }
+        );
+    }
+}
