@@ -65,7 +65,8 @@ async function runHost(tracing, events, otelApiVersion = '1.10.0') {
   await once(server, 'listening');
   const child = spawn(process.execPath, [host], {
     cwd: dir,
-    stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'pipe'],
+    // fds 3 and 4: the protocol; 5: replies to calls (none here); no handler slot (fd 6).
+    stdio: ['ignore', 'inherit', 'inherit', 'pipe', 'pipe', 'pipe'],
     env: { ...process.env, RECEIVER_URL: `http://127.0.0.1:${server.address().port}` },
   });
   const lines = [];

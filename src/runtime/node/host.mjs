@@ -127,16 +127,22 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
-import { format } from 'node:util';
 
 import { serveProjectModules } from './project-modules.mjs';
-import context from './sdk/context.cjs';
-import { isMount } from './sdk/extensions.mjs';
-import { isHookDefinition } from './sdk/hooks.mjs';
 
-// Required, not imported: importing this CommonJS file from an ES module costs some 25 ms
-// of CPU at start-up on Node 20 (measured in the host, against require()).
-const otelApi = createRequire(import.meta.url)('./otel-api.cjs');
+// Required, not imported: an ES module namespace for node:util, or an ES module face for a
+// CommonJS file, costs start-up time the hook runtime's first line waits for (the SDK's
+// `.mjs` faces load when a hook imports them). Measured on Node 24: some 7 ms of the ~20 ms
+// this file took before it said hello, with the otel-api.cjs deferral below.
+const require = createRequire(import.meta.url);
+const { format } = require('node:util');
+const context = require('./sdk/context.cjs');
+const { isMount } = require('./sdk/extensions.cjs');
+const { isHookDefinition } = require('./sdk/hooks.cjs');
+
+/** otel-api.cjs, required by the first init that registers the OpenTelemetry providers or
+ * says traces are exported (before any hook loads); else never: most runs need none of it. */
+let otelApi = null;
 
 // ---- Primordials, kept before any hook can replace them -------------------------------------
 
@@ -499,6 +505,7 @@ let activeContext = null;
 
 async function init(message) {
   // Null when the project installs the OpenTelemetry SDK to set up its own providers.
+  if (message.tracing === true || typeof message.otelApiVersion === 'string') otelApi ??= require('./otel-api.cjs');
   if (!providersInstalled && typeof message.otelApiVersion === 'string') {
     providersInstalled = true;
     collectObservables = otelApi.installMeterProvider(sendMeasurement, message.otelApiVersion);
@@ -666,6 +673,8 @@ function tracedBy(trace) {
 /** A handler span, begun: its id, its start in epoch milliseconds, and `performance.now()` then. */
 function beginHandlerSpan() {
   const began = performance.now();
+  // (An event sent with a trace comes only after an init that said traces are exported.)
+  otelApi ??= require('./otel-api.cjs');
   return { spanId: otelApi.newSpanId(), start: performance.timeOrigin + began, began };
 }
 
