@@ -127,12 +127,12 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s q -l quiet -
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l env-file -d 'Also read variables for the hooks from this file (after `<dir>/.env`; repeatable; later files win, the shell\'s own variables win over every file)' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l env-file -d 'Read variables for the tests from this file (repeatable; later files win, the shell\'s own variables win over every file). `.env` is read only when named here (`--env-file .env`)' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l watch -d 'Run the tests again whenever the agent\'s code changes, until Ctrl-C'
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l no-env-file -d 'Accepted for scripts written when tests read `.env`: they read none unless named'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s V -l version -d 'Print version'

@@ -134,10 +134,10 @@ json\:"One JSON record a line"))' \
 (test)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`. By default the nearest such folder, from the current one up]:PATH:_files' \
-'*--env-file=[Also read variables for the hooks from this file (after \`<dir>/.env\`; repeatable; later files win, the shell'\''s own variables win over every file)]:PATH:_files' \
+'*--env-file=[Read variables for the tests from this file (repeatable; later files win, the shell'\''s own variables win over every file). \`.env\` is read only when named here (\`--env-file .env\`)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--watch[Run the tests again whenever the agent'\''s code changes, until Ctrl-C]' \
-'(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
+'(--env-file)--no-env-file[Accepted for scripts written when tests read \`.env\`\: they read none unless named]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \
