@@ -102,11 +102,9 @@ fn a_package_json_is_kept_and_a_gitignore_gets_only_what_it_lacks() {
     assert!(text(&output).contains("Created the agent \"acme-support\""), "{}", text(&output));
 }
 
-/// What the Node.js on PATH says its major version is.
+/// What the Node.js on PATH (the one `init` asks) says its major version is.
 fn node_major() -> String {
-    let output = Command::new("node").arg("--version").output().expect("node is on PATH");
-    let version = String::from_utf8_lossy(&output.stdout);
-    version.trim().trim_start_matches('v').split('.').next().unwrap().to_owned()
+    common::major_of("node").to_string()
 }
 
 fn package_json(dir: &Path) -> serde_json::Value {

@@ -10,14 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 read -r -a versions <<<"${AGENT_SDK_NODE_MATRIX:-22.23.3 24.21.0 26.10.0}"
-node_suites=(runtime agreement run dev test_command hostile init types extensions otel)
-both_paths=(runtime agreement hostile extensions test_command)
-
-tests() {
-  local args=()
-  for suite in "$@"; do args+=(--test "$suite"); done
-  echo "${args[@]}"
-}
+# As cargo takes them: `--test <suite>` each.
+node_suites=()
+for suite in runtime agreement run dev test_command hostile init types extensions otel; do
+  node_suites+=(--test "$suite")
+done
+both_paths=()
+for suite in runtime agreement hostile extensions test_command; do both_paths+=(--test "$suite"); done
 
 for version in "${versions[@]}"; do
   dir="target/node/$version"
@@ -26,9 +25,7 @@ for version in "${versions[@]}"; do
   fi
   bin="$(cd "$dir/node_modules/.bin" && pwd)"
   echo "== Node $("$bin/node" --version): module hooks in-thread"
-  # shellcheck disable=SC2046
-  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" cargo test --locked $(tests "${node_suites[@]}")
+  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" cargo test --locked "${node_suites[@]}"
   echo "== Node $("$bin/node" --version): module hooks on the loader thread"
-  # shellcheck disable=SC2046
-  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" AGENT_SDK_MODULE_HOOKS=worker cargo test --locked $(tests "${both_paths[@]}")
+  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" AGENT_SDK_MODULE_HOOKS=worker cargo test --locked "${both_paths[@]}"
 done

@@ -78,7 +78,12 @@ pub fn node() -> std::ffi::OsString {
 
 /// The major version of [`node`], e.g. 24.
 pub fn node_major() -> u32 {
-    let output = Command::new(node()).arg("--version").output().expect("node runs");
+    major_of(node())
+}
+
+/// The major version of the Node.js `program` (a path, or a name on PATH).
+pub fn major_of(program: impl AsRef<std::ffi::OsStr>) -> u32 {
+    let output = Command::new(program).arg("--version").output().expect("node runs");
     let version = String::from_utf8_lossy(&output.stdout);
     version.trim().trim_start_matches('v').split('.').next().and_then(|major| major.parse().ok()).expect("a version")
 }
