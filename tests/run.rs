@@ -301,6 +301,16 @@ fn calls_made_faster_than_their_replies_are_read_are_all_answered() {
     assert_eq!(ran.record, ["answered 20000"]);
 }
 
+/// The runtime's channel (fds 3 to 6: events, messages, replies, the handler slot) is its
+/// own: a process a hook starts holds none of it, so it can neither forge nor block it.
+#[test]
+fn a_process_a_hook_starts_holds_none_of_the_runtime_s_channel() {
+    let dir = copy_fixture("run", "child-fds");
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert_eq!(ran.record, ["child holds: []"], "{}", ran.log());
+}
+
 #[test]
 fn too_old_a_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");
