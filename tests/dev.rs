@@ -405,6 +405,138 @@ fn a_slow_session_does_not_delay_another() {
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("slow done {slow}")));
 }
 
+/// The pids of the hook runtimes a server runs (by command line: Node 24 names its
+/// process after its main thread, "MainThread").
+fn runtime_pids(server: &DevServer) -> Vec<String> {
+    let output = Command::new("pgrep").args(["-P", &server.child.id().to_string(), "-f", "host.mjs"]).output().unwrap();
+    String::from_utf8_lossy(&output.stdout).lines().map(str::to_owned).collect()
+}
+
+/// "Hooks run in the serving process for every session of the agent": one runtime serves
+/// every session, so a hook's module-scope state is the agent's, while each handler gets
+/// its own session's `ctx`, and its calls are answered for that session.
+#[test]
+fn every_session_shares_one_runtime_and_its_module_scope_state() {
+    let dir = copy_fixture("dev", "shared");
+    let server = DevServer::start(dir.path(), 0);
+    let first = server.create_session();
+    let second = server.create_session();
+    server.send(&first, "one");
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line.starts_with(&format!("count {first} "))));
+    server.send(&second, "two");
+    let lines =
+        wait_for_record(dir.path(), |lines| lines.iter().any(|line| line.starts_with(&format!("count {second} "))));
+    let counts: Vec<&String> = lines.iter().filter(|line| line.starts_with("count ")).collect();
+    assert_eq!(
+        counts,
+        [
+            &format!("count {first} turn 1 sessions 1 ctx {first}"),
+            &format!("count {second} turn 2 sessions 2 ctx {second}")
+        ]
+    );
+    for session in [&first, &second] {
+        let who = dir.path().join(format!(".agent-sdk/files/sessions/{session}/who.txt"));
+        assert_eq!(std::fs::read_to_string(&who).unwrap(), *session, "its call was answered for its session");
+    }
+    assert_eq!(runtime_pids(&server).len(), 1, "one runtime for both sessions");
+    let loaded = server.logs("").into_iter().filter(|record| record["message"] == "loaded hook \"count\"").count();
+    assert_eq!(loaded, 1, "each hook is loaded once");
+}
+
+/// A handler that never yields holds every session of the one runtime until it is killed:
+/// the session whose handler it is has it named timed out; another session's handler that
+/// was awaiting then is named an unconfirmed delivery; both sessions' later events are
+/// dispatched by the new runtime.
+#[test]
+fn a_handler_that_never_yields_is_blamed_and_the_other_session_s_cut_off_delivery_named() {
+    let dir = copy_fixture("dev", "shared");
+    let server = DevServer::start(dir.path(), 0);
+    let waiting = server.create_session();
+    let spinning = server.create_session();
+    let waiting_events = server.send(&waiting, "wait");
+    let spinning_events = server.send(&spinning, "spin");
+    let last = |events: &[Value]| events.last().unwrap()["index"].as_u64().unwrap();
+    let (waited_last, spun_last) = (last(&waiting_events), last(&spinning_events));
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == &format!("{waiting} {waited_last} turn.completed"))
+            && lines.iter().any(|line| line == &format!("{spinning} {spun_last} turn.completed"))
+    });
+    let logs = server.logs("");
+    let of = |session: &str| -> Vec<String> {
+        let lines = logs.iter().filter(|record| record["sessionId"] == session);
+        lines.map(|record| record["message"].as_str().unwrap().to_owned()).collect()
+    };
+    let spun = of(&spinning);
+    assert!(spun.contains(&"hook \"stall\" handler for message.received timed out after 5s".to_owned()), "{spun:?}");
+    assert!(!spun.iter().any(|line| line.starts_with("unconfirmed")), "{spun:?}");
+    let waited = of(&waiting);
+    assert!(
+        waited
+            .iter()
+            .any(|line| line.starts_with("unconfirmed delivery: event #") && line.contains("to hook \"stall\"")),
+        "{waited:?}"
+    );
+    assert!(!waited.iter().any(|line| line.contains("timed out")), "{waited:?}");
+    let stopped = logs.iter().filter(|record| record["sessionId"].is_null());
+    let stopped: Vec<&str> = stopped.filter_map(|record| record["message"].as_str()).collect();
+    assert!(
+        stopped.iter().any(|line| line.starts_with("the hook runtime was stopped: hook \"stall\" handler for event #")
+            && line.contains(&format!("of session {spinning} did not yield"))),
+        "{stopped:?}"
+    );
+    assert!(!record(dir.path()).contains(&format!("waited {waiting}")), "the cut-off handler is not run again");
+    // Both go on in the new runtime.
+    let events = server.send(&waiting, "again");
+    let again = last(&events);
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("{waiting} {again} turn.completed")));
+    assert_eq!(runtime_pids(&server).len(), 1);
+}
+
+/// A hook that ends the runtime (process.exit) is blamed in its session's log; the other
+/// session's handler that ran is named unconfirmed; a runtime is started again for both.
+#[test]
+fn a_hook_that_exits_the_shared_runtime_is_blamed_and_both_sessions_go_on() {
+    let dir = copy_fixture("dev", "shared");
+    let server = DevServer::start(dir.path(), 0);
+    let waiting = server.create_session();
+    let exiting = server.create_session();
+    server.send(&waiting, "wait");
+    let first_pid = runtime_pids(&server);
+    let events = server.send(&exiting, "exit");
+    let exited_last = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line == &format!("{exiting} {exited_last} turn.completed"))
+    });
+    wait_for_log(&server, "unconfirmed delivery");
+    let logs = server.logs("");
+    let of = |session: &str| -> Vec<String> {
+        let lines = logs.iter().filter(|record| record["sessionId"] == session);
+        lines.map(|record| record["message"].as_str().unwrap().to_owned()).collect()
+    };
+    let exited = of(&exiting);
+    assert!(
+        exited.iter().any(|line| line.starts_with(
+            "the hook runtime exited: hook \"stall\" called process.exit(3) in its handler for message.received"
+        )),
+        "{exited:?}"
+    );
+    let waited = of(&waiting);
+    assert!(
+        waited
+            .iter()
+            .any(|line| line
+                .starts_with("the hook runtime exited while hook \"stall\" handler for message.received ran")),
+        "{waited:?}"
+    );
+    assert!(waited.iter().any(|line| line.starts_with("unconfirmed delivery: event #")), "{waited:?}");
+    let events = server.send(&waiting, "again");
+    let again = events.last().unwrap()["index"].as_u64().unwrap();
+    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("{waiting} {again} turn.completed")));
+    let now = runtime_pids(&server);
+    assert_eq!(now.len(), 1);
+    assert_ne!(now, first_pid, "a new runtime");
+}
+
 #[test]
 fn fifty_sessions_of_five_turns_dispatch_every_event_exactly_once() {
     let dir = copy_fixture("dev", "basic");
@@ -613,7 +745,7 @@ fn logs_prints_the_history_as_json_and_as_lines() {
     }
     let output = logs_command(dir.path(), &["--utc", "--level", "info", "--session", &session]).output().unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
-    let line = text.lines().find(|line| line.contains("loaded hook \"recorder\"")).unwrap();
+    let line = text.lines().find(|line| line.contains(&format!("session {session}: 2 hooks"))).expect(&text);
     assert!(line.contains("Z INFO  ["), "UTC time, level, session: {line}");
     assert!(!text.contains(&server.token), "the token is never printed");
 }
@@ -1313,7 +1445,9 @@ fn mounted_extensions_run_and_reload_when_the_mount_or_the_extension_changes() {
 }
 
 /// What a session's hooks record (through `@opentelemetry/api` and `ctx.host.otel`) is
-/// summarised in the serve log when the session's runtime stops: here, when it rests.
+/// summarised in the serve log when the session leaves the runtime: here, when it rests.
+/// The observable instruments are the runtime's: measured once, when it stops (here, as its
+/// last session rests), in the server's own lines.
 #[test]
 fn a_session_s_metrics_are_summarised_when_it_rests() {
     let installed = common::fixture("otel", "api-metrics").join("node_modules/@opentelemetry/api");
@@ -1326,17 +1460,27 @@ fn a_session_s_metrics_are_summarised_when_it_rests() {
     let server = DevServer::adopt(child, dir.path(), "");
     let session = server.create_session();
     server.send(&session, "hello");
-    wait_for_log(&server, "session idle: its hook runtime was stopped");
+    wait_for_log(&server, "session idle: put to rest until its next message");
+    wait_for_log(&server, "otel gauge acme.sessions.open = 3 (region=eu: 3)");
     let lines: Vec<Value> = server
         .logs("")
         .into_iter()
         .filter(|record| record["message"].as_str().unwrap_or_default().starts_with("otel "))
         .collect();
-    let messages: Vec<&str> = lines.iter().map(|record| record["message"].as_str().unwrap()).collect();
-    assert!(messages.contains(&"otel counter acme.tokens.output = 18"), "{messages:?}");
-    assert!(messages.contains(&"otel counter acme.ctx.turns = 1 (source=ctx: 1)"), "{messages:?}");
-    assert!(messages.contains(&"otel gauge acme.sessions.open = 3 (region=eu: 3)"), "{messages:?}");
-    assert!(lines.iter().all(|record| record["sessionId"] == session.as_str()), "{lines:?}");
+    let of = |session: &Value| -> Vec<&str> {
+        let lines = lines.iter().filter(|record| &record["sessionId"] == session);
+        lines.map(|record| record["message"].as_str().unwrap()).collect()
+    };
+    let session_lines = of(&Value::from(session.as_str()));
+    assert!(session_lines.contains(&"otel counter acme.tokens.output = 18"), "{session_lines:?}");
+    assert!(session_lines.contains(&"otel counter acme.ctx.turns = 1 (source=ctx: 1)"), "{session_lines:?}");
+    let runtime_lines = of(&Value::Null);
+    assert!(runtime_lines.contains(&"otel gauge acme.sessions.open = 3 (region=eu: 3)"), "{lines:?}");
+    assert!(runtime_lines.iter().all(|line| line.starts_with("otel gauge ")), "{runtime_lines:?}");
+    assert!(!session_lines.iter().any(|line| line.starts_with("otel gauge acme.sessions.open")), "{session_lines:?}");
+    // The session's own lines come first: the runtime stops once its last session has left.
+    let first_of_runtime = lines.iter().position(|record| record["sessionId"].is_null()).unwrap();
+    assert!(lines[..first_of_runtime].iter().all(|record| record["sessionId"] == session.as_str()), "{lines:?}");
 }
 
 /// A project with OpenTelemetry's own SDK is told, in `dev` as in `run`, that its own

@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::Context;
 
@@ -63,6 +63,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         quiet: printer.is_quiet(),
         hooks: RwLock::new(HookSet { generation: 0, plan }),
         log_cursor: Arc::new(log_cursor),
+        runtime: Mutex::default(),
     });
     let log = agent.serve_log(None)?;
     checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));

@@ -1,14 +1,15 @@
 //! What every session of a `dev` server shares: how its sessions are assembled, the hooks
-//! to load (swapped when the source changes), and the serve log's newest cursor (for
-//! `/v1/logs` followers).
+//! to load (swapped when the source changes), the one hook runtime that serves them all
+//! (per version of the hooks), and the serve log's newest cursor (for `/v1/logs` followers).
 
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use crate::cli::LogFormat;
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::session::{LoadPlan, SessionFacts, SessionSetup};
+use crate::engine::shared::{Keeping, SharedRuntime};
 use crate::model::choice::ModelChoice;
 use crate::project::Project;
 use crate::serve_log::ServeLog;
@@ -38,6 +39,10 @@ pub struct Agent {
     pub hooks: RwLock<HookSet>,
     /// The newest serve-log cursor, for `/v1/logs` followers to wake on.
     pub log_cursor: Arc<tokio::sync::watch::Sender<u64>>,
+    /// The hook runtime every session dispatches to, with the generation of the hooks it
+    /// loaded: held by the sessions that use it, stopped when the last one leaves (they all
+    /// rest, the hooks changed, the server stops), started again by the next turn.
+    pub runtime: Mutex<Option<(u64, Weak<SharedRuntime>)>>,
 }
 
 impl Agent {
@@ -67,16 +72,17 @@ impl Agent {
         Ok(log)
     }
 
-    /// Starts a runtime for `session_id` and loads `plan`'s hooks into it. A dev session
-    /// can take follow-ups, so its channel has a continuation token.
+    /// A dispatcher for `session_id` on the runtime of `hooks` (started, with its hooks
+    /// loaded, unless one runs). A dev session can take follow-ups, so its channel has a
+    /// continuation token.
     pub fn start_dispatcher<'s>(
         &self,
         session_id: &str,
-        plan: &LoadPlan,
+        hooks: &HookSet,
         log: &'s ServeLog,
         store: &'s StateStore,
     ) -> anyhow::Result<Dispatcher<'s>> {
-        let runtime = self.setup.start_runtime(session_id)?;
+        let shared = self.shared_runtime(hooks)?;
         let facts = SessionFacts {
             id: session_id,
             channel_id: "dev",
@@ -84,6 +90,34 @@ impl Agent {
             purpose: "live",
             continuation_token: Some(session_id),
         };
-        self.setup.load(runtime, &facts, plan, log, store)
+        let (loaded, lane) = shared.attach(session_id, self.setup.ctx(&facts))?;
+        log.info(format!(
+            "session {session_id}: {} (the runtime's, loaded once for every session)",
+            crate::report::plural(loaded, "hook")
+        ));
+        let config = self.setup.runtime_config(session_id);
+        Ok(Dispatcher::on_lane(config, lane, loaded, hooks.plan.clone(), self.setup.hook_timeout, log, store))
+    }
+
+    /// The runtime of `hooks`: the one running, else a new one (its keeper loads the hooks,
+    /// logging each in the server's log, while the caller goes on).
+    fn shared_runtime(&self, hooks: &HookSet) -> anyhow::Result<Arc<SharedRuntime>> {
+        let mut current = self.runtime.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((generation, runtime)) = current.as_ref()
+            && *generation == hooks.generation
+            && let Some(runtime) = runtime.upgrade().filter(|runtime| !runtime.failed())
+        {
+            return Ok(runtime);
+        }
+        let keeping = Keeping {
+            config: self.setup.runtime_config(""),
+            plan: hooks.plan.clone(),
+            timeout: self.setup.hook_timeout,
+            log: self.serve_log(None)?,
+            store: StateStore::open(&self.project().dir)?,
+        };
+        let runtime = SharedRuntime::start(keeping)?;
+        *current = Some((hooks.generation, Arc::downgrade(&runtime)));
+        Ok(runtime)
     }
 }

@@ -1,8 +1,9 @@
 //! The dev server's sessions: each live one has its own worker thread and, once it has had
-//! a turn, its own hook runtime, so one session's slow hook never delays another's; within
-//! a session, turns and their events go one at a time, in order. At most `max_live`
-//! sessions are live; one idle for `--session-idle` is put to rest (its thread, runtime
-//! and store connections are given back) and its next message brings it back.
+//! a turn, its own lane of the hook runtime all sessions share ([`crate::engine::shared`]),
+//! so one session's slow hook never delays another's; within a session, turns and their
+//! events go one at a time, in order. At most `max_live` sessions are live; one idle for
+//! `--session-idle` is put to rest (its thread, lane and store connections are given back)
+//! and its next message brings it back.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
@@ -223,7 +224,7 @@ struct OpenSession<'a> {
     store: StateStore,
 }
 
-/// The session's runtime, with its hooks loaded, and which hooks those are.
+/// The session's dispatcher on the shared runtime, and which version of the hooks it runs.
 type Loaded<'s> = Option<(u64, Dispatcher<'s>)>;
 
 impl<'a> OpenSession<'a> {
@@ -246,7 +247,7 @@ impl<'a> OpenSession<'a> {
                     if let Some((_, dispatcher)) = loaded.take() {
                         self.stop(dispatcher);
                         if idle {
-                            self.log.info("session idle: its hook runtime was stopped until its next message");
+                            self.log.info("session idle: put to rest until its next message (its hooks' runtime serves the other sessions)");
                         }
                     }
                     return other;
@@ -387,7 +388,7 @@ impl<'a> OpenSession<'a> {
             self.stop(old);
         }
         if loaded.is_none() {
-            let dispatcher = self.agent.start_dispatcher(self.id, &hook_set.plan, &self.log, &self.store)?;
+            let dispatcher = self.agent.start_dispatcher(self.id, &hook_set, &self.log, &self.store)?;
             *loaded = Some((hook_set.generation, dispatcher));
         }
         loaded.as_mut().map(|(_, dispatcher)| dispatcher).ok_or_else(|| anyhow::anyhow!("no hook runtime"))
@@ -400,16 +401,19 @@ impl<'a> OpenSession<'a> {
         }
     }
 
-    /// Waits for the hooks to finish what was dispatched, then stops the runtime, and says
-    /// what its hooks recorded (`otel …` lines, as `run` does at its end): a session's
-    /// metrics are summarised when its runtime stops (the session rests, its hooks reload,
-    /// the server stops).
+    /// Waits for the hooks to finish what was dispatched, says what they recorded for the
+    /// session (`otel …` lines, as `run` does at its end), and leaves the runtime: a
+    /// session's metrics are summarised when it leaves (it rests, its hooks reload, the
+    /// server stops).
     fn stop(&self, mut dispatcher: Dispatcher<'_>) {
         if let Err(problem) = dispatcher.finish() {
             self.log.error(format!("the session's hook runtime failed: {problem:#}"));
         }
-        for line in dispatcher.close().lines() {
+        // Said before the session leaves the runtime: the last to leave stops it, and the
+        // runtime's own lines follow.
+        for line in std::mem::take(&mut dispatcher.otel).lines() {
             self.log.info(line);
         }
+        dispatcher.close();
     }
 }

@@ -12,8 +12,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::check::CheckedProject;
+use crate::engine::shared::LaneLink;
 use crate::runtime::calls::{OtelSummary, attributes_text};
-use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, Stream, check_node_version, diagnose_node};
+use crate::runtime::host::{
+    FromRuntime, Runtime, RuntimeConfig, RuntimeLink, Stream, check_node_version, diagnose_node,
+};
 use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
 use crate::runtime::slot::{RunningHandler, RuntimeState};
 use crate::serve_log::ServeLog;
@@ -116,6 +119,94 @@ struct Watched {
     since: Instant,
 }
 
+/// The runtime a dispatcher hands its events to.
+enum Link {
+    /// Its own (`run`, `test`, and the keeper of a shared one): started, restarted and
+    /// stopped by this dispatcher.
+    Own(Runtime),
+    /// A session's lane of a runtime the sessions of a `dev` server share
+    /// ([`crate::engine::shared`]), whose keeper restarts it.
+    Lane(LaneLink),
+}
+
+impl Link {
+    fn send(&self, message: &ToNode) -> std::io::Result<()> {
+        match self {
+            Link::Own(runtime) => runtime.send(message),
+            Link::Lane(lane) => lane.send(message),
+        }
+    }
+
+    fn queue(&mut self, message: &ToNode) -> std::io::Result<()> {
+        match self {
+            Link::Own(runtime) => runtime.queue(message),
+            Link::Lane(lane) => lane.queue(message),
+        }
+    }
+
+    fn send_queued(&mut self) {
+        match self {
+            Link::Own(runtime) => runtime.send_queued(),
+            Link::Lane(lane) => lane.send_queued(),
+        }
+    }
+
+    fn recv_timeout(&mut self, wait: Duration) -> Result<FromRuntime, RecvTimeoutError> {
+        match self {
+            Link::Own(runtime) => runtime.messages.recv_timeout(wait),
+            Link::Lane(lane) => lane.recv_timeout(wait),
+        }
+    }
+
+    fn try_recv(&mut self) -> Result<FromRuntime, TryRecvError> {
+        match self {
+            Link::Own(runtime) => runtime.messages.try_recv(),
+            Link::Lane(lane) => lane.try_recv(),
+        }
+    }
+
+    fn slot(&self) -> crate::runtime::slot::SlotReading {
+        match self {
+            Link::Own(runtime) => runtime.slot(),
+            Link::Lane(lane) => lane.slot(),
+        }
+    }
+
+    fn state(&self) -> RuntimeState {
+        self.slot().state
+    }
+
+    /// The lane an event is sent on (`None`: the runtime's only one).
+    fn session(&self) -> Option<u64> {
+        match self {
+            Link::Own(_) => None,
+            Link::Lane(lane) => Some(lane.session()),
+        }
+    }
+
+    /// Kills a runtime of its own (a shared one is its keeper's to kill).
+    fn kill(&mut self) {
+        if let Link::Own(runtime) = self {
+            runtime.kill();
+        }
+    }
+
+    /// The exit status of a runtime of its own that ended (a shared one's is its keeper's).
+    fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
+        match self {
+            Link::Own(runtime) => runtime.exit_status(),
+            Link::Lane(_) => None,
+        }
+    }
+
+    fn ended_status(&mut self, patience: Duration) -> Option<std::process::ExitStatus> {
+        match self {
+            Link::Own(runtime) => runtime.ended_status(patience),
+            Link::Lane(_) => None,
+        }
+    }
+}
+
 pub struct Dispatcher<'s> {
     config: RuntimeConfig,
     ctx: Value,
@@ -125,7 +216,7 @@ pub struct Dispatcher<'s> {
     /// with why: a restarted runtime does not import them again.
     not_to_load: Vec<Option<String>>,
     timeout: Duration,
-    runtime: Runtime,
+    runtime: Link,
     log: &'s ServeLog,
     store: &'s StateStore,
     pending: VecDeque<Pending>,
@@ -159,7 +250,7 @@ impl<'s> Dispatcher<'s> {
             hooks: plan.hooks,
             manifest: plan.manifest,
             timeout,
-            runtime,
+            runtime: Link::Own(runtime),
             log,
             store,
             pending: VecDeque::new(),
@@ -173,9 +264,50 @@ impl<'s> Dispatcher<'s> {
         }
     }
 
+    /// A dispatcher for session lane `lane` of a runtime shared by a `dev` server's sessions,
+    /// whose hooks (`loaded` of them) its keeper loaded.
+    #[allow(clippy::too_many_arguments)]
+    pub fn on_lane(
+        config: RuntimeConfig,
+        lane: LaneLink,
+        loaded: usize,
+        plan: LoadPlan,
+        timeout: Duration,
+        log: &'s ServeLog,
+        store: &'s StateStore,
+    ) -> Self {
+        Self {
+            config,
+            ctx: Value::Null,
+            not_to_load: vec![None; plan.hooks.len()],
+            hooks: plan.hooks,
+            manifest: plan.manifest,
+            timeout,
+            runtime: Link::Lane(lane),
+            log,
+            store,
+            pending: VecDeque::new(),
+            watched: None,
+            dispatched_through: None,
+            exit_call: None,
+            progress_saved: Instant::now(),
+            otel: OtelSummary::default(),
+            stats: DispatchStats::default(),
+            loaded,
+        }
+    }
+
     /// Loads the hooks (logging each load and failure) and waits until the runtime is ready.
     pub fn load(&mut self) -> anyhow::Result<()> {
         self.initialise(true)
+    }
+
+    /// Where the sessions sharing this dispatcher's runtime write to it (for its keeper).
+    pub fn link(&self) -> Option<RuntimeLink> {
+        match &self.runtime {
+            Link::Own(runtime) => Some(runtime.link()),
+            Link::Lane(_) => None,
+        }
     }
 
     /// The `init` message: every hook, those that failed to load before marked to skip.
@@ -220,7 +352,7 @@ impl<'s> Dispatcher<'s> {
             let wait = loading.map_or(self.timeout + Duration::from_secs(30), |since| {
                 (since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now())
             });
-            let ended = match self.runtime.messages.recv_timeout(wait) {
+            let ended = match self.runtime.recv_timeout(wait) {
                 Ok(FromRuntime::Message(message)) => {
                     match message {
                         FromNode::Hello { node } => {
@@ -271,7 +403,7 @@ impl<'s> Dispatcher<'s> {
                     if first && !said_hello {
                         // The reader threads may still be handing on the last lines.
                         while let Ok(FromRuntime::Output { line, .. }) =
-                            self.runtime.messages.recv_timeout(Duration::from_millis(100))
+                            self.runtime.recv_timeout(Duration::from_millis(100))
                         {
                             early_stderr.push(line);
                         }
@@ -298,7 +430,7 @@ impl<'s> Dispatcher<'s> {
                 *skip = Some(reason);
                 loading = None;
                 self.runtime.kill();
-                self.runtime = Runtime::start(&self.config)?;
+                self.runtime = Link::Own(Runtime::start(&self.config)?);
                 self.runtime.send(&self.init_message())?;
                 outcomes.clear();
             }
@@ -341,6 +473,9 @@ impl<'s> Dispatcher<'s> {
 
     /// Queues one event for the runtime (sent by the next pump); waits while too many are in flight.
     fn queue_event(&mut self, event: Envelope, trace: Option<Parent>) -> anyhow::Result<()> {
+        if let (Link::Lane(lane), true) = (&mut self.runtime, self.pending.is_empty()) {
+            lane.catch_up();
+        }
         self.send_event(&event, 0, trace)?;
         self.pending.push_back(Pending { event, from: 0, trace });
         while self.pending.len() > SEND_AHEAD {
@@ -365,7 +500,8 @@ impl<'s> Dispatcher<'s> {
     fn send_event(&mut self, event: &Envelope, from: usize, trace: Option<Parent>) -> std::io::Result<()> {
         let hex = trace.map(|parent| parent.hex());
         let trace = hex.as_ref().map(|(trace_id, span_id)| TraceParent { trace_id, span_id });
-        self.runtime.queue(&ToNode::Event { seq: event.index, from, event, trace })
+        let session = self.runtime.session();
+        self.runtime.queue(&ToNode::Event { seq: event.index, from, event, trace, session })
     }
 
     /// Waits until every dispatched event went through every hook.
@@ -416,13 +552,13 @@ impl<'s> Dispatcher<'s> {
                     None if self.pending.is_empty() => max_wait,
                     None => max_wait.min(WATCH_EVERY),
                 };
-                match self.runtime.messages.recv_timeout(wait) {
+                match self.runtime.recv_timeout(wait) {
                     Ok(received) => Some(received),
                     Err(RecvTimeoutError::Timeout) => None,
                     Err(RecvTimeoutError::Disconnected) => Some(FromRuntime::Exited),
                 }
             } else {
-                match self.runtime.messages.try_recv() {
+                match self.runtime.try_recv() {
                     Ok(received) => Some(received),
                     Err(TryRecvError::Empty) => None,
                     Err(TryRecvError::Disconnected) => Some(FromRuntime::Exited),
@@ -493,7 +629,7 @@ impl<'s> Dispatcher<'s> {
     fn drain_after_exit(&mut self) {
         let until = Instant::now() + Duration::from_millis(200);
         while let Some(left) = until.checked_duration_since(Instant::now()) {
-            match self.runtime.messages.recv_timeout(left) {
+            match self.runtime.recv_timeout(left) {
                 Ok(FromRuntime::Message(message)) => self.handle(message),
                 Ok(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
                 Ok(FromRuntime::Exited) | Err(_) => return,
@@ -642,17 +778,48 @@ impl<'s> Dispatcher<'s> {
     /// Kills (if needed) and restarts the runtime, then sends again what was in flight,
     /// skipping the handler that was running: it either caused the restart or, cut off by
     /// another's doing, is named as an unconfirmed delivery (at most once, never twice).
+    /// On a lane of a shared runtime, the keeper restarts it; the lane names its own
+    /// handler's part and moves on to the new one.
     fn restart(&mut self, why: Restart) -> anyhow::Result<()> {
+        let why = match (&self.runtime, why) {
+            (Link::Own(_), why) => why,
+            (Link::Lane(lane), Restart::NeverYielded) => {
+                // This session's handler ran past its deadline and no timer of Node's said
+                // so: Node is stuck, in the handler (of every session's) that started last.
+                let stuck_in = lane.stuck_in();
+                let mine = stuck_in.as_ref().is_some_and(|(stuck, _)| stuck.id == lane.session());
+                let why = match &stuck_in {
+                    Some((stuck, handler)) => format!(
+                        "hook \"{}\" handler for event #{} of session {} did not yield for {} (it was timed out)",
+                        self.hook_name(handler.hook),
+                        handler.seq,
+                        stuck.session_id,
+                        crate::clock::format_duration(self.timeout + KILL_GRACE)
+                    ),
+                    None => "a handler did not yield".to_owned(),
+                };
+                lane.stop_runtime(stuck_in.map(|(stuck, _)| stuck.id), why);
+                if mine { Restart::NeverYielded } else { Restart::CutOff }
+            }
+            (Link::Lane(lane), Restart::Exited | Restart::CutOff) => match lane.stopped_for() {
+                Some(Some(stuck)) if stuck == lane.session() => Restart::NeverYielded,
+                Some(_) => Restart::CutOff,
+                None => Restart::Exited,
+            },
+        };
         // Whose handler ran: the one seen never yielding, or what the slot of an ended
         // runtime says last (what it finished before it is done, said or not).
         let running = match (why, self.runtime.state()) {
+            (Restart::NeverYielded, RuntimeState::Running(handler)) if matches!(self.runtime, Link::Lane(_)) => {
+                Some(handler)
+            }
             (Restart::NeverYielded, _) => self.watched.map(|watched| watched.handler),
-            (Restart::Exited, RuntimeState::Running(handler)) => Some(handler),
-            (Restart::Exited, RuntimeState::Idle { through: Some(through) }) => {
+            (Restart::Exited | Restart::CutOff, RuntimeState::Running(handler)) => Some(handler),
+            (Restart::Exited | Restart::CutOff, RuntimeState::Idle { through: Some(through) }) => {
                 self.finished_before(through.saturating_add(1));
                 None
             }
-            (Restart::Exited, RuntimeState::Idle { through: None } | RuntimeState::Starting) => None,
+            (Restart::Exited | Restart::CutOff, RuntimeState::Idle { through: None } | RuntimeState::Starting) => None,
         };
         self.watched = None;
         if let Some(running) = running {
@@ -665,14 +832,26 @@ impl<'s> Dispatcher<'s> {
                 self.log_timed_out(hook, handler);
             }
             (Restart::Exited, culprit) => self.log_exit(culprit.as_ref()),
-            (Restart::NeverYielded, None) => {}
+            (Restart::CutOff, Some((hook, handler))) => {
+                self.log.error(format!(
+                    "the hook runtime was restarted for another session's handler that never yielded, while hook \"{hook}\" handler for {handler} ran"
+                ));
+                self.log_unconfirmed(hook, handler);
+            }
+            (Restart::NeverYielded | Restart::CutOff, None) => {}
         }
         self.exit_call = None;
-        self.runtime.kill();
         self.stats.restarts += 1;
-        self.log.warn("restarting the hook runtime; the remaining events will still be dispatched");
-        self.runtime = Runtime::start(&self.config)?;
-        self.initialise(false)?;
+        match &mut self.runtime {
+            Link::Own(runtime) => {
+                self.log.warn("restarting the hook runtime; the remaining events will still be dispatched");
+                runtime.kill();
+                self.runtime = Link::Own(Runtime::start(&self.config)?);
+                self.initialise(false)?;
+            }
+            // Its keeper says it restarts, once, in the server's own lines.
+            Link::Lane(lane) => lane.move_on()?,
+        }
         if let (Some(running), Some(front)) = (running, self.pending.front_mut())
             && front.event.index == running.seq
         {
@@ -685,6 +864,13 @@ impl<'s> Dispatcher<'s> {
         }
         self.runtime.send_queued();
         Ok(())
+    }
+
+    /// The keeper of a shared runtime stops it for a session that found it stuck (`why`
+    /// says in whose handler), and starts it again.
+    pub fn restart_stuck(&mut self, why: &str) -> anyhow::Result<()> {
+        self.log.error(format!("the hook runtime was stopped: {why}"));
+        self.restart(Restart::NeverYielded)
     }
 
     /// Says why the runtime ended and who ended it. The handler that was running (if any) is
@@ -718,27 +904,34 @@ impl<'s> Dispatcher<'s> {
         self.log.error(message);
         let caused_by_running = matches!((&caller, running), (Some(Some(caller)), Some((hook, _))) if caller == hook);
         if let (Some((hook, handler)), false) = (running, caused_by_running) {
-            self.stats.unconfirmed += 1;
-            let event = self.pending.front().map_or_else(
-                || handler.clone(),
-                |pending| format!("#{} ({})", pending.event.index, pending.event.event_type),
-            );
-            self.log(
-                Record::new(
-                    Level::Warn,
-                    format!(
-                        "unconfirmed delivery: event {event} to hook \"{hook}\": its {handler} handler was cut off and may not have finished"
-                    ),
-                )
-                .hook(hook),
-            );
+            self.log_unconfirmed(hook, handler);
         }
     }
 
-    /// Stops the runtime after everything was dispatched.
+    /// Names a delivery whose handler was cut off by no doing of its own, and counts it.
+    fn log_unconfirmed(&mut self, hook: &str, handler: &str) {
+        self.stats.unconfirmed += 1;
+        let event = self.pending.front().map_or_else(
+            || handler.to_owned(),
+            |pending| format!("#{} ({})", pending.event.index, pending.event.event_type),
+        );
+        self.log(
+            Record::new(
+                Level::Warn,
+                format!(
+                    "unconfirmed delivery: event {event} to hook \"{hook}\": its {handler} handler was cut off and may not have finished"
+                ),
+            )
+            .hook(hook),
+        );
+    }
+
+    /// Stops the runtime after everything was dispatched (a shared one's lane leaves it).
     pub fn shutdown(mut self) {
         self.runtime.send_queued();
-        self.runtime.shutdown();
+        if let Link::Own(runtime) = self.runtime {
+            runtime.shutdown();
+        }
     }
 
     /// Shuts the runtime down, taking in what it says on its way out (the measurements of
@@ -748,11 +941,15 @@ impl<'s> Dispatcher<'s> {
     pub fn close(mut self) -> OtelSummary {
         let until = Instant::now() + CLOSE_WITHIN;
         self.runtime.send_queued();
+        if let Link::Lane(_) = self.runtime {
+            // The session leaves its lane (dropped with the dispatcher); the runtime goes on.
+            return std::mem::take(&mut self.otel);
+        }
         let mut said_bye = false;
         let wait_for_teardown = writes_as_it_ends(&self.config);
         if self.runtime.send(&ToNode::Shutdown).is_ok() {
             while let Some(left) = until.checked_duration_since(Instant::now()) {
-                match self.runtime.messages.recv_timeout(left) {
+                match self.runtime.recv_timeout(left) {
                     Ok(FromRuntime::Message(FromNode::Bye)) if !wait_for_teardown => {
                         said_bye = true;
                         break;
@@ -764,8 +961,8 @@ impl<'s> Dispatcher<'s> {
             }
         }
         let otel = std::mem::take(&mut self.otel);
-        if said_bye {
-            self.runtime.let_go();
+        if let (Link::Own(runtime), true) = (&mut self.runtime, said_bye) {
+            runtime.let_go();
         } else {
             self.runtime.kill();
         }
@@ -800,4 +997,6 @@ struct ExitCall {
 enum Restart {
     Exited,
     NeverYielded,
+    /// A shared runtime stopped for another session's handler that never yielded.
+    CutOff,
 }

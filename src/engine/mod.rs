@@ -15,5 +15,6 @@
 pub mod dispatcher;
 pub mod feed;
 pub mod session;
+pub mod shared;
 pub mod turn;
 pub mod undelivered;

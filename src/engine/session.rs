@@ -110,6 +110,7 @@ impl SessionSetup {
             session_id: session_id.to_owned(),
             otel: self.otel.clone(),
             telemetry: self.telemetry.clone(),
+            lanes: None,
         }
     }
 

@@ -205,6 +205,15 @@ impl HostCalls {
         Reply::new(call.id.clone(), self.call(&call.method, &call.args))
     }
 
+    /// [`HostCalls::reply`] for session `session_id` (a runtime serving many sessions
+    /// answers them all on one connection).
+    pub fn reply_for(&mut self, session_id: &str, call: &Call) -> Reply {
+        if self.session_id != session_id {
+            session_id.clone_into(&mut self.session_id);
+        }
+        self.reply(call)
+    }
+
     /// The reply to `{ method, args }`: the value, or an error message the hook's promise rejects with.
     pub fn call(&self, method: &str, args: &[Value]) -> Result<Value, String> {
         let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or_default();

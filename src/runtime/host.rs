@@ -9,12 +9,14 @@ use std::io::{PipeReader, PipeWriter, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use anyhow::Context;
 
 use crate::runtime::calls::HostCalls;
-use crate::runtime::protocol::{FromNode, ToNode};
+use crate::runtime::lanes::{Lanes, Routed};
+use crate::runtime::protocol::{FromNode, LaneOf, Reply, ToNode};
 use crate::runtime::reader::{self, Arrived, Source};
 use crate::runtime::replies::Replies;
 use crate::runtime::slot::{HandlerSlot, RuntimeState};
@@ -85,13 +87,39 @@ pub struct RuntimeConfig {
     /// The exporters, when telemetry is exported: the runtime then adds `traceparent` to
     /// a hook's fetch.
     pub telemetry: Option<std::sync::Arc<crate::telemetry::Telemetry>>,
+    /// For a runtime that serves many sessions (`dev`): their lanes, by which what Node
+    /// says is handed on to each session's dispatcher (and the calls answered for its
+    /// session); what names no lane comes to [`Runtime::messages`]. `None`: one session,
+    /// `session_id`'s, gets everything.
+    pub lanes: Option<Arc<Lanes>>,
 }
 
 /// Lines for the runtime (each a whole message), shared by the dispatcher and the thread
 /// answering calls and written in order by a thread of their own: neither ever waits on
 /// Node reading them. A handler that never yields stops Node reading its channel; a sender
 /// blocked on a full pipe then would keep the watchdog that kills it from running.
-type Lines = Sender<Vec<u8>>;
+pub(crate) type Lines = Sender<Vec<u8>>;
+
+/// What a session's dispatcher holds of a runtime it shares with other sessions: where to
+/// write to it, and its handler slot.
+#[derive(Debug, Clone)]
+pub struct RuntimeLink {
+    pub generation: u64,
+    to_node: Lines,
+    pub slot: HandlerSlot,
+}
+
+impl RuntimeLink {
+    /// Queues a message for the runtime (see [`Runtime::send`]).
+    pub fn send(&self, message: &ToNode) -> std::io::Result<()> {
+        queue_line(&self.to_node, message)
+    }
+
+    /// Queues lines already written (each a whole message, ending with a newline).
+    pub fn send_lines(&self, lines: Vec<u8>) {
+        let _ = self.to_node.send(lines);
+    }
+}
 
 /// One running Node process.
 pub struct Runtime {
@@ -102,6 +130,8 @@ pub struct Runtime {
     /// [`Runtime::let_go`] was called: another thread reaps the process.
     let_go: bool,
     slot: HandlerSlot,
+    /// Which runtime of its lanes this is (see [`Lanes::next_generation`]); 0 when unshared.
+    generation: u64,
     pub messages: Receiver<FromRuntime>,
 }
 
@@ -229,9 +259,19 @@ impl Runtime {
         let to_node = spawn_channel_writer(to_node);
         let replies = Replies::new(replies).map_err(channel_error)?;
         let calls = HostCalls::open(&config.project_dir, &config.session_id)?;
-        spawn_reader(Channel { from_node, stdout, stderr, sender, replies, calls, slot: slot.clone() })
+        let lanes = config.lanes.clone().map(|lanes| {
+            let generation = lanes.next_generation();
+            (lanes, generation)
+        });
+        let generation = lanes.as_ref().map_or(0, |(_, generation)| *generation);
+        spawn_reader(Channel { from_node, stdout, stderr, sender, replies, calls, slot: slot.clone(), lanes })
             .context("could not start reading the hook runtime")?;
-        Ok(Self { child, to_node, queued: Vec::new(), let_go: false, slot, messages })
+        Ok(Self { child, to_node, queued: Vec::new(), let_go: false, slot, generation, messages })
+    }
+
+    /// Where the sessions sharing this runtime write to it, and its slot.
+    pub fn link(&self) -> RuntimeLink {
+        RuntimeLink { generation: self.generation, to_node: self.to_node.clone(), slot: self.slot.clone() }
     }
 
     /// Queues a message for the runtime; it never waits. A runtime that has exited is not
@@ -450,6 +490,15 @@ struct Channel {
     replies: Replies,
     calls: HostCalls,
     slot: HandlerSlot,
+    /// A shared runtime's lanes, and its generation.
+    lanes: Option<(Arc<Lanes>, u64)>,
+}
+
+/// Where one thing the runtime said goes: the session lane it names (with the runtime's
+/// generation), or [`Runtime::messages`].
+enum Destination {
+    Lane(Sender<Routed>),
+    Runtime,
 }
 
 /// Reads what the runtime writes, its protocol channel and its stdout and stderr, on one
@@ -460,42 +509,90 @@ struct Channel {
 /// goes on with whose handler ran as it was read (the slot is written before the handler
 /// runs, so before anything its child prints). The channel's end goes on too.
 fn spawn_reader(channel: Channel) -> std::io::Result<()> {
-    let Channel { from_node, stdout, stderr, sender, replies, calls, slot } = channel;
-    let mut arrived_lines = Vec::new();
-    reader::spawn(from_node.into(), stdout.into(), stderr.into(), move |arrived| {
-        let received = match arrived {
-            Arrived::CaughtUp => {
-                return arrived_lines.drain(..).all(|received| sender.send(received).is_ok());
+    let Channel { from_node, stdout, stderr, sender, replies, mut calls, slot, lanes } = channel;
+    let mut arrived_lines: Vec<(Destination, FromRuntime)> = Vec::new();
+    // Hands on what arrived, in order; false when the runtime's own listener is gone.
+    let hand_on = move |arrived: &mut Vec<(Destination, FromRuntime)>, generation: u64| {
+        arrived.drain(..).all(|(destination, received)| match destination {
+            Destination::Lane(lane) => {
+                // A session that left no longer listens: nothing to tell it.
+                let _ = lane.send((generation, received));
+                true
             }
-            Arrived::ProtocolClosed => FromRuntime::Exited,
+            Destination::Runtime => sender.send(received).is_ok(),
+        })
+    };
+    let generation = lanes.as_ref().map_or(0, |(_, generation)| *generation);
+    let lanes = lanes.map(|(lanes, _)| lanes);
+    reader::spawn(from_node.into(), stdout.into(), stderr.into(), move |arrived| {
+        let (destination, received) = match arrived {
+            Arrived::CaughtUp => return hand_on(&mut arrived_lines, generation),
+            Arrived::ProtocolClosed => {
+                // Every session sharing the runtime learns of its end, after what it said before.
+                for lane in lanes.iter().flat_map(|lanes| lanes.all()) {
+                    arrived_lines.push((Destination::Lane(lane.sender), FromRuntime::Exited));
+                }
+                arrived_lines.push((Destination::Runtime, FromRuntime::Exited));
+                return hand_on(&mut arrived_lines, generation);
+            }
             Arrived::Line(Source::Protocol, line) => {
                 let line = String::from_utf8_lossy(&line);
+                let lane = lanes.as_ref().and_then(|_| serde_json::from_str::<LaneOf>(&line).ok()?.session);
                 match serde_json::from_str::<FromNode>(&line) {
                     Ok(FromNode::Call(call)) => {
-                        replies.send(&ToNode::Reply(calls.reply(&call)));
+                        let reply = match (&lanes, lane) {
+                            (Some(lanes), Some(lane)) => match lanes.session_of(lane) {
+                                Some(session_id) => calls.reply_for(&session_id, &call),
+                                None => Reply::new(call.id.clone(), Err(LEFT.to_owned())),
+                            },
+                            _ => calls.reply(&call),
+                        };
+                        replies.send(&ToNode::Reply(reply));
                         return true;
                     }
-                    Ok(message) => FromRuntime::Message(message),
+                    Ok(message) => (destination_of(lanes.as_deref(), lane), FromRuntime::Message(message)),
                     // Only the runtime writes here; a line that is no message is its bug, shown as is.
-                    Err(_) => FromRuntime::Output {
-                        stream: Stream::Stderr,
-                        line: line.into_owned(),
-                        state: slot.read().state,
-                    },
+                    Err(_) => output_line(lanes.as_deref(), &slot, Stream::Stderr, line.into_owned()),
                 }
             }
             // A child may print anything: bytes that are not UTF-8 are shown replaced.
-            Arrived::Line(source, line) => FromRuntime::Output {
-                stream: if source == Source::Stdout { Stream::Stdout } else { Stream::Stderr },
-                line: String::from_utf8_lossy(&line).trim_end_matches('\r').to_owned(),
-                state: slot.read().state,
-            },
+            Arrived::Line(source, line) => output_line(
+                lanes.as_deref(),
+                &slot,
+                if source == Source::Stdout { Stream::Stdout } else { Stream::Stderr },
+                String::from_utf8_lossy(&line).trim_end_matches('\r').to_owned(),
+            ),
         };
-        let closed = matches!(received, FromRuntime::Exited);
-        arrived_lines.push(received);
-        if closed {
-            return arrived_lines.drain(..).all(|received| sender.send(received).is_ok());
-        }
+        arrived_lines.push((destination, received));
         true
     })
+}
+
+/// What a call of a session that left its runtime is answered.
+const LEFT: &str = "the session has left this hook runtime";
+
+/// Where a message about lane `lane` goes.
+fn destination_of(lanes: Option<&Lanes>, lane: Option<u64>) -> Destination {
+    match lanes.zip(lane).and_then(|(lanes, lane)| lanes.sender_of(lane)) {
+        Some(sender) => Destination::Lane(sender),
+        None => Destination::Runtime,
+    }
+}
+
+/// A line the process printed, for whose handler ran as it was read: in a shared runtime,
+/// the session lane whose handler started last (if one runs), else the runtime's own.
+fn output_line(lanes: Option<&Lanes>, slot: &HandlerSlot, stream: Stream, line: String) -> (Destination, FromRuntime) {
+    match lanes {
+        None => (Destination::Runtime, FromRuntime::Output { stream, line, state: slot.read().state }),
+        Some(lanes) => match lanes.latest_running(slot) {
+            Some((lane, handler)) => (
+                Destination::Lane(lane.sender),
+                FromRuntime::Output { stream, line, state: RuntimeState::Running(handler) },
+            ),
+            None => (
+                Destination::Runtime,
+                FromRuntime::Output { stream, line, state: RuntimeState::Idle { through: None } },
+            ),
+        },
+    }
 }

@@ -42,7 +42,16 @@ pub enum ToNode<'a> {
         event: &'a Envelope,
         #[serde(skip_serializing_if = "Option::is_none")]
         trace: Option<TraceParent<'a>>,
+        /// The session lane it belongs to (a runtime serving many sessions); `None`: the
+        /// default lane.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        session: Option<u64>,
     },
+    /// Opens session lane `session` (or gives it a new `ctx`): its events run with `ctx`,
+    /// independently of other lanes'; `slot` is its record in the handler slot.
+    Open { session: u64, slot: u32, ctx: &'a Value },
+    /// Forgets session lane `session` once its queue is empty.
+    Close { session: u64 },
     /// The answer to a [`Call`].
     Reply(Reply),
     /// Finish what is queued, then exit.
@@ -152,6 +161,13 @@ impl Reply {
             Err(error) => Self { id, ok: false, value: None, error: Some(error) },
         }
     }
+}
+
+/// The session lane a message from Node is about, when it names one (`"session":2`).
+#[derive(Debug, Deserialize)]
+pub struct LaneOf {
+    #[serde(default)]
+    pub session: Option<u64>,
 }
 
 /// Node → agent-sdk.
@@ -548,10 +564,13 @@ mod tests {
         };
         let line = |message: &ToNode| serde_json::to_string(message).unwrap();
         let event = r#"{"t":"event","seq":7,"from":1,"event":{"type":"turn.completed","index":7,"sessionId":"s","at":"2026-11-30T06:00:00.000Z","data":null}"#;
-        assert_eq!(line(&ToNode::Event { seq: 7, from: 1, event: &envelope, trace: None }), format!("{event}}}"));
+        assert_eq!(
+            line(&ToNode::Event { seq: 7, from: 1, event: &envelope, trace: None, session: None }),
+            format!("{event}}}")
+        );
         let trace = TraceParent { trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", span_id: "00f067aa0ba902b7" };
         assert_eq!(
-            line(&ToNode::Event { seq: 7, from: 1, event: &envelope, trace: Some(trace) }),
+            line(&ToNode::Event { seq: 7, from: 1, event: &envelope, trace: Some(trace), session: None }),
             format!(
                 r#"{event},"trace":{{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7"}}}}"#
             )

@@ -4,16 +4,19 @@
 //! A write costs Node one `pwrite` and agent-sdk nothing, where a protocol line before
 //! every handler cost a pipe write and a wake-up of two threads here.
 //!
-//! The file lives in memory and has no name (only the two processes hold it), and its 24 bytes, little-endian, are: `u32` generation, `u32` kind (0 idle, 1 the handler for
-//! the event's type, 2 its `"*"` handler), `f64` the event's `seq` (idle: the last event
-//! finished, -1 none), `u32` hook index, `u32` the generation again. A read that finds the
-//! two generations different caught a write half done and reads again.
+//! The file lives in memory and has no name (only the two processes hold it). It holds a
+//! record of 24 bytes for each session lane (`run` has one, at offset 0; a `dev` runtime
+//! one for each session it serves), little-endian: `u32` generation (one counter for every
+//! lane, so the running record with the highest started last), `u32` kind (0 idle, 1 the
+//! handler for the event's type, 2 its `"*"` handler), `f64` the event's `seq` (idle: the
+//! last event finished, -1 none), `u32` hook index, `u32` the generation again. A read that
+//! finds the two generations different caught a write half done and reads again.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
-/// The slot's size.
+/// The size of a lane's record.
 const SLOT_BYTES: usize = 24;
 
 /// What the runtime is doing, as it last said.
@@ -71,10 +74,16 @@ impl HandlerSlot {
 
     /// What the runtime last wrote; `Starting` until it writes, or when the slot cannot be read.
     pub fn read(&self) -> SlotReading {
+        self.read_lane(0)
+    }
+
+    /// What the runtime last wrote in lane record `index`.
+    pub fn read_lane(&self, index: u32) -> SlotReading {
         let starting = SlotReading { generation: 0, state: RuntimeState::Starting };
+        let offset = u64::from(index) * SLOT_BYTES as u64;
         let mut bytes = [0; SLOT_BYTES];
         for _ in 0..100 {
-            if self.file.read_exact_at(&mut bytes, 0).is_err() {
+            if self.file.read_exact_at(&mut bytes, offset).is_err() {
                 return starting;
             }
             if let Some(reading) = decode(&bytes) {
@@ -83,6 +92,25 @@ impl HandlerSlot {
             std::thread::yield_now();
         }
         starting
+    }
+
+    /// Of the lane records `indexes`, the one whose handler started last (the highest
+    /// generation that reads as running): the one a runtime that stopped yielding is stuck in
+    /// when its handler never yielded from the start.
+    pub fn latest_running(&self, indexes: impl IntoIterator<Item = u32>) -> Option<(u32, RunningHandler)> {
+        indexes
+            .into_iter()
+            .filter_map(|index| match self.read_lane(index) {
+                SlotReading { generation, state: RuntimeState::Running(handler) } => Some((generation, index, handler)),
+                _ => None,
+            })
+            .max_by_key(|(generation, ..)| *generation)
+            .map(|(_, index, handler)| (index, handler))
+    }
+
+    /// Makes lane record `index` read as `Starting` (a lane given to a new session).
+    pub fn clear_lane(&self, index: u32) {
+        let _ = self.file.write_all_at(&[0; SLOT_BYTES], u64::from(index) * SLOT_BYTES as u64);
     }
 }
 

@@ -43,6 +43,16 @@
 //       Imports each mount file (after an init, whose manifest serves it) and says what its
 //       default export mounts; dispatches nothing. A hook of an init may come from a mount:
 //       {"name":"ci__triage","url":"<the mount file's URL>","key":"triage",…}.
+//   {"t":"open","session":2,"slot":1,"ctx":{…as in init…}}
+//       (dev: one runtime serves every session of the agent.) Opens session lane 2: an
+//       "event" with "session":2 goes to its queue, runs with its ctx, and what it says
+//       ("threw", "timed_out", "handler", "done", "call", "console", "otel", "exit") carries
+//       "session":2. Lanes run independently of one another (a handler awaiting holds only
+//       its own lane's next events); within a lane, events run one at a time, in order.
+//       "slot": the lane's record in the handler slot (below). Opening an open lane
+//       replaces its ctx. Events without "session" go to the default lane (init's ctx, slot 0).
+//   {"t":"close","session":2}
+//       Forgets lane 2 once its queue is empty.
 //   {"t":"shutdown"}
 //       Finish the queued messages, then exit 0. Closing fd 3 does the same.
 //   Any other "t" is ignored.
@@ -105,9 +115,10 @@
 //       process.exit was called (by that hook's code, a timer it set included): the last
 //       message before the process ends, so Rust blames the right hook.
 //
-// HANDLER SLOT (fd 6, a file of 24 bytes in memory that Rust made): before each handler,
-// and before Node goes idle, one pwrite at offset 0 of, little-endian: u32 generation (1,
-// 2, …), u32 kind (0 idle, 1 the handler for the event's type, 2 its "*" handler), f64 seq
+// HANDLER SLOT (fd 6, a file in memory that Rust made, 24 bytes a lane): before each
+// handler of a lane, and before the lane goes idle, one pwrite at offset 24 × the lane's
+// slot (the default lane's is 0) of, little-endian: u32 generation (1, 2, …, one counter
+// for every lane: the highest one running started last), u32 kind (0 idle, 1 the handler for the event's type, 2 its "*" handler), f64 seq
 // (idle: the last event whose handlers all ran, -1 none), u32 hook index, u32 the
 // generation again (a read that finds the two different caught a write half done). Rust
 // reads it only when it needs to: which handler has run past timeoutMs without yielding,
@@ -193,17 +204,20 @@ const DEFERRED_MAX = 16 * 1024;
 const DONE_MAX = 512;
 
 /**
- * The last event whose handlers all ran and whose `done` is not yet in `deferred`: events
- * finish in order, so one `done` says it of every event through its seq, and the events
- * that finish with nothing said in between cost one line.
+ * The lanes whose last finished event's `done` is not yet in `deferred` (a lane's
+ * `unsaid`): events finish in order, so one `done` says it of every event of the lane
+ * through its seq, and the events that finish with nothing said in between cost one line.
  */
-let unsaidDone = -1;
+const unsaidLanes = [];
 let doneSinceWrite = 0;
 
 function takeDone() {
-  if (unsaidDone === -1) return;
-  deferred += `{"t":"done","seq":${unsaidDone}}\n`;
-  unsaidDone = -1;
+  if (unsaidLanes.length === 0) return;
+  for (const lane of unsaidLanes) {
+    deferred += lane.id === null ? `{"t":"done","seq":${lane.unsaid}}\n` : `{"t":"done","seq":${lane.unsaid},"session":${lane.id}}\n`;
+    lane.unsaid = -1;
+  }
+  unsaidLanes.length = 0;
 }
 
 function sendSoon(message) {
@@ -241,14 +255,13 @@ send({ t: 'hello', node: process.versions.node });
 
 // ---- The handler slot ---------------------------------------------------------------------
 
-/** The slot's 24 bytes (see the protocol above), written whole at offset 0 each time. */
-const slotBytes = Buffer.alloc(24);
+/** A lane's 24 bytes of the slot (see the protocol above), written whole each time. */
+const SLOT_BYTES = 24;
+const slotBytes = Buffer.alloc(SLOT_BYTES);
 const slotView = new DataView(slotBytes.buffer, slotBytes.byteOffset, slotBytes.length);
 let slotGeneration = 0;
-/** The last event whose handlers all finished (-1: none yet). */
-let lastFinished = -1;
 
-function writeSlot(kind, seq, hook) {
+function writeSlot(lane, kind, seq, hook) {
   slotGeneration = (slotGeneration + 1) >>> 0 || 1;
   slotView.setUint32(0, slotGeneration, true);
   slotView.setUint32(4, kind, true);
@@ -256,40 +269,50 @@ function writeSlot(kind, seq, hook) {
   slotView.setUint32(16, hook, true);
   slotView.setUint32(20, slotGeneration, true);
   try {
-    writeSync(SLOT_FD, slotBytes, 0, slotBytes.length, 0);
+    writeSync(SLOT_FD, slotBytes, 0, SLOT_BYTES, lane.slot * SLOT_BYTES);
   } catch {
     // No slot (a runtime started by hand): Rust cannot name a handler that never yields.
   }
 }
 
-/** Before each handler: hook `hook`'s handler for event `seq` runs (`which` 0: its type's, 1: "*"). */
-function slotRunning(seq, hook, which) {
-  writeSlot(which + 1, seq, hook);
+/** Before each handler: hook `hook`'s handler for event `seq` of `lane` runs (`which` 0: its type's, 1: "*"). */
+function slotRunning(lane, seq, hook, which) {
+  writeSlot(lane, which + 1, seq, hook);
 }
 
-/** Before Node goes idle, ahead of the lines that say so. */
-function slotIdle() {
-  writeSlot(0, lastFinished, 0);
+/** Before a lane goes idle, ahead of the lines that say so. */
+function slotIdle(lane) {
+  writeSlot(lane, 0, lane.lastFinished, 0);
 }
 
-/** An event's handlers all ran: `done`, sent with the next write. */
-function finished(seq) {
-  lastFinished = seq;
-  unsaidDone = seq;
+/** An event of `lane` had all its handlers run: `done`, sent with the next write. */
+function finished(lane, seq) {
+  lane.lastFinished = seq;
+  if (lane.unsaid === -1) unsaidLanes.push(lane);
+  lane.unsaid = seq;
   if (++doneSinceWrite >= DONE_MAX) flush();
 }
 
 // ---- The hooks' output --------------------------------------------------------------------
 
-/** Which hook's code is running (its async continuations included): `{ hook, turnId }`. */
+/**
+ * Which hook's code is running (its async continuations included): `{ hook, turnId, lane }`,
+ * `lane` the session lane's id (null: the default lane, or a hook's import).
+ */
 const hookScope = new AsyncLocalStorage();
 
 function currentHook() {
   return hookScope.getStore()?.hook ?? null;
 }
 
+/** `message` with the session lane of the code running, when it runs in a named lane. */
+function inLane(message, lane = hookScope.getStore()?.lane ?? null) {
+  if (lane !== null) message.session = lane;
+  return message;
+}
+
 function sendConsole(level, text) {
-  send({ t: 'console', level, hook: currentHook(), text });
+  send(inLane({ t: 'console', level, hook: currentHook(), text }));
 }
 
 for (const [method, level] of [
@@ -327,7 +350,7 @@ attributeWrites(process.stderr, 'warn');
 process.exit = function exit(code) {
   const site = { stack: '' };
   captureStack(site, exit);
-  send({ t: 'exit', hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack });
+  send(inLane({ t: 'exit', hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack }));
   realExit(code);
 };
 
@@ -392,13 +415,16 @@ const pending = new Map();
 let nextCallId = 1;
 let connectionClosed = false;
 
-/** Sends a "call" and resolves with the reply's value, or rejects with its error. */
-function call(method, args) {
+/**
+ * Sends a "call" for the session of lane `lane` (its ctx's: null, the default lane's) and
+ * resolves with the reply's value, or rejects with its error.
+ */
+function call(method, args, lane) {
   if (connectionClosed) return Promise.reject(connectionClosedError(method));
   const id = nextCallId++;
   return new Promise((resolve, reject) => {
     // Sent first: a value JSON cannot carry rejects here, and nothing is left pending.
-    send({ t: 'call', id, method, args, hook: currentHook() });
+    send(inLane({ t: 'call', id, method, args, hook: currentHook() }, lane));
     pending.set(id, { method, resolve, reject });
   });
 }
@@ -423,17 +449,17 @@ function rejectPendingCalls() {
 
 /** Fire and forget, as are measurements and spans: sent with the next write. */
 function sendOtel(kind, name, value, attrs) {
-  sendSoon({ t: 'otel', kind, name, value, attrs, hook: currentHook() });
+  sendSoon(inLane({ t: 'otel', kind, name, value, attrs, hook: currentHook() }));
 }
 
 /** A measurement of an instrument of @opentelemetry/api: with its meter's name, and its unit. */
 function sendMeasurement(kind, name, value, attrs, scope, unit) {
-  sendSoon({ t: 'otel', kind, name, value, attrs, hook: currentHook(), scope, unit });
+  sendSoon(inLane({ t: 'otel', kind, name, value, attrs, hook: currentHook(), scope, unit }));
 }
 
 /** A span a hook made with @opentelemetry/api ended: all that export needs of it. */
 function sendSpan(span) {
-  sendSoon({
+  sendSoon(inLane({
     t: 'otel',
     kind: 'span',
     name: span.name,
@@ -452,12 +478,12 @@ function sendSpan(span) {
     links: span.links,
     droppedEvents: span.droppedEvents || undefined,
     droppedLinks: span.droppedLinks || undefined,
-  });
+  }));
 }
 
 /** A hook's logger of @opentelemetry/api-logs emitted a record. */
 function sendLog(record) {
-  send({
+  send(inLane({
     t: 'otel',
     kind: 'log',
     name: record.name,
@@ -469,17 +495,20 @@ function sendLog(record) {
     start: record.time,
     traceId: record.traceId,
     spanId: record.spanId,
-  });
+  }));
 }
 
 // ---- The handler context ------------------------------------------------------------------
 
 const { buildContext: contextOf, otelMeter, deepFreeze } = context;
 
-/** The `ctx` every handler receives (SPEC §7), deep-frozen; its host calls go to Rust. */
-function buildContext(facts) {
+/**
+ * The `ctx` every handler of lane `lane` receives (SPEC §7), deep-frozen; its host calls go
+ * to Rust, for that lane's session.
+ */
+function buildContext(facts, lane) {
   return contextOf(facts, {
-    call,
+    call: (method, args) => call(method, args, lane),
     otel: otelMeter(sendOtel),
     turnId: () => hookScope.getStore()?.turnId ?? null,
   });
@@ -489,7 +518,20 @@ function buildContext(facts) {
 
 /** The hooks of the last init, in Rust's order: `{ name, events }`, `events` null when not loaded. */
 let hooks = [];
-let ctx = deepFreeze({});
+
+/**
+ * A session lane: `id` (null: the default lane), its `ctx`, its record in the handler slot,
+ * the last event whose handlers all finished (-1: none yet) and the one whose `done` is
+ * not yet said (-1: none); a named lane also has its own queue.
+ */
+function newLane(id, slot, ctx) {
+  return { id, slot, ctx, lastFinished: -1, unsaid: -1, queue: [], draining: false, closing: false };
+}
+
+/** The lane of events without "session" (`run`, `test`): its ctx is init's. */
+const defaultLane = newLane(null, 0, deepFreeze({}));
+/** The named lanes, by id. */
+const lanes = new Map();
 let timeoutMs = 30_000;
 /** The same, as people write it (`30s`), from Rust. */
 let timeoutText = '30s';
@@ -514,7 +556,7 @@ async function init(message) {
   }
   // Only while traces are exported ("with no endpoint, fetch has no traceparent").
   if (message.tracing === true && activeContext !== null) otelApi.addTraceparentToFetch(activeContext.activeSpanContext);
-  ctx = buildContext(message.ctx ?? {});
+  defaultLane.ctx = buildContext(message.ctx ?? {}, null);
   timeoutMs = Math.min(Number(message.timeoutMs ?? 30_000), MAX_TIMER_MS);
   timeoutText = String(message.timeoutText ?? `${timeoutMs}ms`);
   hooks = [];
@@ -646,7 +688,7 @@ const GAVE_UP = Symbol('gave up');
  * finished without a promise (most do: then no turn of the event loop is spent), else a
  * promise of the rest. `done` is sent either way, last.
  */
-function dispatch({ seq, from = 0, event, trace }) {
+function dispatch(lane, { seq, from = 0, event, trace }) {
   let frozenEvent;
   try {
     // Every hook sees the same frozen event: none can change what the next one sees. It
@@ -654,10 +696,10 @@ function dispatch({ seq, from = 0, event, trace }) {
     // it is, with no copy.
     frozenEvent = deepFreeze(event ?? {});
   } catch (error) {
-    finished(seq);
+    finished(lane, seq);
     throw error;
   }
-  return runHandlers(seq, frozenEvent, Math.max(0, from), 0, trace === undefined ? undefined : tracedBy(trace));
+  return runHandlers(lane, seq, frozenEvent, Math.max(0, from), 0, trace === undefined ? undefined : tracedBy(trace));
 }
 
 /**
@@ -685,10 +727,10 @@ function inHandlerSpan(trace, span, runHandler) {
 }
 
 /** The "handler" line of a traced event's handler, after its threw/timed_out line if any. */
-function endHandlerSpan(seq, index, key, span, outcome, error) {
+function endHandlerSpan(lane, seq, index, key, span, outcome, error) {
   const ended = outcome.timedOut ? 'timed_out' : outcome.threw ? 'threw' : 'ok';
   // Deferred like "done": it goes out with the next line, in order.
-  sendSoon({
+  sendSoon(inLane({
     t: 'handler',
     seq,
     hook: index,
@@ -698,7 +740,7 @@ function endHandlerSpan(seq, index, key, span, outcome, error) {
     ms: performance.now() - span.began,
     outcome: ended,
     error,
-  });
+  }, lane.id));
 }
 
 /**
@@ -707,7 +749,7 @@ function endHandlerSpan(seq, index, key, span, outcome, error) {
  * promise hands the rest to `finishLater`, which then sends `done`. `trace` (undefined for
  * an event sent without one): each handler is a span.
  */
-function runHandlers(seq, frozenEvent, index, which, trace) {
+function runHandlers(lane, seq, frozenEvent, index, which, trace) {
   let handedOn = false;
   try {
     for (; index < hooks.length; index++, which = 0) {
@@ -716,8 +758,9 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
       for (; which < 2; which++) {
         const key = which === 0 ? frozenEvent.type : '*';
         if (!hasOwn(events, key)) continue;
-        slotRunning(seq, index, which);
-        const scope = { hook: name, turnId: frozenEvent.turnId ?? null };
+        slotRunning(lane, seq, index, which);
+        const scope = { hook: name, turnId: frozenEvent.turnId ?? null, lane: lane.id };
+        const { ctx } = lane;
         const span = trace === undefined ? undefined : beginHandlerSpan();
         const outcome =
           span === undefined
@@ -727,46 +770,46 @@ function runHandlers(seq, frozenEvent, index, which, trace) {
           handedOn = true;
           // Node yields now: what waited for a write goes out (Rust sees the events done).
           flush();
-          return finishLater(seq, frozenEvent, outcome.pending, index, which, trace, span);
+          return finishLater(lane, seq, frozenEvent, outcome.pending, index, which, trace, span);
         }
-        const error = report(seq, index, key, outcome);
-        if (span !== undefined) endHandlerSpan(seq, index, key, span, outcome, error);
+        const error = report(lane, seq, index, key, outcome);
+        if (span !== undefined) endHandlerSpan(lane, seq, index, key, span, outcome, error);
       }
     }
   } finally {
     // Rust waits for this line whatever happened: it goes out with the next write, or when
     // the queue is empty.
-    if (!handedOn) finished(seq);
+    if (!handedOn) finished(lane, seq);
   }
   return undefined;
 }
 
 /** Waits for hook `index`'s handler `which` (and ends its span), then runs the handlers after it. */
-async function finishLater(seq, frozenEvent, pending, index, which, trace, span) {
+async function finishLater(lane, seq, frozenEvent, pending, index, which, trace, span) {
   let handedOn = false;
   try {
     const key = which === 0 ? frozenEvent.type : '*';
     const outcome = await pending;
-    const error = report(seq, index, key, outcome);
-    if (span !== undefined) endHandlerSpan(seq, index, key, span, outcome, error);
+    const error = report(lane, seq, index, key, outcome);
+    if (span !== undefined) endHandlerSpan(lane, seq, index, key, span, outcome, error);
     const nextHook = which === 0 ? index : index + 1;
     handedOn = true;
-    const rest = runHandlers(seq, frozenEvent, nextHook, which === 0 ? 1 : 0, trace);
+    const rest = runHandlers(lane, seq, frozenEvent, nextHook, which === 0 ? 1 : 0, trace);
     if (rest !== undefined) await rest;
   } finally {
-    if (!handedOn) finished(seq);
+    if (!handedOn) finished(lane, seq);
   }
 }
 
 /** Tells Rust how a handler ended, unless it simply returned; returns why it failed, if it did. */
-function report(seq, index, key, outcome) {
+function report(lane, seq, index, key, outcome) {
   if (outcome.timedOut) {
-    send({ t: 'timed_out', seq, hook: index, handler: key });
+    send(inLane({ t: 'timed_out', seq, hook: index, handler: key }, lane.id));
     return `timed out after ${timeoutText}`;
   }
   if (outcome.threw) {
     const described = describe(outcome.error);
-    send({ t: 'threw', seq, hook: index, handler: key, ...described });
+    send(inLane({ t: 'threw', seq, hook: index, handler: key, ...described }, lane.id));
     return described.message;
   }
   return undefined;
@@ -806,21 +849,26 @@ async function settleLater(handlerPromise) {
 
 // ---- The message loop -------------------------------------------------------------------
 
-/** Work that must run in arrival order, one at a time: init, events, the final exit. */
-const queue = [];
-let draining = false;
-
+/**
+ * Work that must run in arrival order, one at a time: init, mount, the default lane's
+ * events, the final exit. (A named lane's events have a queue of their own.)
+ */
 function enqueue(task) {
-  queue.push(task);
-  if (!draining) {
-    draining = true;
+  enqueueOn(defaultLane, task);
+}
+
+function enqueueOn(lane, task) {
+  lane.queue.push(task);
+  if (!lane.draining) {
+    lane.draining = true;
     // Once the lines that arrived together are all queued: their events then run back to
-    // back, and each `done` shares a write with the next `start`.
-    runSoon(drain);
+    // back, and their `done`s share a write.
+    runSoon(() => drain(lane));
   }
 }
 
-async function drain() {
+async function drain(lane) {
+  const { queue } = lane;
   while (queue.length > 0) {
     const task = queue.shift();
     try {
@@ -832,9 +880,32 @@ async function drain() {
       sendConsole('error', `agent-sdk host: ${errorText(error)}`);
     }
   }
-  slotIdle();
+  slotIdle(lane);
   flush();
-  draining = false;
+  lane.draining = false;
+  if (lane.closing && lanes.get(lane.id) === lane) lanes.delete(lane.id);
+}
+
+/** An "open": lane `session` gets (or changes) its ctx and slot. */
+function openLane({ session, slot, ctx }) {
+  if (typeof session !== 'number') return;
+  const facts = ctx ?? {};
+  const lane = lanes.get(session);
+  if (lane === undefined) {
+    lanes.set(session, newLane(session, Number(slot) || 0, buildContext(facts, session)));
+  } else {
+    lane.slot = Number(slot) || 0;
+    lane.ctx = buildContext(facts, session);
+    lane.closing = false;
+  }
+}
+
+/** A "close": lane `session` is forgotten once its queue is empty. */
+function closeLane({ session }) {
+  const lane = lanes.get(session);
+  if (lane === undefined) return;
+  if (lane.draining) lane.closing = true;
+  else lanes.delete(session);
 }
 
 /** How long the runtime may take to end once told to: the observable instruments'
@@ -859,6 +930,9 @@ async function exitWhenFlushed() {
   }, SHUTDOWN_MS);
   // The deadline itself must not keep Node running.
   deadline.unref();
+  // Rust shuts down once every session lane's work is dispatched; should one still run,
+  // it finishes first (within the deadline).
+  while ([...lanes.values()].some((lane) => lane.draining)) await new Promise((resolve) => startTimer(resolve, 5));
   await collectObservables();
   // Protocol writes are synchronous: once the deferred lines are written, every line is out.
   flush();
@@ -891,8 +965,20 @@ function onLine(line) {
     case 'mount':
       enqueue(() => inspectMounts(message));
       break;
-    case 'event':
-      enqueue(() => dispatch(message));
+    case 'event': {
+      const lane = message.session === undefined ? defaultLane : lanes.get(message.session);
+      if (lane === undefined) {
+        sendConsole('error', `agent-sdk host: an event for session lane ${message.session}, which is not open, was ignored`);
+      } else {
+        enqueueOn(lane, () => dispatch(lane, message));
+      }
+      break;
+    }
+    case 'open':
+      openLane(message);
+      break;
+    case 'close':
+      closeLane(message);
       break;
     case 'shutdown':
       enqueue(exitWhenFlushed);
