@@ -92,11 +92,11 @@ def wait_for(condition, what: str, stderr=lambda: ""):
 class Dev:
     """A running `agent-sdk dev` on a free port, and requests to it."""
 
-    def __init__(self, project: Path, env: dict[str, str]):
+    def __init__(self, project: Path, env: dict[str, str], binary: Path = AGENT_SDK, args: tuple[str, ...] = ()):
         self.project = project
         self.stderr = tempfile.TemporaryFile("w+")
         (project / ".agent-sdk" / "dev.json").unlink(missing_ok=True)
-        self.process = subprocess.Popen([str(AGENT_SDK), "dev", "--dir", str(project), "--port", "0"],
+        self.process = subprocess.Popen([str(binary), "dev", "--dir", str(project), "--port", "0", *args],
                                         stdout=subprocess.DEVNULL, stderr=self.stderr, env={**os.environ, **env})
         self.url = self.token = ""
 
@@ -148,6 +148,10 @@ class Dev:
                 children += (task / "children").read_text().split()
         return vm_rss_mb(pid), len(children), sum(vm_rss_mb(child) for child in children)
 
+    def total_rss_mb(self) -> float:
+        """RSS of dev and of every process under it (the Node runtimes and what they start), in MB."""
+        return sum(vm_rss_mb(pid) for pid in descendants(self.process.pid))
+
     def stop(self) -> None:
         self.process.send_signal(signal.SIGINT)
         try:
@@ -158,6 +162,19 @@ class Dev:
         self.stderr.close()
 
 
+def descendants(pid: int) -> list[int]:
+    """`pid` and every process under it."""
+    found, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):  # it just ended
+            for task in Path(f"/proc/{current}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    queue += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
 def vm_rss_mb(pid) -> float:
     try:
         return int(Path(f"/proc/{pid}/status").read_text().split("VmRSS:")[1].split()[0]) / 1024
@@ -166,8 +183,8 @@ def vm_rss_mb(pid) -> float:
 
 
 @contextlib.contextmanager
-def dev_server(project: Path, env: dict[str, str]):
-    dev = Dev(project, env)
+def dev_server(project: Path, env: dict[str, str], binary: Path = AGENT_SDK, args: tuple[str, ...] = ()):
+    dev = Dev(project, env, binary, args)
     try:
         wait_for(dev.ready, "dev to listen", dev.stderr_text)
         yield dev
@@ -263,16 +280,17 @@ def follow_latency(dev: Dev, want_events: int) -> list[float]:
     return latencies
 
 
-def concurrent_sessions(tmp: Path, sessions: int, turns: int) -> tuple[list[float], list[float], dict]:
+def concurrent_sessions(tmp: Path, sessions: int, turns: int, binary: Path = AGENT_SDK,
+                        name: str = "concurrent") -> tuple[list[float], list[float], dict]:
     """Per-turn latencies (first FIRST_TURNS of each session, all) and {turn: dev RSS sample}."""
-    project, record = copy_project(PROJECT, tmp / "concurrent"), tmp / "record.txt"
+    project, record = copy_project(PROJECT, tmp / name), tmp / f"{name}-record.txt"
     total = sessions * turns
     sample_at = {max(1, total // 10), total // 2, total}
     done: list[tuple[int, list[dict]]] = []  # (turn number in its session, envelopes)
     samples: dict[int, tuple[float, int, float]] = {}
     errors: list[Exception] = []
     lock = threading.Lock()
-    with dev_server(project, {"AGENT_SDK_TEST_RECORD": str(record)}) as dev:
+    with dev_server(project, {"AGENT_SDK_TEST_RECORD": str(record)}, binary) as dev:
         def session_worker() -> None:
             try:
                 session = dev.create_session()
