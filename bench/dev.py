@@ -24,8 +24,8 @@ their .agent-sdk/ folder, each served by `target/release/agent-sdk dev --port 0`
      after the other. Per turn, latency = the latest Date.now() written by the hook for the
      turn's events - the `at` of the turn's first envelope in its SSE stream. Reported: p50,
      p99 and max over the first 5 turns of every session (while all of them start), and over
-     all turns. The RSS of the dev process alone (VmRSS in /proc; the Node.js runtimes, one a
-     session, are its children and reported beside it) is sampled after 10%, 50% and 100% of
+     all turns. The RSS of the dev process alone (VmRSS in /proc; the Node.js runtime that serves
+     every session is its child and reported beside it) is sampled after 10%, 50% and 100% of
      the turns (turn 100, 500, 1,000 by default); memory is flat when the last sample is
      within 20% of the middle one.
 
