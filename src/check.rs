@@ -24,8 +24,9 @@ pub struct HookReport {
     pub path: String,
     /// The module with every link resolved: the path Node loads it by.
     pub real_path: std::path::PathBuf,
-    /// The statically known event keys, in source order.
-    pub events: Vec<String>,
+    /// The event keys, in source order; `None` when they cannot be known before the module
+    /// runs (see [`crate::analyze::HookAnalysis::known_events`]).
+    pub events: Option<Vec<String>>,
     /// Why the hook would not load (`None`: it loads).
     pub skipped: Option<Code>,
     /// For a hook an extension contributes: which mount, and its name inside the extension
@@ -131,7 +132,7 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
             path: module.display_path.clone(),
             real_path: module.real_path.clone(),
             skipped: skip_reason(name_problems[index], &check.analysis.diagnostics),
-            events: check.analysis.events,
+            events: check.analysis.known_events(),
             mount: None,
         });
         checked.diagnostics.extend(check.analysis.diagnostics);
@@ -237,7 +238,7 @@ fn check_module(
     let text = match analyze::read::read_hook(&module.path, &module.display_path) {
         Ok(text) => text,
         Err(diagnostic) => {
-            let analysis = HookAnalysis { events: Vec::new(), diagnostics: vec![*diagnostic] };
+            let analysis = HookAnalysis { diagnostics: vec![*diagnostic], ..HookAnalysis::default() };
             return ModuleCheck { analysis, source: None, entry: None };
         }
     };
@@ -259,7 +260,10 @@ fn check_module(
     let (analysis, entry) = match checked {
         Some((analysis, entry)) => (analysis, entry.flatten()),
         None => (
-            HookAnalysis { events: Vec::new(), diagnostics: vec![analyze::too_big_to_parse(&module.display_path)] },
+            HookAnalysis {
+                diagnostics: vec![analyze::too_big_to_parse(&module.display_path)],
+                ..HookAnalysis::default()
+            },
             None,
         ),
     };

@@ -39,6 +39,14 @@ fn info_prints_a_tree_and_says_when_hooks_have_errors() {
     insta::assert_snapshot!(transcript(&fixture("validate", "parse-error"), &["info"]));
 }
 
+/// A hook whose events cannot be known before it runs (re-exported here) reads `null` in
+/// JSON and "events unknown" in the tree, not as a hook with no events; a handler that cannot
+/// be checked leaves its key known.
+#[test]
+fn info_says_when_a_hook_s_events_are_unknown() {
+    insta::assert_snapshot!(common::transcripts(&fixture("info", "events-unknown"), &[&["info"], &["info", "--json"]]));
+}
+
 #[test]
 fn info_tree_of_every_accepted_form() {
     insta::assert_snapshot!(transcript(&fixture("validate", "accepted-forms"), &["info"]));

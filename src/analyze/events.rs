@@ -33,7 +33,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         let mut seen = HashSet::new();
         for property in &events.properties {
             match property {
-                ObjectPropertyKind::SpreadProperty(spread) => self.dynamic_events(
+                ObjectPropertyKind::SpreadProperty(spread) => self.dynamic_keys(
                     spread.span,
                     "spread",
                     "a spread in `events` could add handlers that cannot be checked statically",
@@ -62,7 +62,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     ));
                 }
             }
-            EventKey::Dynamic => self.dynamic_events(
+            EventKey::Dynamic => self.dynamic_keys(
                 property.key.span(),
                 "computed key",
                 "this computed key could not be resolved statically, so its event type is not checked",
@@ -150,6 +150,12 @@ impl<'s, 'a> Checker<'s, 'a> {
             format!("`{key}` is not an event type, so this handler never runs"),
             help,
         ));
+    }
+
+    /// [`Self::dynamic_events`], of what may add keys: the hook's events are not all known.
+    fn dynamic_keys(&mut self, span: Span, label: &str, message: &str) {
+        self.analysis.keys_unknown = true;
+        self.dynamic_events(span, label, message);
     }
 
     fn dynamic_events(&mut self, span: Span, label: &str, message: &str) {

@@ -60,7 +60,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 format!("the default export is a {kind}, not a call of `defineHook(...)`"),
                 format!("wrap the hook in defineHook: `{DEFINE_HOOK_EXAMPLE}`"),
             )),
-            Some(DefaultExport::ReExport { source, span }) => self.report(self.file.diagnostic(
+            Some(DefaultExport::ReExport { source, span }) => self.report_unknown_keys(self.file.diagnostic(
                 Code::DynamicEvents,
                 (span.start, span.end),
                 "re-exported from another module",
@@ -74,7 +74,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                     _ => unreachable!("matched above"),
                 };
                 if let Verdict::Dynamic = verdict {
-                    self.report(self.file.diagnostic(
+                    self.report_unknown_keys(self.file.diagnostic(
                         Code::DynamicEvents,
                         span,
                         "not known until the module runs",
@@ -164,7 +164,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             Some(Binding::Function) => self.not_define_hook_at(span, format!("`{name}` is a function")),
             Some(Binding::Class) => self.not_define_hook_at(span, format!("`{name}` is a class")),
             Some(Binding::Import { source, .. } | Binding::Namespace { source, .. }) => {
-                self.report(self.file.diagnostic(
+                self.report_unknown_keys(self.file.diagnostic(
                     Code::DynamicEvents,
                     (span.start, span.end),
                     format!("imported from `{source}`"),
@@ -352,9 +352,15 @@ impl<'s, 'a> Checker<'s, 'a> {
         }
     }
 
+    /// A `hooks::dynamic-events` advice of the hook itself: its events are not all known.
+    fn report_unknown_keys(&mut self, diagnostic: Diagnostic) {
+        self.analysis.keys_unknown = true;
+        self.report(diagnostic);
+    }
+
     /// Advice that part of the hook is only known when the module runs.
     fn dynamic(&mut self, span: Span, label: &str, message: &str) -> Verdict {
-        self.report(self.file.diagnostic(
+        self.report_unknown_keys(self.file.diagnostic(
             Code::DynamicEvents,
             (span.start, span.end),
             label,

@@ -28,8 +28,10 @@ const STACK_BYTES_PER_SOURCE_BYTE: usize = 2 * 1024;
 /// thread must have a stack of [`STACK_BYTES`] (`check::check_located`'s pool does); then
 /// no input can overflow the stack.
 pub fn analyze_module(display_path: &str, text: &str) -> HookAnalysis {
-    on_a_big_enough_stack(text.len(), || analyze_source(display_path, text))
-        .unwrap_or_else(|| HookAnalysis { events: Vec::new(), diagnostics: vec![too_big_to_parse(display_path)] })
+    on_a_big_enough_stack(text.len(), || analyze_source(display_path, text)).unwrap_or_else(|| HookAnalysis {
+        diagnostics: vec![too_big_to_parse(display_path)],
+        ..HookAnalysis::default()
+    })
 }
 
 /// Runs `parse` (of a source of `source_len` bytes) on a stack big enough for any nesting
@@ -63,7 +65,19 @@ pub fn too_big_to_parse(display_path: &str) -> Diagnostic {
 pub struct HookAnalysis {
     /// The statically known event keys of `events`, in source order, without repeats.
     pub events: Vec<String>,
+    /// Some keys may be missing from `events`: they are only known when the module runs
+    /// (a re-exported or imported hook or `events`, a spread, a computed key).
+    pub keys_unknown: bool,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+impl HookAnalysis {
+    /// The hook's event keys, `None` when they cannot all be known before the module runs
+    /// (a `hooks::dynamic-events` advice says where). A handler that cannot be checked
+    /// leaves its key known.
+    pub fn known_events(&self) -> Option<Vec<String>> {
+        (!self.keys_unknown).then(|| self.events.clone())
+    }
 }
 
 /// Analyses the hook module `text` on this thread, shown to users as `display_path` (its extension
@@ -88,7 +102,7 @@ pub fn analyze_then<T>(
     });
     match parsed {
         Ok((analysis, after)) => (analysis, Some(after)),
-        Err(diagnostics) => (HookAnalysis { events: Vec::new(), diagnostics }, None),
+        Err(diagnostics) => (HookAnalysis { diagnostics, ..HookAnalysis::default() }, None),
     }
 }
 

@@ -51,7 +51,8 @@ pub fn take_in(checked: &mut CheckedProject, index: usize, mounted: Mounted) {
                     name,
                     path: mount.file.display_path.clone(),
                     real_path: mount.file.real_path.clone(),
-                    events: hook.events.clone().unwrap_or_default(),
+                    // What the extension's code said when it ran: known.
+                    events: Some(hook.events.clone().unwrap_or_default()),
                     skipped,
                     mount: Some(MountedAs { namespace: mount.namespace().to_owned(), key: hook.key.clone() }),
                 });

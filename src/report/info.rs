@@ -37,7 +37,9 @@ struct AgentJson<'c> {
 struct HookJson<'c> {
     name: &'c str,
     path: &'c str,
-    events: &'c [String],
+    /// `null` when they cannot be known before the module runs (`export { default } from …`,
+    /// an imported or spread `events`): unknown, not none.
+    events: Option<&'c [String]>,
     /// The namespace of the mount that contributes it; absent for the project's own hooks.
     #[serde(skip_serializing_if = "Option::is_none")]
     extension: Option<&'c str>,
@@ -102,7 +104,7 @@ pub fn render_json(checked: &CheckedProject, dir: &str) -> String {
                 .map(|hook| HookJson {
                     name: &hook.name,
                     path: &hook.path,
-                    events: &hook.events,
+                    events: hook.events.as_deref(),
                     extension: hook.mount.as_ref().map(|mount| mount.namespace.as_str()),
                 })
                 .collect(),
@@ -184,10 +186,10 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
     let _ = writeln!(out, "{hooks_branch} hooks ({} loaded)", loaded.len());
     for (i, hook) in loaded.iter().enumerate() {
         let branch = if i + 1 == loaded.len() { "└──" } else { "├──" };
-        let events = if hook.events.is_empty() {
-            "(events not known statically)".to_owned()
-        } else {
-            hook.events.iter().map(|event| escape(event)).collect::<Vec<_>>().join(", ")
+        let events = match hook.events.as_deref() {
+            None => "(events unknown until the module runs)".to_owned(),
+            Some([]) => "(no events)".to_owned(),
+            Some(events) => events.iter().map(|event| escape(event)).collect::<Vec<_>>().join(", "),
         };
         let name = escape(&hook.name);
         let _ = writeln!(out, "{hooks_indent}{branch} {name:width$}  {}  {events}", path(&hook.path));
