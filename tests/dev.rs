@@ -300,6 +300,7 @@ fn logs_with_tail_0_follows_only_new_lines() {
     let server = DevServer::start(dir.path(), 0);
     let session = server.create_session();
     server.send(&session, "before");
+    wait_for_log(&server, "turn completed");
     let newest = server.logs("").last().unwrap()["cursor"].as_u64().unwrap();
     let mut follower = logs_command(dir.path(), &["-f", "--json", "--tail", "0"])
         .stdout(Stdio::piped())
@@ -405,6 +406,45 @@ fn a_slow_session_does_not_delay_another() {
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("slow done {slow}")));
 }
 
+/// The serve log says what happens to a session: that it started (with its purpose and
+/// mode), each turn once its hooks are done (how it ended, how long it took, what the hooks
+/// did), and the session's summary when it rests, as `run` ends with one.
+#[test]
+fn the_serve_log_says_each_session_s_start_turns_and_summary() {
+    let dir = copy_fixture("dev", "basic");
+    let child = in_project(common::agent_sdk(), dir.path())
+        .args(["dev", "--port", "0", "--session-idle", "1s"])
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .spawn()
+        .unwrap();
+    let server = DevServer::adopt(child, dir.path(), "");
+    let session = server.create_session();
+    let events = server.send(&session, "one");
+    let turn_id = events[0]["turnId"].as_str().unwrap().to_owned();
+    wait_for_log(&server, "summary: ");
+    let lines: Vec<Value> =
+        server.logs("").into_iter().filter(|record| record["sessionId"] == session.as_str()).collect();
+    let messages: Vec<&str> = lines.iter().map(|record| record["message"].as_str().unwrap()).collect();
+    assert_eq!(messages[0], format!("session {session} started (purpose live, mode chat)"), "{messages:?}");
+    let turn = lines.iter().find(|record| record["message"].as_str().unwrap().starts_with("turn ")).unwrap();
+    let text = turn["message"].as_str().unwrap();
+    assert!(text.starts_with("turn completed in "), "{text}");
+    assert!(
+        text.ends_with(&format!(
+            " (its hooks done): {} events dispatched to 2 hooks; 0 handlers threw, 0 timed out",
+            events.len()
+        )),
+        "{text}"
+    );
+    assert_eq!((&turn["level"], &turn["turnId"]), (&Value::from("info"), &Value::from(turn_id)));
+    let summary = format!(
+        "summary: {} events dispatched to 2 hooks; 0 hooks failed to load, 0 handlers threw, 0 timed out; \
+         0 runtime restarts, 0 unconfirmed deliveries",
+        events.len()
+    );
+    assert!(messages.contains(&summary.as_str()), "{messages:?}");
+}
+
 /// The pids of the hook runtimes a server runs (by command line: Node 24 names its
 /// process after its main thread, "MainThread").
 fn runtime_pids(server: &DevServer) -> Vec<String> {
@@ -476,7 +516,7 @@ fn a_handler_that_never_yields_is_blamed_and_the_other_session_s_cut_off_deliver
             .any(|line| line.starts_with("unconfirmed delivery: event #") && line.contains("to hook \"stall\"")),
         "{waited:?}"
     );
-    assert!(!waited.iter().any(|line| line.contains("timed out")), "{waited:?}");
+    assert!(!waited.iter().any(|line| line.contains("timed out after")), "{waited:?}");
     let stopped = logs.iter().filter(|record| record["sessionId"].is_null());
     let stopped: Vec<&str> = stopped.filter_map(|record| record["message"].as_str()).collect();
     assert!(
@@ -783,6 +823,8 @@ fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat()
     let _ = server.wait();
     let restarted = DevServer::start(dir.path(), port);
     restarted.send(&session, "after");
+    // The turn's line comes once its hooks are done, after its stream ended.
+    wait_for_log(&restarted, "turn completed");
     let all: Vec<u64> = restarted.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
     wait_for(all.len());
     std::thread::sleep(Duration::from_millis(300));
@@ -803,6 +845,7 @@ fn logs_follows_a_server_whose_log_was_reset_from_the_new_start_and_says_so() {
     let server = DevServer::start(dir.path(), port);
     let session = server.create_session();
     server.send(&session, "before");
+    wait_for_log(&server, "turn completed");
     let old: Vec<u64> = server.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
     let mut follower =
         logs_command(dir.path(), &["-f", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
@@ -835,6 +878,7 @@ fn logs_follows_a_server_whose_log_was_reset_from_the_new_start_and_says_so() {
     let restarted = DevServer::start(dir.path(), port);
     let other = restarted.create_session();
     restarted.send(&other, "after");
+    wait_for_log(&restarted, "turn completed");
     let new: Vec<u64> = restarted.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
     assert_eq!(new[0], 1, "the new log starts again: {new:?}");
     wait_for(&[old.clone(), new].concat());

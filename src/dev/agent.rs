@@ -83,20 +83,29 @@ impl Agent {
         store: &'s StateStore,
     ) -> anyhow::Result<Dispatcher<'s>> {
         let shared = self.shared_runtime(hooks)?;
-        let facts = SessionFacts {
-            id: session_id,
-            channel_id: "dev",
-            mode: "chat",
-            purpose: "live",
-            continuation_token: Some(session_id),
-        };
-        let (loaded, lane) = shared.attach(session_id, self.setup.ctx(&facts))?;
+        let facts = self.facts(session_id);
+        let (loaded, load_failed, lane) = shared.attach(session_id, self.setup.ctx(&facts))?;
         log.info(format!(
             "session {session_id}: {} (the runtime's, loaded once for every session)",
             crate::report::plural(loaded, "hook")
         ));
         let config = self.setup.runtime_config(session_id);
-        Ok(Dispatcher::on_lane(config, lane, loaded, hooks.plan.clone(), self.setup.hook_timeout, log, store))
+        let mut dispatcher =
+            Dispatcher::on_lane(config, lane, loaded, hooks.plan.clone(), self.setup.hook_timeout, log, store);
+        // Said in the session's summary, as `run` says it.
+        dispatcher.stats.load_failed = load_failed;
+        Ok(dispatcher)
+    }
+
+    /// Who a session is, as its handlers' `ctx` says.
+    pub fn facts<'f>(&self, session_id: &'f str) -> SessionFacts<'f> {
+        SessionFacts {
+            id: session_id,
+            channel_id: "dev",
+            mode: "chat",
+            purpose: "live",
+            continuation_token: Some(session_id),
+        }
     }
 
     /// The runtime of `hooks`: the one running, else a new one (its keeper loads the hooks,

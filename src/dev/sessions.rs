@@ -8,18 +8,19 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::clock::new_id;
 use crate::dev::agent::Agent;
 use crate::dev::turn_stream::{BUFFERED_EVENTS, TurnStream};
-use crate::engine::dispatcher::Dispatcher;
+use crate::engine::dispatcher::{DispatchStats, Dispatcher};
 use crate::engine::feed::Feed;
 use crate::engine::session;
 use crate::engine::undelivered::Undelivered;
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
+use crate::state::log_record::{Level, Record};
 use crate::state::session_lease::{SessionInUse, SessionLease};
 use crate::telemetry::Parent;
 use crate::telemetry::request_span::RequestSpan;
@@ -88,6 +89,12 @@ impl Sessions {
         let mut live = lock(&self.live);
         self.start_worker(&mut live, &id)?;
         live.created.insert(id.clone());
+        drop(live);
+        let facts = self.agent.facts(&id);
+        match self.agent.serve_log(Some(&id)) {
+            Ok(log) => log.info(format!("session {id} started (purpose {}, mode {})", facts.purpose, facts.mode)),
+            Err(problem) => log_start_failure(&id, &problem),
+        }
         Ok(id)
     }
 
@@ -216,6 +223,37 @@ fn log_start_failure(session_id: &str, error: &anyhow::Error) {
     log.error(format!("session {session_id} could not start a turn: {error:#}"));
 }
 
+/// A turn that was answered: which, whether it failed, and the session's counts before it.
+struct TurnEnded {
+    turn_id: Option<String>,
+    failed: bool,
+    before: DispatchStats,
+}
+
+impl TurnEnded {
+    /// The serve-log line of the turn once its hooks are done: `turn completed in 14ms: 6
+    /// events dispatched to 3 hooks; 0 handlers threw, 0 timed out`.
+    fn record(&self, dispatcher: &Dispatcher<'_>, took: Duration) -> Record {
+        let stats = dispatcher.stats.since(&self.before);
+        let mut record = Record::new(
+            if stats.threw + stats.timed_out + stats.unconfirmed + stats.restarts > 0 {
+                Level::Warn
+            } else {
+                Level::Info
+            },
+            format!(
+                "turn {} in {} (its hooks done): {}; {}",
+                if self.failed { "failed" } else { "completed" },
+                crate::clock::format_duration(took),
+                stats.dispatched(dispatcher.loaded),
+                stats.failures()
+            ),
+        );
+        record.turn_id.clone_from(&self.turn_id);
+        record
+    }
+}
+
 /// What a session holds while it answers turns: its serve log and its store connection.
 struct OpenSession<'a> {
     agent: &'a Agent,
@@ -259,17 +297,20 @@ impl<'a> OpenSession<'a> {
     /// One turn: recorded, streamed to its client (who never holds it up) and dispatched.
     fn answer<'s>(&'s self, turn: Turn, loaded: &mut Loaded<'s>) {
         let Turn { text, stream, request } = turn;
+        let started = Instant::now();
         let answered = self.answer_turn(text, stream, loaded, request.as_ref().map(|request| request.span));
         if let Some(request) = request {
             request.end(if answered.is_ok() { 200 } else { 503 }, answered.as_ref().err().map(String::as_str));
         }
         // The turn's stream has ended for the client; its hooks may still be running.
-        if answered.is_ok()
-            && let Some((_, dispatcher)) = loaded.as_mut()
-            && let Err(problem) = dispatcher.finish()
-        {
-            self.log.error(format!("the session's hook runtime failed: {problem:#}"));
-            self.drop_runtime(loaded);
+        if let (Ok(ended), Some((_, dispatcher))) = (&answered, loaded.as_mut()) {
+            match dispatcher.finish() {
+                Ok(()) => self.log.write(ended.record(dispatcher, started.elapsed())),
+                Err(problem) => {
+                    self.log.error(format!("the session's hook runtime failed: {problem:#}"));
+                    self.drop_runtime(loaded);
+                }
+            }
         }
         if let Some(warning) = self.agent.setup.telemetry.as_ref().and_then(|telemetry| telemetry.failure_warning()) {
             self.log.warn(warning);
@@ -284,7 +325,7 @@ impl<'a> OpenSession<'a> {
         mut stream: TurnStream,
         loaded: &mut Loaded<'s>,
         parent: Option<Parent>,
-    ) -> Result<(), String> {
+    ) -> Result<TurnEnded, String> {
         // Held for the turn and its dispatch, as `run` holds it: one writer per session.
         let _lease = match SessionLease::take(&self.agent.setup.state_root, self.id) {
             Ok(lease) => lease,
@@ -334,6 +375,7 @@ impl<'a> OpenSession<'a> {
                 return Err("could not start the session's hook runtime".to_owned());
             }
         };
+        let before = dispatcher.stats;
         let fed = session::recorder(&self.store, self.id).and_then(|recorder| {
             let mut sink = |envelope: &Envelope| -> anyhow::Result<()> {
                 stream.send(envelope);
@@ -361,12 +403,14 @@ impl<'a> OpenSession<'a> {
                  the turn went on and was recorded"
             ));
         }
-        match fed {
+        let ended = match fed {
             Ok(outcome) => {
+                let failed = outcome.failed.is_some();
                 if let Some(failed) = outcome.failed {
                     self.log.write(failed.record());
                 }
                 stream.finish();
+                TurnEnded { turn_id: outcome.turn_id, failed, before }
             }
             Err(problem) => {
                 self.log.error(format!("the turn broke off: {problem:#}"));
@@ -374,8 +418,8 @@ impl<'a> OpenSession<'a> {
                 self.drop_runtime(loaded);
                 return Err("the turn broke off".to_owned());
             }
-        }
-        Ok(())
+        };
+        Ok(ended)
     }
 
     /// The runtime for this turn: the one already running, unless the hooks changed on
@@ -414,6 +458,7 @@ impl<'a> OpenSession<'a> {
         for line in std::mem::take(&mut dispatcher.otel).lines() {
             self.log.info(line);
         }
+        self.log.info(dispatcher.stats.summary(dispatcher.loaded));
         dispatcher.close();
     }
 }

@@ -18,6 +18,8 @@ use crate::telemetry::turn_trace::{Traced, TurnTrace};
 /// How feeding the events went.
 #[derive(Default)]
 pub struct Outcome {
+    /// The turn's id (of a turn fed by [`Feed::turn`]).
+    pub turn_id: Option<String>,
     /// A `turn.failed` was recorded (the first, if a replay holds more).
     pub failed: Option<FailedTurn>,
     /// Ctrl-C stopped it.
@@ -81,8 +83,8 @@ impl Feed<'_, '_> {
     /// One turn answering `message`: each of the model's outputs is recorded, shown and
     /// dispatched as it comes, while the hooks are served in between.
     pub fn turn(&mut self, message: &str, model: &mut dyn ModelStream) -> anyhow::Result<Outcome> {
-        let mut outcome = Outcome::default();
         let turn_id = new_id("turn");
+        let mut outcome = Outcome { turn_id: Some(turn_id.clone()), ..Outcome::default() };
         let mut trace = self.traced.as_ref().map(|traced| traced.start(&turn_id));
         let trace = &mut trace;
         let (mut turn, received) = Turn::start(message);

@@ -52,8 +52,9 @@ struct Inner {
 struct State {
     /// The runtime sessions dispatch to, once its hooks loaded.
     current: Option<RuntimeLink>,
-    /// How many hooks loaded.
+    /// How many hooks loaded, and how many failed to.
     loaded: usize,
+    load_failed: u64,
     /// Why the keeper gave up (the runtime could not start, or restart): every session's
     /// dispatch fails with it, and the next turn starts a new shared runtime.
     failed: Option<String>,
@@ -73,13 +74,14 @@ impl Inner {
 
     /// A runtime whose hooks loaded is where sessions dispatch from now on: every open lane
     /// is opened in it (a new one knows none).
-    fn publish(&self, link: RuntimeLink, loaded: usize) {
+    fn publish(&self, link: RuntimeLink, loaded: usize, load_failed: u64) {
         let mut state = self.state();
         for lane in self.lanes.all() {
             let _ = link.send(&ToNode::Open { session: lane.id, slot: lane.slot, ctx: &lane.ctx });
         }
         state.current = Some(link);
         state.loaded = loaded;
+        state.load_failed = load_failed;
         self.changed.notify_all();
     }
 
@@ -126,8 +128,8 @@ impl SharedRuntime {
     }
 
     /// Opens a lane for session `session_id`, whose handlers get `ctx`, once the hooks
-    /// loaded: how many did, and the lane.
-    pub fn attach(self: &Arc<Self>, session_id: &str, ctx: Value) -> anyhow::Result<(usize, LaneLink)> {
+    /// loaded: how many did, how many failed to, and the lane.
+    pub fn attach(self: &Arc<Self>, session_id: &str, ctx: Value) -> anyhow::Result<(usize, u64, LaneLink)> {
         let runtime = self.inner.wait_after(0)?;
         let (sender, messages) = channel();
         let state = self.inner.state();
@@ -136,9 +138,9 @@ impl SharedRuntime {
         let runtime = state.current.clone().unwrap_or(runtime);
         let lane = self.inner.lanes.open(session_id, Arc::new(ctx), sender, &runtime.slot);
         runtime.send(&ToNode::Open { session: lane.id, slot: lane.slot, ctx: &lane.ctx })?;
-        let loaded = state.loaded;
+        let (loaded, load_failed) = (state.loaded, state.load_failed);
         drop(state);
-        Ok((loaded, LaneLink { shared: Arc::clone(self), lane, runtime, messages, queued: Vec::new() }))
+        Ok((loaded, load_failed, LaneLink { shared: Arc::clone(self), lane, runtime, messages, queued: Vec::new() }))
     }
 }
 
@@ -197,7 +199,7 @@ fn keep(inner: &Inner, keeping: Keeping) {
 /// The keeper's runtime (of its own, so it has a link) is the one sessions dispatch to.
 fn publish(inner: &Inner, dispatcher: &Dispatcher<'_>) {
     if let Some(link) = dispatcher.link() {
-        inner.publish(link, dispatcher.loaded);
+        inner.publish(link, dispatcher.loaded, dispatcher.stats.load_failed);
     }
 }
 

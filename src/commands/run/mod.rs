@@ -190,19 +190,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     for line in dispatcher.close().lines() {
         log.info(line);
     }
-    log.info(format!(
-        "summary: {} dispatched to {}; {} failed to load, {} threw, {} timed out; {}, {}",
-        plural(stats.events as usize, "event"),
-        plural(hook_count, "hook"),
-        plural(stats.load_failed as usize, "hook"),
-        plural(stats.threw as usize, "handler"),
-        stats.timed_out,
-        plural(stats.restarts as usize, "runtime restart"),
-        match stats.unconfirmed {
-            1 => "1 unconfirmed delivery".to_owned(),
-            count => format!("{count} unconfirmed deliveries"),
-        },
-    ));
+    log.info(stats.summary(hook_count));
     // Said last, where it is seen; a cancelled turn was said as it happened.
     if let (Some(failed), false) = (&outcome.failed, outcome.cancelled) {
         log.write(failed.record());
