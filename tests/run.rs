@@ -465,6 +465,92 @@ fn ctrl_c_records_a_cancelled_turn_dispatches_it_and_exits_130() {
     assert!(record.lines().last().unwrap().ends_with("turn.failed"), "the hooks saw the cancellation: {record}");
 }
 
+/// The lines `child` writes to stderr, as they come (a thread reads them).
+fn stderr_lines(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let stderr = child.stderr.take().unwrap();
+    let read = std::sync::Arc::clone(&lines);
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            read.lock().unwrap().push(line.unwrap_or_default());
+        }
+    });
+    lines
+}
+
+/// Waits (at most 20 s) until a line of `lines` contains `needle`.
+fn wait_for_line(lines: &std::sync::Mutex<Vec<String>>, needle: &str) {
+    let started = std::time::Instant::now();
+    while !lines.lock().unwrap().iter().any(|line| line.contains(needle)) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no line `{needle}`: {:?}",
+            lines.lock().unwrap()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Ctrl-C once the turn has ended, while a hook still runs: the run says what it waits for,
+/// lets the handler finish, and exits 130.
+#[test]
+fn ctrl_c_after_the_turn_says_what_it_waits_for_and_exits_130_when_the_hooks_are_done() {
+    let dir = copy_fixture("run", "slow-hook");
+    let mut child = spawn_run(dir.path(), &["--message", "hi"], Stdio::null());
+    let lines = stderr_lines(&mut child);
+    wait_for_line(&lines, "hook \"boot\": boot started on #");
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    let lines = lines.lock().unwrap().clone();
+    assert_eq!(status.code(), Some(130), "{lines:#?}");
+    assert!(
+        lines.iter().any(|line| line
+            .ends_with("WARN  waiting for hook \"boot\" (turn.completed) to finish; Ctrl-C again to stop now")),
+        "{lines:#?}"
+    );
+    let record = std::fs::read_to_string(dir.path().join("record.txt")).unwrap();
+    assert!(record.starts_with("boot done #"), "the handler was let finish: {record}");
+    assert!(lines.iter().any(|line| line.contains("summary: ") && line.contains("0 timed out")), "{lines:#?}");
+}
+
+/// A second Ctrl-C stops at once and says what was not dispatched; `--redeliver` sends it.
+#[test]
+fn a_second_ctrl_c_stops_at_once_and_says_what_redeliver_will_send() {
+    let dir = copy_fixture("run", "slow-hook");
+    let mut child = common::agent_sdk()
+        .args(["run", "--message", "hi"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .env("BOOT_MS", "60000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = stderr_lines(&mut child);
+    wait_for_line(&lines, "hook \"boot\": boot started on #");
+    let started = std::time::Instant::now();
+    for _ in 0..2 {
+        assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+        wait_for_line(&lines, "Ctrl-C again to stop now");
+    }
+    let status = child.wait().unwrap();
+    let lines = lines.lock().unwrap().clone();
+    assert_eq!(status.code(), Some(130), "{lines:#?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "it did not wait for the handler");
+    let said = lines.iter().find(|line| line.contains("stopped at once: ")).expect("said what it left");
+    let session = said.split("--session ").nth(1).unwrap().split(' ').next().unwrap().to_owned();
+    assert!(
+        said.ends_with(&format!(
+            "WARN  stopped at once: 1 recorded event was not dispatched to every hook; `agent-sdk run --session {session} --redeliver` dispatches it"
+        )),
+        "{said}"
+    );
+    let again = run(dir.path(), &["--session", &session, "--redeliver"], &[("BOOT_MS", "10")]);
+    assert_eq!(exit_code(&again.output), 0, "{}", again.log());
+    assert!(again.log().contains("redelivering 1 recorded event its hooks never saw"), "{}", again.log());
+    assert!(again.record.iter().any(|line| line.starts_with("boot done #")), "{:?}", again.record);
+}
+
 #[test]
 fn imports_resolve_as_node_would_from_the_project() {
     let dir = copy_fixture("run", "imports");

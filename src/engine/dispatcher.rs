@@ -3,6 +3,7 @@
 //! restarts the runtime when it dies or a handler never yields; answers `ctx` calls.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
@@ -87,6 +88,15 @@ const WATCH_EVERY: Duration = Duration::from_millis(50);
 /// How often how far the hooks got is saved while events flow: what a crash leaves behind
 /// as "never seen" is then at most this much of what they saw, not the whole run.
 const SAVE_PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// How [`Dispatcher::finish_unless_stopped`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finished {
+    /// Every event went through every hook.
+    All,
+    /// Stopped at once (a second Ctrl-C): these events did not go through every hook.
+    Stopped { undispatched: usize },
+}
 
 /// What happened to the handlers, for the summary line.
 #[derive(Debug, Default, Clone, Copy)]
@@ -567,6 +577,55 @@ impl<'s> Dispatcher<'s> {
             self.store.mark_dispatched(&self.config.session_id, through)?;
         }
         Ok(())
+    }
+
+    /// [`Dispatcher::finish`], for a user who may press Ctrl-C while the hooks finish: once
+    /// `interrupted` is set (and unless `said`, the turn's cancellation was said already),
+    /// the log says what the wait is for; once `stop_now` is, it stops waiting at once,
+    /// saving how far the hooks got: how many events did not go through every hook.
+    pub fn finish_unless_stopped(
+        &mut self,
+        interrupted: &AtomicBool,
+        stop_now: &AtomicBool,
+        mut said: bool,
+    ) -> anyhow::Result<Finished> {
+        while !self.pending.is_empty() {
+            if stop_now.load(Ordering::SeqCst) {
+                if let Some(through) = self.dispatched_through.take() {
+                    self.store.mark_dispatched(&self.config.session_id, through)?;
+                }
+                return Ok(Finished::Stopped { undispatched: self.pending.len() });
+            }
+            if !said && interrupted.load(Ordering::SeqCst) {
+                said = true;
+                let line = self.waiting_for();
+                self.log.warn(line);
+            }
+            // Short waits: a Ctrl-C is answered within this, however long a handler runs.
+            self.pump(Duration::from_millis(100))?;
+            self.save_progress()?;
+        }
+        self.finish()?;
+        Ok(Finished::All)
+    }
+
+    /// What the hooks are still doing: `waiting for hook "boot" (turn.completed) to finish;
+    /// Ctrl-C again to stop now`.
+    fn waiting_for(&mut self) -> String {
+        let running = match self.runtime.state() {
+            RuntimeState::Running(handler) => {
+                let event = self.pending.iter().find(|pending| pending.event.index == handler.seq);
+                event.map(|pending| (self.hook_name(handler.hook).to_owned(), pending.event.event_type.clone()))
+            }
+            RuntimeState::Idle { .. } | RuntimeState::Starting => None,
+        };
+        match running {
+            Some((hook, event)) => format!("waiting for hook \"{hook}\" ({event}) to finish; Ctrl-C again to stop now"),
+            None => format!(
+                "waiting for the hooks to finish {}; Ctrl-C again to stop now",
+                plural(self.pending.len() as u64, "event")
+            ),
+        }
     }
 
     /// Whether dispatched events are still going through the hooks.

@@ -11,7 +11,7 @@ use crate::check::check_located;
 use crate::cli::{ColorChoice, Mode, Purpose, RunArgs};
 use crate::clock::new_id;
 use crate::diagnostics::Severity;
-use crate::engine::dispatcher::Dispatcher;
+use crate::engine::dispatcher::{Dispatcher, Finished};
 use crate::engine::feed::{Feed, Outcome};
 use crate::engine::session::{self, LoadPlan, SessionFacts, SessionSetup};
 use crate::engine::undelivered::{self, Undelivered};
@@ -120,11 +120,17 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
 
     let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
-    // The first Ctrl-C cancels the turn (recorded as `turn.failed`); a second one quits at once.
-    // Without the handler Ctrl-C still ends the process, only without `turn.failed`.
+    let stop_now = Arc::new(AtomicBool::new(false));
+    let (flag, stop) = (Arc::clone(&interrupted), Arc::clone(&stop_now));
+    // The first Ctrl-C cancels the turn (recorded as `turn.failed`), or, once it has ended,
+    // says what the hooks are still doing and exits 130 when they are done; a second one
+    // stops at once (saying what was not dispatched), and if the run is somewhere it cannot
+    // look, the process ends 3 s later all the same. Without the handler Ctrl-C still ends
+    // the process, only without `turn.failed`.
     let _ = ctrlc::set_handler(move || {
         if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            stop.store(true, std::sync::atomic::Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_secs(3));
             std::process::exit(i32::from(INTERRUPTED));
         }
     });
@@ -185,7 +191,17 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         (Some(Input::Synthetic(event)), _) => feed.synthetic(event)?,
         _ => Outcome::default(),
     };
-    dispatcher.finish()?;
+    if let Finished::Stopped { undispatched } =
+        dispatcher.finish_unless_stopped(&interrupted, &stop_now, outcome.cancelled)?
+    {
+        let (pronoun, verb) = if undispatched == 1 { ("it", "was") } else { ("them", "were") };
+        log.warn(format!(
+            "stopped at once: {} {verb} not dispatched to every hook; \
+             `agent-sdk run --session {session_id} --redeliver` dispatches {pronoun}",
+            plural(undispatched, "recorded event")
+        ));
+        return Ok(ExitStatus::Code(INTERRUPTED));
+    }
     let stats = dispatcher.stats;
     for line in dispatcher.close().lines() {
         log.info(line);
@@ -205,7 +221,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     output.finish()?;
     let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts + stats.unconfirmed > 0;
-    Ok(if outcome.cancelled {
+    Ok(if outcome.cancelled || interrupted.load(std::sync::atomic::Ordering::SeqCst) {
         ExitStatus::Code(INTERRUPTED)
     } else if outcome.failed.is_some() {
         ExitStatus::Failure
