@@ -69,25 +69,6 @@ impl CheckedProject {
     pub fn loaded(&self) -> impl Iterator<Item = &HookReport> {
         self.hooks.iter().filter(|hook| hook.skipped.is_none())
     }
-
-    /// What `run` and `dev` warn about before anything runs: the check's warnings, and the
-    /// hooks that will not load. (Empty-events warnings are said by the "skipped hook" lines.)
-    pub fn warnings_for_the_log(&self) -> Vec<String> {
-        let warnings =
-            self.diagnostics.iter().filter(|d| d.severity() == Severity::Warning && d.code != Code::EmptyEvents);
-        let mut lines: Vec<String> = warnings
-            .map(|diagnostic| {
-                let path = diagnostic.path.as_deref().map(|path| format!("{path}: ")).unwrap_or_default();
-                format!("{path}{} [{}]", diagnostic.message, diagnostic.code.as_str())
-            })
-            .collect();
-        lines.extend(
-            self.hooks.iter().filter(|hook| hook.skipped.is_some()).map(|hook| {
-                format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str()))
-            }),
-        );
-        lines
-    }
 }
 
 /// Checks the project at `dir` statically, keeping the compiled modules in `cache` (as `dev`

@@ -551,6 +551,23 @@ fn a_second_ctrl_c_stops_at_once_and_says_what_redeliver_will_send() {
     assert!(again.record.iter().any(|line| line.starts_with("boot done #")), "{:?}", again.record);
 }
 
+/// A warning `run` logs before it runs is what `validate` says of it: where (line:col),
+/// the code, and the help ("did you mean").
+#[test]
+fn warnings_at_run_time_say_where_and_what_to_do_as_validate_does() {
+    let dir = copy_fixture("validate", "unknown-event");
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert!(
+        ran.log().contains(
+            "WARN  bot/hooks/typos.ts:4:5: warning hooks::unknown-event `turn.complete` is not an event type, \
+             so this handler never runs; did you mean `turn.completed`?\n"
+        ),
+        "{}",
+        ran.log()
+    );
+}
+
 #[test]
 fn imports_resolve_as_node_would_from_the_project() {
     let dir = copy_fixture("run", "imports");

@@ -66,7 +66,8 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         runtime: Mutex::default(),
     });
     let log = agent.serve_log(None)?;
-    checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));
+    let dir = crate::report::ProjectDir::new(&agent.project().dir, &checked);
+    crate::report::concise::log_warnings(&checked, &dir).into_iter().for_each(|warning| log.warn(warning));
     if let Some(line) = env.summary() {
         log.info(line);
     }

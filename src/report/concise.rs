@@ -7,7 +7,7 @@
 
 use super::ProjectDir;
 use crate::check::CheckedProject;
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::untrusted::escape;
 
 pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
@@ -17,6 +17,27 @@ pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
         out.push('\n');
     }
     out
+}
+
+/// What `run` and `dev` warn about before anything runs, as `validate` says it: each
+/// warning where it is (`bot/hooks/usage.ts:5:5: warning hooks::unknown-event …`) with its
+/// help (`did you mean \`turn.completed\`?`), then the hooks that will not load (an
+/// empty `events`' warning is said by its "skipped hook" line).
+pub fn log_warnings(checked: &CheckedProject, dir: &ProjectDir) -> Vec<String> {
+    let warnings = checked
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.severity() == Severity::Warning && diagnostic.code != Code::EmptyEvents);
+    let mut lines: Vec<String> =
+        warnings.map(|diagnostic| format!("{}; {}", line(diagnostic, dir), escape(&diagnostic.help))).collect();
+    lines.extend(
+        checked
+            .hooks
+            .iter()
+            .filter(|hook| hook.skipped.is_some())
+            .map(|hook| format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str()))),
+    );
+    lines
 }
 
 /// One finding as one line (no line break): what `dev` logs for each error of a broken edit, too.

@@ -73,7 +73,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Err(Exit::failure(format!("{what}, so nothing ran; see above")).into());
     };
     let Some(project) = &checked.project else { unreachable!("checked above") };
-    checked.warnings_for_the_log().into_iter().for_each(|warning| log.warn(warning));
+    let dir = report::ProjectDir::new(&project.dir, &checked);
+    report::concise::log_warnings(&checked, &dir).into_iter().for_each(|warning| log.warn(warning));
     if let Some(line) = env.summary() {
         log.info(line);
     }
