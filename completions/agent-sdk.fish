@@ -74,7 +74,7 @@ action.tool_retry\t''
 actions.completed\t''
 turn.completed\t''
 turn.failed\t''"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l data -d 'The `data` of the `--event`, as JSON (replaces the default payload)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l data -d 'Fields of the `--event`\'s `data`, as a JSON object, merged over its example payload (a field given replaces the example\'s); the result must fit the event\'s type' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l script -d 'Script the `local` model\'s turn (reasoning, tool calls, retries, pauses, a failure): a JSON file `{ "steps": [ { "text": "…" }, { "tools": [ { "toolName": "…" } ] }, … ] }`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l session -d 'Continue this session (its events are appended after the recorded ones)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l purpose -d '`ctx.session.purpose`' -r -f -a "live\t''

@@ -346,7 +346,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "TYPE", value_parser = event_types())]
     pub event: Option<String>,
 
-    /// The `data` of the `--event`, as JSON (replaces the default payload).
+    /// Fields of the `--event`'s `data`, as a JSON object, merged over its example payload (a field
+    /// given replaces the example's); the result must fit the event's type.
     #[arg(long, value_name = "JSON", requires = "event")]
     pub data: Option<String>,
 

@@ -9,6 +9,7 @@ pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod commands;
+pub mod data_shape;
 pub mod dev;
 pub mod diagnostics;
 pub mod discover;

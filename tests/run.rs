@@ -250,6 +250,38 @@ fn event_dispatches_one_synthetic_event() {
     assert!(ran.log().contains("a similar value exists: 'turn.completed'"), "{}", ran.log());
 }
 
+/// `--data` is merged over the event's example payload, as the test kit's
+/// `events.<type>({ data })` is, and the result must fit the event's shape.
+#[test]
+fn data_is_merged_over_the_example_and_must_fit_the_event_s_shape() {
+    let dir = copy_fixture("run", "order");
+    let ran = run(dir.path(), &["--event", "action.tool_retry", "--data", r#"{"toolName":"search"}"#, "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    let events = envelopes(&ran.stdout());
+    assert_eq!(
+        events[0]["data"],
+        serde_json::json!({ "callId": "call_1", "toolName": "search", "attempt": 2, "reason": "http_503" })
+    );
+    for (data, says) in [
+        (r#"{"attempt":"2"}"#, "`data.attempt` must be a number, not the string \"2\""),
+        (r#"{"callId":null}"#, "`data.callId` must be a string, not null"),
+        (r#"["search"]"#, "--data must be a JSON object (the fields of the event's `data`), not [\"search\"]"),
+    ] {
+        let ran = run(dir.path(), &["--event", "action.tool_retry", "--data", data], &[]);
+        assert_eq!(exit_code(&ran.output), 2, "{data}: {}", ran.log());
+        assert!(ran.log().contains(says), "{data}: {}", ran.log());
+        assert!(ran.record.is_empty(), "nothing ran for {data}");
+    }
+    let ran = run(dir.path(), &["--event", "turn.failed", "--data", r#"{"status":"done"}"#], &[]);
+    assert!(
+        ran.log().contains(
+            "error: --data does not fit `turn.failed`: `data.status` must be one of \"error\", \"cancelled\", not the string \"done\"; its data is { message: string; status?: \"error\" | \"cancelled\" }"
+        ),
+        "{}",
+        ran.log()
+    );
+}
+
 #[test]
 fn replay_dispatches_a_recorded_stream() {
     let dir = copy_fixture("run", "order");

@@ -37,12 +37,35 @@ impl Input {
                 vocabulary::suggest(event_type).map(|name| format!(" (did you mean `{name}`?)")).unwrap_or_default();
             anyhow::bail!("`{event_type}` is not an event type{hint}");
         };
-        let data: Value = match &args.data {
-            Some(data) => serde_json::from_str(data).with_context(|| format!("--data is not valid JSON: {data}"))?,
-            None => serde_json::from_str(known.example).context("the built-in example payload")?,
+        let example: Value = serde_json::from_str(known.example).context("the built-in example payload")?;
+        let data = match &args.data {
+            Some(data) => with_data(known, example, data)?,
+            None => example,
         };
         Ok(Some(Input::Synthetic(TurnEvent { event_type: known.name, data })))
     }
+}
+
+/// The event's example `data` with `--data`'s fields merged over it (one level: a field given
+/// replaces the example's, as the test kit's `events.<type>({ data })` does), checked
+/// against the event's shape: a required field missing or of the wrong type is refused,
+/// named.
+fn with_data(known: &vocabulary::EventType, example: Value, data: &str) -> anyhow::Result<Value> {
+    let given: Value = serde_json::from_str(data).with_context(|| format!("--data is not valid JSON: {data}"))?;
+    let Value::Object(given) = given else {
+        anyhow::bail!("--data must be a JSON object (the fields of the event's `data`), not {given}");
+    };
+    let mut merged = match example {
+        Value::Object(fields) => fields,
+        _ => serde_json::Map::new(),
+    };
+    merged.extend(given);
+    let merged = Value::Object(merged);
+    let Some(shape) = crate::data_shape::parse(known.data) else { return Ok(merged) };
+    if let Err(problem) = crate::data_shape::check(&merged, &shape, "data") {
+        anyhow::bail!("--data does not fit `{}`: {problem}; its data is {}", known.name, known.data);
+    }
+    Ok(merged)
 }
 
 /// The most bad lines of a `--replay` file that are quoted; the rest are counted.
