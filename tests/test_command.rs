@@ -49,6 +49,24 @@ fn without_durations(line: &str) -> String {
     }
 }
 
+/// A test file that imports vitest needs vitest's runner: it is named, skipped, and the
+/// others decide the exit status; when every selected file imports it, nothing ran: exit 1.
+#[test]
+fn a_test_file_that_imports_vitest_is_named_and_skipped() {
+    let dir = copy_fixture("test", "vitest");
+    let output = run_in(dir.path(), &["test"]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert_eq!(exit_code(&output), 0, "{stdout}{stderr}");
+    assert!(stderr.contains("bot/hooks/usage.test.ts imports vitest: run it with npx vitest (skipped)\n"), "{stderr}");
+    assert!(!stderr.contains("order.test.ts imports vitest"), "{stderr}");
+    assert!(stdout.contains("order adds up"), "{stdout}");
+    assert!(!format!("{stdout}{stderr}").contains("Vitest failed"), "{stdout}{stderr}");
+    let output = run_in(dir.path(), &["test", "bot/hooks/usage.test.ts"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 1, "{stderr}");
+    assert!(stderr.contains("error: every test file imports vitest (1 file), so no test ran\n"), "{stderr}");
+}
+
 #[test]
 fn a_failing_test_fails_the_run_and_each_result_is_printed() {
     let dir = copy_fixture("test", "results");

@@ -12,6 +12,30 @@ use crate::project::Project;
 /// The extensions a test file may have: what the loader runs.
 const EXTENSIONS: [&str; 6] = ["ts", "mts", "cts", "js", "mjs", "cjs"];
 
+/// Whether the test module at `path` imports vitest (`vitest`, `vitest/…`, `@vitest/…`): its
+/// `describe`/`it` need vitest's own runner, so Node's would only fail it ("Vitest failed to
+/// find the current suite"). Read statically (its top-level `import`s); a file that cannot
+/// be read or parsed is left to the run, which says why.
+pub fn imports_vitest(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else { return false };
+    // Most test files never mention it: no parse for them.
+    if !text.contains("vitest") {
+        return false;
+    }
+    let shown = path.to_string_lossy();
+    let parsed = crate::analyze::parse_then(&shown, &text, |_, _, program| {
+        program.body.iter().any(|statement| match statement {
+            oxc::ast::ast::Statement::ImportDeclaration(import) => is_vitest(import.source.value.as_str()),
+            _ => false,
+        })
+    });
+    parsed.unwrap_or(false)
+}
+
+fn is_vitest(specifier: &str) -> bool {
+    specifier == "vitest" || specifier.starts_with("vitest/") || specifier.starts_with("@vitest/")
+}
+
 /// One test file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestFile {

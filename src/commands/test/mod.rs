@@ -29,7 +29,7 @@ use crate::loader::resolver::Resolver;
 use crate::printer::Printer;
 use crate::project;
 use crate::report::{self, plural};
-use files::Patterns;
+use files::{Patterns, TestFile};
 use node::{ManifestFile, TestRunner};
 
 /// The exit code after Ctrl-C (128 + SIGINT), the way `--watch` ends.
@@ -145,6 +145,19 @@ impl Tests<'_> {
                 files::folders_shown(project)
             ));
             return Ok((Ended::Finished(ExitStatus::Success), Vec::new()));
+        }
+        // Vitest's tests need vitest's runner: said and skipped, not run into a wall of errors.
+        let (vitest, selected): (Vec<TestFile>, Vec<TestFile>) =
+            selected.into_iter().partition(|file| files::imports_vitest(&file.path));
+        for file in &vitest {
+            self.printer.stderr(&format!("{} imports vitest: run it with npx vitest (skipped)\n", file.shown));
+        }
+        if selected.is_empty() {
+            self.printer.stderr(&format!(
+                "error: every test file imports vitest ({}), so no test ran\n",
+                plural(vitest.len(), "file")
+            ));
+            return Ok((Ended::Finished(ExitStatus::Failure), Vec::new()));
         }
         let root = &project.canonical_dir;
         let paths: Vec<PathBuf> =
