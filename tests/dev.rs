@@ -445,6 +445,37 @@ fn the_serve_log_says_each_session_s_start_turns_and_summary() {
     assert!(messages.contains(&summary.as_str()), "{messages:?}");
 }
 
+/// A second server on a port one holds is refused before it writes anything to the
+/// serve log, naming the other server (ours: its pid, where and how it was started) and
+/// suggesting `--port 0`.
+#[test]
+fn a_port_another_server_holds_is_refused_naming_it_and_nothing_is_logged() {
+    let dir = copy_fixture("dev", "basic");
+    std::fs::write(dir.path().join(".env"), "GREETING=hello\n").unwrap();
+    let port = free_port();
+    let server = DevServer::start(dir.path(), port);
+    let logged = |server: &DevServer| {
+        server.logs("").iter().filter(|record| record["message"] == "loaded 1 variable from .env").count()
+    };
+    assert_eq!(logged(&server), 1);
+    let output = in_project(common::agent_sdk(), dir.path())
+        .args(["dev", "--port", &port.to_string()])
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let pid = server.child.id();
+    assert!(
+        stderr.contains(&format!(
+            "error: could not listen on 127.0.0.1:{port}: another agent-sdk server holds it (pid {pid}, started in "
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("; pass --port 0 for a free port"), "{stderr}");
+    assert_eq!(logged(&server), 1, "the refused start wrote nothing to the serve log");
+}
+
 /// The pids of the hook runtimes a server runs (by command line: Node 24 names its
 /// process after its main thread, "MainThread").
 fn runtime_pids(server: &DevServer) -> Vec<String> {

@@ -65,6 +65,9 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         log_cursor: Arc::new(log_cursor),
         runtime: Mutex::default(),
     });
+    // Listening comes before the first line of the serve log: a server that cannot start
+    // writes nothing into the log of the one that holds the port.
+    let listener = listen(address)?;
     let log = agent.serve_log(None)?;
     let dir = crate::report::ProjectDir::new(&agent.project().dir, &checked);
     crate::report::concise::log_warnings(&checked, &dir).into_iter().for_each(|warning| log.warn(warning));
@@ -93,8 +96,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let watcher = watch::spawn(Arc::clone(&agent), Arc::clone(&stop_watching));
 
     runtime.block_on(async {
-        let listener =
-            tokio::net::TcpListener::bind(address).await.with_context(|| format!("could not listen on {address}"))?;
+        let listener = tokio::net::TcpListener::from_std(listener).context("could not serve the socket")?;
         let bound = listener.local_addr()?;
         let url = format!("http://{bound}");
         write_dev_file(&state_root, &DevFile { url: url.clone(), token })?;
@@ -118,6 +120,26 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     log.info("stopped");
     Ok(ExitStatus::Success)
+}
+
+/// The socket the server will serve, bound now; when the port is taken, who holds it (another
+/// agent-sdk server: its pid, where and how it was started) and what to do.
+fn listen(address: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
+    let listener = match std::net::TcpListener::bind(address) {
+        Ok(listener) => listener,
+        Err(problem) if problem.kind() == std::io::ErrorKind::AddrInUse => {
+            let who = match crate::dev::port_owner::agent_sdk_on(address.port()) {
+                Some(other) => format!("another agent-sdk server holds it ({other})"),
+                None => format!("{problem}"),
+            };
+            anyhow::bail!(
+                "could not listen on {address}: {who}; pass --port 0 for a free port (the URL goes to .agent-sdk/dev.json), or stop that server"
+            );
+        }
+        Err(problem) => return Err(anyhow::Error::new(problem).context(format!("could not listen on {address}"))),
+    };
+    listener.set_nonblocking(true).context("could not serve the socket")?;
+    Ok(listener)
 }
 
 /// Prints why the server does not start, and ends with exit 1.

@@ -12,6 +12,7 @@
 pub mod agent;
 pub mod connections;
 pub mod logs;
+pub mod port_owner;
 pub mod sessions;
 pub mod token;
 pub mod turn_stream;
