@@ -65,7 +65,7 @@ impl ServeLog {
     pub fn record_to(&mut self, store: StateStore) {
         for record in self.unrecorded.take() {
             // The log must never stop a run; stderr already has the line.
-            let _ = store.append_log(&record);
+            let _ = store.append_log(&record, true);
         }
         self.store = Some(store);
     }
@@ -87,8 +87,12 @@ impl ServeLog {
         }
         match &self.store {
             Some(store) => {
-                if let (Ok(cursor), Some(newest)) = (store.append_log(&record), &self.newest) {
-                    newest.send_replace(cursor);
+                if let Ok((cursor, at)) = store.append_log(&record, false) {
+                    // Said at the time it was recorded: the log's order and its times agree.
+                    record.at = at;
+                    if let Some(newest) = &self.newest {
+                        newest.send_replace(cursor);
+                    }
                 }
             }
             None => self.unrecorded.borrow_mut().push(record.clone()),

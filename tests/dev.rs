@@ -103,6 +103,21 @@ impl DevServer {
         sse_data(&response.text().unwrap())
     }
 
+    /// [`DevServer::send`], then waits for the turn's serve-log line, which comes once its
+    /// hooks are done (after its stream ended): the log then holds all the turn says.
+    fn send_settled(&self, session: &str, text: &str) -> Vec<Value> {
+        let events = self.send(session, text);
+        let turn = events[0]["turnId"].clone();
+        let started = Instant::now();
+        while !self.logs("").iter().any(|record| {
+            record["turnId"] == turn && record["message"].as_str().is_some_and(|message| message.starts_with("turn "))
+        }) {
+            assert!(started.elapsed() < Duration::from_secs(20), "the turn's line never came");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        events
+    }
+
     /// The serve log's history as records.
     fn logs(&self, query: &str) -> Vec<Value> {
         sse_data(&self.get(&format!("/v1/logs{query}")).unwrap().text().unwrap())
@@ -228,8 +243,8 @@ fn the_serve_log_has_history_filters_tail_and_resume() {
     let server = DevServer::start(dir.path(), 0);
     let first = server.create_session();
     let second = server.create_session();
-    server.send(&first, "one");
-    server.send(&second, "two");
+    server.send_settled(&first, "one");
+    server.send_settled(&second, "two");
     let all = server.logs("");
     let cursors: Vec<u64> = all.iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
     assert!(cursors.windows(2).all(|pair| pair[0] < pair[1]), "{cursors:?}");
@@ -270,7 +285,7 @@ fn the_serve_log_edge_values_give_exact_answers_or_a_json_400() {
     let dir = copy_fixture("dev", "basic");
     let server = DevServer::start(dir.path(), 0);
     let session = server.create_session();
-    server.send(&session, "hello");
+    server.send_settled(&session, "hello");
     let all = server.logs("");
     assert!(all.len() >= 2, "{all:?}");
     assert!(server.logs("?tail=0").is_empty(), "tail=0 is zero lines, like `tail -n 0`");

@@ -329,21 +329,27 @@ impl StateStore {
         Ok(())
     }
 
-    /// Records one serve-log line; returns its cursor, which only ever grows.
-    pub fn append_log(&self, record: &Record) -> anyhow::Result<u64> {
+    /// Records one serve-log line, at the time it is recorded (read by SQLite once it holds
+    /// the write lock, so the times of the log's lines grow with their cursors, whichever of
+    /// many writers got there first), or at `record.at` when `as_written` (a line said
+    /// before there was a store): its cursor, which only ever grows, and its time.
+    pub fn append_log(&self, record: &Record, as_written: bool) -> anyhow::Result<(u64, String)> {
         let mut insert = self.connection.prepare_cached(
-            "INSERT INTO serve_log (at, level, message, session_id, turn_id, hook, event) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO serve_log (at, level, message, session_id, turn_id, hook, event) \
+             VALUES (COALESCE(?1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), ?2, ?3, ?4, ?5, ?6, ?7) RETURNING cursor, at",
         )?;
-        insert.execute(params![
-            record.at,
+        let at = as_written.then_some(record.at.as_str());
+        let params = params![
+            at,
             record.level.as_str(),
             record.message,
             record.session_id,
             record.turn_id,
             record.hook,
             record.event
-        ])?;
-        Ok(self.connection.last_insert_rowid() as u64)
+        ];
+        let (cursor, at) = insert.query_row(params, |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))?;
+        Ok((cursor as u64, at))
     }
 
     /// The serve log's identity, made the first time it is asked for: a log made again
@@ -480,4 +486,33 @@ fn envelope(session_id: &str, row: &Row) -> rusqlite::Result<Envelope> {
         data: serde_json::from_str(&data).unwrap_or(serde_json::Value::Null),
         session_id: session_id.to_owned(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::log_record::Level;
+
+    /// Two writers: a line made first and recorded second is recorded after the other in
+    /// cursor and in time alike (its time is when it was recorded), so `logs` never prints
+    /// an earlier time after a later one.
+    #[test]
+    fn a_log_line_is_timed_when_it_is_recorded_so_times_grow_with_cursors() {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = (StateStore::open(dir.path()).unwrap(), StateStore::open(dir.path()).unwrap());
+        let made_first = Record::new(Level::Info, "made first");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let made_second = Record::new(Level::Info, "made second");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let (cursor_b, at_b) = second.append_log(&made_second, false).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let (cursor_a, at_a) = first.append_log(&made_first, false).unwrap();
+        assert!(cursor_b < cursor_a);
+        assert!(at_b < at_a, "{at_b} then {at_a}");
+        assert!(made_first.at < at_b, "timed when recorded, not when made");
+        assert_eq!(at_a.len(), "2026-12-02T02:00:10.123Z".len(), "{at_a}");
+        // A line said before there was a store keeps its time.
+        let (_, kept) = first.append_log(&made_first, true).unwrap();
+        assert_eq!(kept, made_first.at);
+    }
 }
