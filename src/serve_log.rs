@@ -14,6 +14,11 @@ use crate::state::log_record::{Level, Record};
 /// [`StateStore::log_id`]): the server sends it, the `logs` client compares it.
 pub const LOG_ID_HEADER: &str = "log-id";
 
+/// The `/v1/logs` response header with the cursor its history starts after: a follower that
+/// has printed no line yet (`--tail 0`) resumes from it after a dropped connection, so the
+/// lines logged meanwhile (a restart's `stopping`, `stopped`, `serving`) are not skipped.
+pub const LOG_CURSOR_HEADER: &str = "log-cursor";
+
 /// A record as text: a line of its own for each line of its message, each with the time and
 /// level (lines after the first marked `| `), and control characters made visible, so that
 /// what a hook prints can neither forge a line of the log nor reach the terminal as an

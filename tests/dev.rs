@@ -836,6 +836,51 @@ fn logs_prints_the_history_as_json_and_as_lines() {
     assert!(!text.contains(&server.token), "the token is never printed");
 }
 
+/// A follower that has printed nothing yet (`--tail 0`) resumes, after the server restarts,
+/// from the cursor the server had when it connected: the restart's own lines (`stopping`,
+/// `stopped`, `serving`) are printed, not skipped.
+#[test]
+fn logs_with_tail_0_across_a_restart_prints_the_lines_logged_meanwhile() {
+    let dir = copy_fixture("dev", "basic");
+    let port = free_port();
+    let server = DevServer::start(dir.path(), port);
+    let mut follower = logs_command(dir.path(), &["-f", "--json", "--tail", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let reader = {
+        let printed = std::sync::Arc::clone(&printed);
+        let stdout = follower.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+                let record: Value = serde_json::from_str(&line.unwrap()).unwrap();
+                printed.lock().unwrap().push(record["message"].as_str().unwrap_or_default().to_owned());
+            }
+        })
+    };
+    // The follower is connected (it answers with the server's log) before the server stops.
+    std::thread::sleep(Duration::from_millis(500));
+    server.signal("-TERM");
+    assert_eq!(server.wait(), Some(0));
+    let restarted = DevServer::start(dir.path(), port);
+    let started = Instant::now();
+    loop {
+        let lines = printed.lock().unwrap().clone();
+        let has = |text: &str| lines.iter().any(|line| line.starts_with(text));
+        if has("stopping: finishing what was recorded") && has("stopped") && has("serving dev-basic on ") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "printed {lines:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Command::new("kill").args(["-INT", &follower.id().to_string()]).status().unwrap();
+    let _ = follower.wait();
+    reader.join().unwrap();
+    drop(restarted);
+}
+
 #[test]
 fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat() {
     let dir = copy_fixture("dev", "basic");

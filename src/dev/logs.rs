@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::clock::format_timestamp;
-use crate::serve_log::LOG_ID_HEADER;
+use crate::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
 
 /// A heartbeat comment this often while idle.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);
@@ -127,23 +127,21 @@ pub async fn respond(
     let LogRequest { filter, start, follow } = request;
     let mut reader = LogReader { project_dir, filter: Arc::new(filter), store: None };
     let log_id = reader.with_store(crate::state::StateStore::log_id).await?;
-    let events = stream(reader, start, follow, newest, stopping);
-    Ok(([(LOG_ID_HEADER, log_id)], events).into_response())
+    let cursor = reader.start_cursor(start).await?;
+    let events = stream(reader, cursor, follow, newest, stopping);
+    Ok(([(LOG_ID_HEADER, log_id), (LOG_CURSOR_HEADER, cursor.to_string())], events).into_response())
 }
 
 fn stream(
     mut reader: LogReader,
-    start: Start,
+    start_after: u64,
     follow: bool,
     mut newest: tokio::sync::watch::Receiver<u64>,
     mut stopping: tokio::sync::watch::Receiver<bool>,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(256);
     tokio::spawn(async move {
-        let mut cursor = match reader.start_cursor(start).await {
-            Ok(cursor) => cursor,
-            Err(_) => return,
-        };
+        let mut cursor = start_after;
         loop {
             let rows = match reader.read(QueryFrom::After(cursor)).await {
                 Ok(rows) => rows,

@@ -16,7 +16,7 @@ use super::connect::Endpoint;
 use super::print::{LogRecord, Output};
 use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
-use crate::serve_log::LOG_ID_HEADER;
+use crate::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
 use crate::sse::{SseEvent, SseParser};
 use crate::untrusted::escape;
 
@@ -197,6 +197,12 @@ impl Follower<'_> {
         }
         if log_id.is_some() {
             self.log_id = log_id;
+        }
+        // Nothing printed yet (`--tail 0`, or no line matched): the next connection resumes
+        // from where this one's history started, not from the newest line then.
+        let start = response.headers().get(LOG_CURSOR_HEADER).and_then(|value| value.to_str().ok()?.parse().ok());
+        if !reset && self.resume.last_event_id().is_none() {
+            self.resume.starts_after(start);
         }
         reset
     }

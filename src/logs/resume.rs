@@ -63,6 +63,14 @@ impl Resume {
     pub fn last_event_id(&self) -> Option<u64> {
         self.last_printed
     }
+
+    /// Before anything is printed: the history began after `cursor` (the server's
+    /// `Log-Cursor`), so a reconnection resumes there.
+    pub fn starts_after(&mut self, cursor: Option<u64>) {
+        if self.last_printed.is_none() {
+            self.last_printed = cursor;
+        }
+    }
 }
 
 #[cfg(test)]
