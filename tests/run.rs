@@ -600,6 +600,43 @@ fn warnings_at_run_time_say_where_and_what_to_do_as_validate_does() {
     );
 }
 
+/// `NODE_OPTIONS=--inspect-brk`: the inspector's address is said at once, the run waits for
+/// the debugger (no load deadline while one may hold the runtime), and goes on when it
+/// says run.
+#[test]
+fn a_runtime_waiting_for_a_debugger_says_where_and_waits_for_it() {
+    let dir = copy_fixture("run", "order");
+    let mut child = common::agent_sdk()
+        .args(["run", "--event", "turn.completed", "--hook-timeout", "1s"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .env("NODE_OPTIONS", "--inspect-brk=127.0.0.1:0")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lines = stderr_lines(&mut child);
+    wait_for_line(&lines, "INFO  runtime: Debugger listening on ws://127.0.0.1:");
+    let said = lines.lock().unwrap().iter().find(|line| line.contains("Debugger listening on ")).unwrap().clone();
+    let url = said.split("Debugger listening on ").nth(1).unwrap().trim().to_owned();
+    let mut attach = Command::new(common::node());
+    if common::node_major() < 22 {
+        attach.arg("--experimental-websocket");
+    }
+    // A person at the paused program for a moment, longer than the hook timeout.
+    let attached = attach
+        .arg(common::root().join("tests/inspect/attach.mjs"))
+        .args([&url, "2500"])
+        .env_remove("NODE_OPTIONS")
+        .output()
+        .unwrap();
+    assert!(attached.status.success(), "{}", String::from_utf8_lossy(&attached.stderr));
+    let status = child.wait().unwrap();
+    let lines = lines.lock().unwrap().clone();
+    assert_eq!(status.code(), Some(0), "{lines:#?}");
+    assert!(lines.iter().any(|line| line.contains("summary: 1 event dispatched")), "{lines:#?}");
+}
+
 #[test]
 fn imports_resolve_as_node_would_from_the_project() {
     let dir = copy_fixture("run", "imports");

@@ -98,6 +98,16 @@ pub enum Finished {
     Stopped { undispatched: usize },
 }
 
+/// How long the runtime is waited for while a debugger is attached to it: as long as it takes.
+const DEBUGGED_WAIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Node's inspector announcing itself (`--inspect`, `--inspect-brk` in `NODE_OPTIONS`).
+fn is_inspector_line(line: &str) -> bool {
+    ["Debugger listening on ", "Debugger attached.", "For help, see: https://nodejs.org/"]
+        .iter()
+        .any(|start| line.starts_with(start))
+}
+
 /// What happened to the handlers, for the summary line.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DispatchStats {
@@ -292,6 +302,9 @@ pub struct Dispatcher<'s> {
     pub stats: DispatchStats,
     /// How many hooks the runtime loaded.
     pub loaded: usize,
+    /// Node's inspector is on (a debugger may hold the runtime at a breakpoint): the
+    /// watchdog and the load's deadlines are off.
+    debugged: bool,
 }
 
 impl<'s> Dispatcher<'s> {
@@ -324,6 +337,7 @@ impl<'s> Dispatcher<'s> {
             otel: OtelSummary::default(),
             stats: DispatchStats::default(),
             loaded: 0,
+            debugged: false,
         }
     }
 
@@ -357,6 +371,7 @@ impl<'s> Dispatcher<'s> {
             otel: OtelSummary::default(),
             stats: DispatchStats::default(),
             loaded,
+            debugged: false,
         }
     }
 
@@ -412,9 +427,13 @@ impl<'s> Dispatcher<'s> {
         // What Node wrote before it said hello: its own reason for not starting.
         let mut early_stderr: Vec<String> = Vec::new();
         loop {
-            let wait = loading.map_or(self.timeout + Duration::from_secs(30), |since| {
-                (since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now())
-            });
+            let wait = match loading {
+                // A debugger may hold the runtime at a breakpoint (or before its first line,
+                // with --inspect-brk) for as long as the person at it likes.
+                _ if self.debugged => DEBUGGED_WAIT,
+                None => self.timeout + Duration::from_secs(30),
+                Some(since) => (since + self.timeout + KILL_GRACE).saturating_duration_since(Instant::now()),
+            };
             let ended = match self.runtime.recv_timeout(wait) {
                 Ok(FromRuntime::Message(message)) => {
                     match message {
@@ -452,6 +471,12 @@ impl<'s> Dispatcher<'s> {
                         }
                         other => self.handle(other),
                     }
+                    None
+                }
+                Ok(FromRuntime::Output { stream: Stream::Stderr, line, .. }) if is_inspector_line(&line) => {
+                    // Said at once: the debugger's address is what the person needs now.
+                    self.debugged = true;
+                    self.log.info(format!("runtime: {line}"));
                     None
                 }
                 Ok(FromRuntime::Output { stream: Stream::Stderr, line, .. }) if first && !said_hello => {
@@ -678,13 +703,19 @@ impl<'s> Dispatcher<'s> {
             };
             match received {
                 Some(FromRuntime::Message(message)) => self.handle(message),
-                Some(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
+                Some(FromRuntime::Output { stream, line, state }) => {
+                    self.debugged |= is_inspector_line(&line);
+                    self.runtime_output(stream, &line, state);
+                }
                 Some(FromRuntime::Exited) => return self.restart(Restart::Exited),
                 None => {
                     if max_wait.is_zero() {
                         return Ok(());
                     }
-                    if self.watch().is_some_and(|watched| watched.since.elapsed() >= self.timeout + KILL_GRACE) {
+                    let stuck =
+                        self.watch().is_some_and(|watched| watched.since.elapsed() >= self.timeout + KILL_GRACE);
+                    // A handler held at a debugger's breakpoint is not stuck.
+                    if stuck && !self.debugged {
                         self.restart(Restart::NeverYielded)?;
                     } else if self.runtime.exit_status().is_some() {
                         // Ended, though its channel has not closed yet: what it sent last is
