@@ -158,6 +158,8 @@ impl Drop for SharedRuntime {
 /// The keeper's thread: starts the runtime, loads the hooks, then restarts the runtime as
 /// often as it must, until the last session leaves.
 fn keep(inner: &Inner, keeping: Keeping) {
+    // However the keeper ends, no session waits for a runtime it will not start.
+    let _ended = Ended(inner);
     let Keeping { config, plan, timeout, log, store } = keeping;
     let runtime = match Runtime::start(&config) {
         Ok(runtime) => runtime,
@@ -193,6 +195,18 @@ fn keep(inner: &Inner, keeping: Keeping) {
     }
     for line in dispatcher.close().lines() {
         log.info(line);
+    }
+}
+
+/// Marks the runtime gone when the keeper ends (the last session left, or it gave up).
+struct Ended<'a>(&'a Inner);
+
+impl Drop for Ended<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.failed.get_or_insert_with(|| "the hook runtime was stopped".to_owned());
+        state.current = None;
+        self.0.changed.notify_all();
     }
 }
 
