@@ -40,11 +40,24 @@ pub fn count_tokens(text: &str) -> u64 {
 pub fn local_reply(instructions: Option<&str>, message: &str) -> Vec<ModelOutput> {
     let mut reply = format!("You said: \"{}\". I am the local model, answering without a network", message.trim());
     if let Some(first_line) = instructions.and_then(|text| text.lines().map(str::trim).find(|line| !line.is_empty())) {
-        let brief: String = first_line.chars().take(80).collect();
-        reply.push_str(&format!(" and following my instructions (\"{brief}\")"));
+        reply.push_str(&format!(" and following my instructions (\"{}\")", brief(first_line, 80)));
     }
     reply.push('.');
     play(instructions, message, &Script { steps: vec![ScriptStep::Text(reply)] })
+}
+
+/// `text` if it has at most `max` characters, else cut at the last word boundary within them,
+/// with `…`.
+fn brief(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(max).collect();
+    let at_word = match kept.rfind(char::is_whitespace) {
+        Some(space) if space > 0 => &kept[..space],
+        _ => &kept,
+    };
+    format!("{}…", at_word.trim_end_matches(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == ':'))
 }
 
 /// What the local model outputs for a scripted turn.
@@ -123,6 +136,15 @@ fn split_into_pieces(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn instructions_are_quoted_cut_at_a_word_with_an_ellipsis() {
+        assert_eq!(brief("Be brief.", 80), "Be brief.");
+        let long =
+            "You are Acme's support bot, answering questions about orders, refunds and shipping for our customers.";
+        assert_eq!(brief(long, 80), "You are Acme's support bot, answering questions about orders, refunds and…");
+        assert_eq!(brief("x".repeat(90).as_str(), 80), format!("{}…", "x".repeat(80)));
+    }
+
     use super::*;
 
     #[test]
