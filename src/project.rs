@@ -113,7 +113,7 @@ pub fn locate(dir: &Path) -> Result<Located, DirError> {
     let layout = match found.as_slice() {
         [layout] => *layout,
         [] => {
-            return Ok(Located { project: None, diagnostics: vec![no_agent_source()] });
+            return Ok(Located { project: None, diagnostics: vec![no_agent_source(dir)] });
         }
         _ => {
             return Ok(Located { project: None, diagnostics: vec![ambiguous_layout()] });
@@ -148,12 +148,52 @@ fn folder_name(canonical_dir: &Path) -> String {
     canonical_dir.file_name().map_or_else(|| "agent".to_owned(), |name| name.to_string_lossy().into_owned())
 }
 
-fn no_agent_source() -> Diagnostic {
-    Diagnostic::new(
-        Code::NoAgentSource,
-        "no agent source folder: neither `bot/` nor `agent/` exists",
-        "create `bot/hooks/` (BDK layout) or `agent/hooks/` (Agent SDK layout), or point `--dir` at the project root",
-    )
+fn no_agent_source(dir: &Path) -> Diagnostic {
+    let help = match agents_below(dir).as_slice() {
+        [] => {
+            "create one with `agent-sdk init` (or make `bot/hooks/`, the BDK layout, or `agent/hooks/`, the Agent SDK \
+               layout), or point `--dir` at the project root"
+                .to_owned()
+        }
+        [found] => format!("found an agent in {found}: --dir {found} (or create one here with `agent-sdk init`)"),
+        found => format!(
+            "found agents in {}: point --dir at one (or create one here with `agent-sdk init`)",
+            found.join(", ")
+        ),
+    };
+    Diagnostic::new(Code::NoAgentSource, "no agent source folder: neither `bot/` nor `agent/` exists", help)
+}
+
+/// The folders one or two levels below `dir` (`agent/`, `apps/agent/`) that hold an agent
+/// (`bot/hooks/` or `agent/hooks/`), relative to `dir`, in byte order; at most three.
+/// Dot-folders and `node_modules` are not looked in.
+fn agents_below(dir: &Path) -> Vec<String> {
+    let children = |folder: &Path| -> Vec<std::path::PathBuf> {
+        let Ok(entries) = std::fs::read_dir(folder) else { return Vec::new() };
+        let mut found: Vec<_> = entries
+            .flatten()
+            .filter(|entry| {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                !name.starts_with('.') && name != "node_modules" && entry.path().is_dir()
+            })
+            .map(|entry| entry.path())
+            .collect();
+        found.sort();
+        found
+    };
+    let is_agent = |folder: &Path| Layout::ALL.iter().any(|layout| folder.join(layout.folder()).join("hooks").is_dir());
+    let mut agents = Vec::new();
+    for child in children(dir) {
+        let candidates = std::iter::once(child.clone()).chain(children(&child));
+        for candidate in candidates.filter(|candidate| is_agent(candidate)) {
+            if let Ok(relative) = candidate.strip_prefix(dir) {
+                agents.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    agents.sort();
+    agents.truncate(3);
+    agents
 }
 
 fn ambiguous_layout() -> Diagnostic {

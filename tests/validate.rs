@@ -26,6 +26,7 @@ macro_rules! cases {
 cases! {
     accepted_forms => "accepted-forms",
     no_agent_source => "no-agent-source",
+    agent_below => "agent-below",
     ambiguous_layout => "ambiguous-layout",
     invalid_package_json => "invalid-package-json",
     unreadable => "unreadable",
