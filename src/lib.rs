@@ -18,6 +18,7 @@ pub mod env_file;
 pub mod exit_status;
 pub mod extensions;
 pub mod fingerprint;
+pub mod invocation;
 pub mod io_error;
 pub mod json_file;
 pub mod loader;

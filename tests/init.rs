@@ -245,3 +245,28 @@ fn a_project_of_the_other_layout_is_a_usage_error() {
     assert!(text(&output).contains("already has an `agent/` source folder; a project has one: use `--layout agent`"));
     assert!(!dir.path().join("bot").exists());
 }
+
+/// Started through npm (`npx agent-sdk init`, an npm script), the next steps say how npm runs
+/// it, as every hint does.
+#[test]
+fn hints_name_the_package_manager_that_started_the_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let npm = "npm/10.8.2 node/v22.23.3 linux x64 workspaces/false";
+    let output = common::agent_sdk()
+        .args(["init", "bot-project"])
+        .current_dir(dir.path())
+        .env("npm_config_user_agent", npm)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("\n  npx agent-sdk run --message \"hello\"   # one local turn"), "{stdout}");
+    assert!(stdout.contains("\n  npx agent-sdk validate                # the CI gate\n"), "{stdout}");
+    let output = common::agent_sdk()
+        .arg("logs")
+        .current_dir(dir.path())
+        .env("npm_config_user_agent", "pnpm/9.15.0 npm/? node/v22.23.3 linux x64")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("start one with `pnpm exec agent-sdk dev`"), "{stderr}");
+}

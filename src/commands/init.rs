@@ -79,11 +79,16 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if dir != Path::new(".") {
         report.push_str(&format!("  cd {}\n", shell_word(dir)));
     }
-    report.push_str(
-        "  agent-sdk run --message \"hello\"   # one local turn; the hooks run for real\n  \
-         agent-sdk test                    # the hooks' tests\n  \
-         agent-sdk validate                # the CI gate\n",
-    );
+    let command = crate::invocation::command();
+    let steps = [
+        ("run --message \"hello\"", "one local turn; the hooks run for real"),
+        ("test", "the hooks' tests"),
+        ("validate", "the CI gate"),
+    ];
+    let width = steps.iter().map(|(step, _)| command.len() + 1 + step.len()).max().unwrap_or(0);
+    for (step, what) in steps {
+        report.push_str(&format!("  {:width$}   # {what}\n", format!("{command} {step}")));
+    }
     printer.stdout(&report)?;
     Ok(ExitStatus::Success)
 }

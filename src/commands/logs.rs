@@ -102,7 +102,8 @@ fn print_local_history(dir: &Path, query: &Query, mut output: Output<'_>) -> any
     )
     .map_err(Stop::usage)?;
     output.printer.stderr(&format!(
-        "no server answered, so this is the local history from {STATE_DIR}/state.db (start `agent-sdk dev` to follow it live)\n"
+        "no server answered, so this is the local history from {STATE_DIR}/state.db (start `{} dev` to follow it live)\n",
+        crate::invocation::command()
     ));
     let store = StateStore::open(dir)?;
     let mut gathered = 0;

@@ -69,9 +69,10 @@ fn name_the_packages(mut manifest: PackageJson, update: bool) -> anyhow::Result<
     let names: Vec<String> = lacking.iter().map(|entry| format!("`{}`", entry.key)).collect();
     let named = if lacking.len() == wanted.len() { "the SDK packages".to_owned() } else { listed(&names) };
     Ok(format!(
-        "hint: package.json does not name {named}, so the next `npm install` removes {} from node_modules/; add:\n{}or run `agent-sdk sdk --update-package-json`\n",
+        "hint: package.json does not name {named}, so the next `npm install` removes {} from node_modules/; add:\n{}or run `{} sdk --update-package-json`\n",
         if lacking.len() == 1 { "it" } else { "them" },
-        fragment(&lacking, "  ")
+        fragment(&lacking, "  "),
+        crate::invocation::command()
     ))
 }
 

@@ -87,7 +87,8 @@ pub fn read_dev_json(path: &Path) -> Result<Option<DevJson>, Stop> {
         Err(error) => return Err(Stop::usage(format!("could not read {}: {error}", path.display()))),
     };
     serde_json::from_str(&text).map(Some).map_err(|error| {
-        Stop::usage(format!("{} is not what `agent-sdk dev` writes ({error}); restart `agent-sdk dev`", path.display()))
+        let dev = format!("{} dev", crate::invocation::command());
+        Stop::usage(format!("{} is not what `{dev}` writes ({error}); restart `{dev}`", path.display()))
     })
 }
 
@@ -108,7 +109,10 @@ pub fn discover(
         DevJson::default()
     };
     let Some(host_text) = given_host.clone().or_else(|| non_empty(&local.url)) else {
-        return Err(Stop::no_server("no dev server found; start one with `agent-sdk dev` (or pass --host)"));
+        return Err(Stop::no_server(format!(
+            "no dev server found; start one with `{} dev` (or pass --host)",
+            crate::invocation::command()
+        )));
     };
     let host = parse_host(&host_text)?;
     let local_token = non_empty(&local.token).filter(|_| given_host.is_none() || is_loopback(&host));

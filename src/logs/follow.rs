@@ -220,9 +220,10 @@ impl Follower<'_> {
     fn first_try_failed(&self, unavailable: Unavailable) -> Result<String, Stop> {
         let host = self.endpoint.display_host();
         match unavailable {
-            Unavailable::Refused => {
-                Err(Stop::no_server(format!("no dev server found at {host}; start one with `agent-sdk dev`")))
-            }
+            Unavailable::Refused => Err(Stop::no_server(format!(
+                "no dev server found at {host}; start one with `{} dev`",
+                crate::invocation::command()
+            ))),
             Unavailable::Unreachable(cause) => Err(Stop::failure(format!("could not connect to {host}: {cause}"))),
             Unavailable::Status(status) => Ok(format!("the server answered {status}; retrying…")),
         }

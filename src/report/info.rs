@@ -267,6 +267,6 @@ pub fn broken_hooks_note(checked: &CheckedProject) -> Option<String> {
     (broken > 0).then(|| {
         let hooks = if broken == 1 { "1 hook has errors and does" } else { "hooks have errors and do" };
         let hooks = if broken == 1 { hooks.to_owned() } else { format!("{broken} {hooks}") };
-        format!("note: {hooks} not load; run `agent-sdk validate` for details")
+        format!("note: {hooks} not load; run `{} validate` for details", crate::invocation::command())
     })
 }

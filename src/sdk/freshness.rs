@@ -81,7 +81,10 @@ fn packages_missing(missing: &[&str]) -> Diagnostic {
             if missing.len() == 1 { "" } else { "s" },
             listed(&names),
         ),
-        format!("run `agent-sdk sdk` to write {them}; hooks run without {them}, only type checking needs {them}"),
+        format!(
+            "run `{} sdk` to write {them}; hooks run without {them}, only type checking needs {them}",
+            crate::invocation::command()
+        ),
     )
 }
 
@@ -103,7 +106,7 @@ fn packages_outdated(stamped: &[(&str, Option<&str>)]) -> Diagnostic {
             listed(&versions),
             if stamped.len() == 1 { "its" } else { "their" },
         ),
-        format!("run `agent-sdk sdk` to write {them} again"),
+        format!("run `{} sdk` to write {them} again", crate::invocation::command()),
     )
 }
 

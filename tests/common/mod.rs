@@ -57,8 +57,15 @@ pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
 /// test reaches a real model or collector.
 pub fn agent_sdk() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
-    for variable in ["AGENT_SDK_MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_COMPATIBLE_API_KEY", "XAI_API_KEY"]
-    {
+    // (`npm_config_user_agent`: the hints say `npx agent-sdk …` when npm started the binary.)
+    for variable in [
+        "AGENT_SDK_MODEL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_COMPATIBLE_API_KEY",
+        "XAI_API_KEY",
+        "npm_config_user_agent",
+    ] {
         command.env_remove(variable);
     }
     // Nor the developer's OpenTelemetry collector: a test exports only where it says.

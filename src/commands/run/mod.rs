@@ -198,8 +198,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         let (pronoun, verb) = if undispatched == 1 { ("it", "was") } else { ("them", "were") };
         log.warn(format!(
             "stopped at once: {} {verb} not dispatched to every hook; \
-             `agent-sdk run --session {session_id} --redeliver` dispatches {pronoun}",
-            plural(undispatched, "recorded event")
+             `{} run --session {session_id} --redeliver` dispatches {pronoun}",
+            plural(undispatched, "recorded event"),
+            crate::invocation::command()
         ));
         return Ok(ExitStatus::Code(INTERRUPTED));
     }
