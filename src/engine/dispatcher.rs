@@ -319,26 +319,7 @@ impl<'s> Dispatcher<'s> {
         log: &'s ServeLog,
         store: &'s StateStore,
     ) -> Self {
-        Self {
-            config,
-            ctx,
-            not_to_load: vec![None; plan.hooks.len()],
-            hooks: plan.hooks,
-            manifest: plan.manifest,
-            timeout,
-            runtime: Link::Own(runtime),
-            log,
-            store,
-            pending: VecDeque::new(),
-            watched: None,
-            dispatched_through: None,
-            exit_call: None,
-            progress_saved: Instant::now(),
-            otel: OtelSummary::default(),
-            stats: DispatchStats::default(),
-            loaded: 0,
-            debugged: false,
-        }
+        Self::with_link(config, Link::Own(runtime), plan, ctx, timeout, log, store)
     }
 
     /// A dispatcher for session lane `lane` of a runtime shared by a `dev` server's sessions,
@@ -353,14 +334,29 @@ impl<'s> Dispatcher<'s> {
         log: &'s ServeLog,
         store: &'s StateStore,
     ) -> Self {
+        // The lane's `ctx` went to the runtime with its `open` ([`crate::engine::shared::SharedRuntime::attach`]).
+        let mut dispatcher = Self::with_link(config, Link::Lane(lane), plan, Value::Null, timeout, log, store);
+        dispatcher.loaded = loaded;
+        dispatcher
+    }
+
+    fn with_link(
+        config: RuntimeConfig,
+        runtime: Link,
+        plan: LoadPlan,
+        ctx: Value,
+        timeout: Duration,
+        log: &'s ServeLog,
+        store: &'s StateStore,
+    ) -> Self {
         Self {
             config,
-            ctx: Value::Null,
+            ctx,
             not_to_load: vec![None; plan.hooks.len()],
             hooks: plan.hooks,
             manifest: plan.manifest,
             timeout,
-            runtime: Link::Lane(lane),
+            runtime,
             log,
             store,
             pending: VecDeque::new(),
@@ -370,7 +366,7 @@ impl<'s> Dispatcher<'s> {
             progress_saved: Instant::now(),
             otel: OtelSummary::default(),
             stats: DispatchStats::default(),
-            loaded,
+            loaded: 0,
             debugged: false,
         }
     }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::engine::dispatcher::{Dispatcher, LoadPlan};
-use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, RuntimeLink};
+use crate::runtime::host::{Batch, FromRuntime, Runtime, RuntimeConfig, RuntimeLink};
 use crate::runtime::lanes::{Lane, Lanes, Routed};
 use crate::runtime::protocol::ToNode;
 use crate::runtime::slot::{RunningHandler, SlotReading};
@@ -140,7 +140,11 @@ impl SharedRuntime {
         runtime.send(&ToNode::Open { session: lane.id, slot: lane.slot, ctx: &lane.ctx })?;
         let (loaded, load_failed) = (state.loaded, state.load_failed);
         drop(state);
-        Ok((loaded, load_failed, LaneLink { shared: Arc::clone(self), lane, runtime, messages, queued: Vec::new() }))
+        Ok((
+            loaded,
+            load_failed,
+            LaneLink { shared: Arc::clone(self), lane, runtime, messages, queued: Batch::default() },
+        ))
     }
 }
 
@@ -225,7 +229,7 @@ pub struct LaneLink {
     runtime: RuntimeLink,
     messages: Receiver<Routed>,
     /// Lines queued and not yet sent.
-    queued: Vec<u8>,
+    queued: Batch,
 }
 
 impl LaneLink {
@@ -239,15 +243,11 @@ impl LaneLink {
     }
 
     pub fn queue(&mut self, message: &ToNode) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.queued, message)?;
-        self.queued.push(b'\n');
-        Ok(())
+        self.queued.push(message)
     }
 
     pub fn send_queued(&mut self) {
-        if !self.queued.is_empty() {
-            self.runtime.send_lines(std::mem::take(&mut self.queued));
-        }
+        self.runtime.send_batch(&mut self.queued);
     }
 
     /// What Node said about this lane; the end of a runtime this lane has left behind is not news.

@@ -100,6 +100,26 @@ pub struct RuntimeConfig {
 /// blocked on a full pipe then would keep the watchdog that kills it from running.
 pub(crate) type Lines = Sender<Vec<u8>>;
 
+/// Messages queued to go out together: a burst of events (a replay's) costs the writer one
+/// wake-up and Node one read, not one per event.
+#[derive(Debug, Default)]
+pub struct Batch(Vec<u8>);
+
+impl Batch {
+    pub fn push(&mut self, message: &ToNode) -> std::io::Result<()> {
+        serde_json::to_writer(&mut self.0, message)?;
+        self.0.push(b'\n');
+        Ok(())
+    }
+
+    /// Hands what was queued to the runtime's writer.
+    fn send(&mut self, to_node: &Lines) {
+        if !self.0.is_empty() {
+            let _ = to_node.send(std::mem::take(&mut self.0));
+        }
+    }
+}
+
 /// What a session's dispatcher holds of a runtime it shares with other sessions: where to
 /// write to it, and its handler slot.
 #[derive(Debug, Clone)]
@@ -115,9 +135,9 @@ impl RuntimeLink {
         queue_line(&self.to_node, message)
     }
 
-    /// Queues lines already written (each a whole message, ending with a newline).
-    pub fn send_lines(&self, lines: Vec<u8>) {
-        let _ = self.to_node.send(lines);
+    /// Sends what `batch` queued.
+    pub fn send_batch(&self, batch: &mut Batch) {
+        batch.send(&self.to_node);
     }
 }
 
@@ -126,7 +146,7 @@ pub struct Runtime {
     child: Child,
     to_node: Lines,
     /// Lines queued by [`Runtime::queue`], not yet handed to the writer.
-    queued: Vec<u8>,
+    queued: Batch,
     /// [`Runtime::let_go`] was called: another thread reaps the process.
     let_go: bool,
     slot: HandlerSlot,
@@ -266,7 +286,7 @@ impl Runtime {
         let generation = lanes.as_ref().map_or(0, |(_, generation)| *generation);
         spawn_reader(Channel { from_node, stdout, stderr, sender, replies, calls, slot: slot.clone(), lanes })
             .context("could not start reading the hook runtime")?;
-        Ok(Self { child, to_node, queued: Vec::new(), let_go: false, slot, generation, messages })
+        Ok(Self { child, to_node, queued: Batch::default(), let_go: false, slot, generation, messages })
     }
 
     /// Where the sessions sharing this runtime write to it, and its slot.
@@ -282,19 +302,14 @@ impl Runtime {
         queue_line(&self.to_node, message)
     }
 
-    /// Adds a message to the lines [`Runtime::send_queued`] sends together: a burst of events
-    /// (a replay's) costs the writer one wake-up and Node one read, not one per event.
+    /// Adds a message to the lines [`Runtime::send_queued`] sends together (a [`Batch`]).
     pub fn queue(&mut self, message: &ToNode) -> std::io::Result<()> {
-        serde_json::to_writer(&mut self.queued, message)?;
-        self.queued.push(b'\n');
-        Ok(())
+        self.queued.push(message)
     }
 
     /// Sends what [`Runtime::queue`] queued.
     pub fn send_queued(&mut self) {
-        if !self.queued.is_empty() {
-            let _ = self.to_node.send(std::mem::take(&mut self.queued));
-        }
+        self.queued.send(&self.to_node);
     }
 
     /// What the runtime is doing now, as its handler slot says.
