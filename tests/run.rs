@@ -17,11 +17,17 @@ fn run(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
 /// `agent-sdk run <args>` started in `dir` (not waited for), its hooks recording to
 /// `<dir>/record.txt`, its stderr piped.
 fn spawn_run(dir: &Path, args: &[&str], stdout: Stdio) -> Child {
+    spawn_run_with(dir, args, &[], stdout)
+}
+
+/// [`spawn_run`] with variables `env` set.
+fn spawn_run_with(dir: &Path, args: &[&str], env: &[(&str, &str)], stdout: Stdio) -> Child {
     common::agent_sdk()
         .arg("run")
         .args(args)
         .current_dir(dir)
         .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
+        .envs(env.iter().copied())
         .stdout(stdout)
         .stderr(Stdio::piped())
         .spawn()
@@ -549,15 +555,7 @@ fn ctrl_c_after_the_turn_says_what_it_waits_for_and_exits_130_when_the_hooks_are
 #[test]
 fn a_second_ctrl_c_stops_at_once_and_says_what_redeliver_will_send() {
     let dir = copy_fixture("run", "slow-hook");
-    let mut child = common::agent_sdk()
-        .args(["run", "--message", "hi"])
-        .current_dir(dir.path())
-        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
-        .env("BOOT_MS", "60000")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_run_with(dir.path(), &["--message", "hi"], &[("BOOT_MS", "60000")], Stdio::null());
     let lines = stderr_lines(&mut child);
     wait_for_line(&lines, "hook \"boot\": boot started on #");
     let started = std::time::Instant::now();
@@ -606,15 +604,8 @@ fn warnings_at_run_time_say_where_and_what_to_do_as_validate_does() {
 #[test]
 fn a_runtime_waiting_for_a_debugger_says_where_and_waits_for_it() {
     let dir = copy_fixture("run", "order");
-    let mut child = common::agent_sdk()
-        .args(["run", "--event", "turn.completed", "--hook-timeout", "1s"])
-        .current_dir(dir.path())
-        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
-        .env("NODE_OPTIONS", "--inspect-brk=127.0.0.1:0")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let args = ["--event", "turn.completed", "--hook-timeout", "1s"];
+    let mut child = spawn_run_with(dir.path(), &args, &[("NODE_OPTIONS", "--inspect-brk=127.0.0.1:0")], Stdio::null());
     let lines = stderr_lines(&mut child);
     wait_for_line(&lines, "INFO  runtime: Debugger listening on ws://127.0.0.1:");
     let said = lines.lock().unwrap().iter().find(|line| line.contains("Debugger listening on ")).unwrap().clone();
