@@ -629,16 +629,41 @@ impl LogLevel {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+/// `ctx.session.purpose`: a real conversation, or an evaluation (hooks that meter or page
+/// skip those). Also what `dev`'s `POST /v1/sessions` takes (`"purpose": "eval"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Purpose {
+    #[default]
     Live,
     Eval,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Live => "live",
+            Purpose::Eval => "eval",
+        }
+    }
+}
+
+/// `ctx.session.mode`: a conversation, or a task run to its end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
+    #[default]
     Chat,
     Task,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Chat => "chat",
+            Mode::Task => "task",
+        }
+    }
 }
 
 #[derive(Debug, Args)]

@@ -1699,3 +1699,152 @@ fn dev_exports_each_message_s_trace_under_its_request_span() {
         ("4bf92f3577b34da6a3ce929d0e0e4736", Some("00f067aa0ba902b7"))
     );
 }
+
+impl DevServer {
+    /// `POST /v1/sessions` with `description` as its JSON body: the new session's id.
+    fn create_described(&self, description: Value) -> String {
+        let response = self.post("/v1/sessions", &description).unwrap();
+        assert_eq!(response.status(), 201, "{description}");
+        response.json::<Value>().unwrap()["id"].as_str().unwrap().to_owned()
+    }
+
+    /// Sends a message body as given (text, script) and reads the turn's events.
+    fn send_body(&self, session: &str, body: Value) -> Vec<Value> {
+        let response = self.post(&format!("/v1/sessions/{session}/messages"), &body).unwrap();
+        assert_eq!(response.status(), 200, "{body}");
+        sse_data(&response.text().unwrap())
+    }
+}
+
+/// `POST /v1/sessions` takes the purpose, mode and title the docs describe: the hooks see
+/// them in `ctx.session`, the serve log says them, and they outlive a rest and a restart.
+#[test]
+fn a_session_s_purpose_mode_and_title_reach_its_hooks_and_outlive_a_rest_and_a_restart() {
+    let dir = copy_fixture("dev", "described");
+    let child = dev_command(dir.path(), &["--session-idle", "1s"]).spawn().unwrap();
+    let server = DevServer::adopt(child, dir.path(), "");
+    let eval =
+        server.create_described(serde_json::json!({ "purpose": "eval", "mode": "task", "title": "Nightly eval" }));
+    let plain = server.create_session();
+    server.send(&eval, "one");
+    server.send(&plain, "two");
+    wait_for_record(dir.path(), |lines| lines.len() >= 2);
+    assert_eq!(
+        record(dir.path()).into_iter().collect::<std::collections::BTreeSet<_>>(),
+        [format!("{eval} eval task Nightly eval: one"), format!("{plain} live chat (untitled): two")].into(),
+    );
+    let started: Vec<String> = server
+        .logs("")
+        .iter()
+        .filter_map(|record| record["message"].as_str().filter(|message| message.contains(" started (")))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        started,
+        [
+            format!("session {eval} started (purpose eval, mode task, title \"Nightly eval\")"),
+            format!("session {plain} started (purpose live, mode chat)")
+        ]
+    );
+
+    // Put to rest, then brought back by its next message: the same session.
+    wait_for_log(&server, "session idle");
+    server.send(&eval, "three");
+    wait_for_record(dir.path(), |lines| lines.len() >= 3);
+    assert_eq!(record(dir.path())[2], format!("{eval} eval task Nightly eval: three"));
+
+    // A new server on the same state.
+    server.signal("-INT");
+    assert_eq!(server.wait(), Some(0));
+    let again = DevServer::start(dir.path(), 0);
+    again.send(&eval, "four");
+    wait_for_record(dir.path(), |lines| lines.len() >= 4);
+    assert_eq!(record(dir.path())[3], format!("{eval} eval task Nightly eval: four"));
+}
+
+/// A message can carry the local model's script, as `run --script` takes it: a turn that
+/// fails pages from a live session and not from an eval one, in `dev` as in production.
+#[test]
+fn a_message_s_script_plays_its_turn_so_a_failure_pages_except_in_an_eval_session() {
+    let dir = copy_fixture("dev", "described");
+    let server = DevServer::start(dir.path(), 0);
+    let live = server.create_session();
+    let eval = server.create_described(serde_json::json!({ "purpose": "eval" }));
+    let failing =
+        serde_json::json!({ "steps": [ { "text": "Deploying now." }, { "fail": "the deploy tool is down" } ] });
+    for session in [&live, &eval] {
+        let events = server.send_body(session, serde_json::json!({ "text": "deploy", "script": failing }));
+        let types: Vec<&str> = events.iter().map(|event| event["type"].as_str().unwrap()).collect();
+        assert_eq!(types.first(), Some(&"message.received"), "{types:?}");
+        assert!(types.contains(&"message.appended"), "the script's text streams: {types:?}");
+        let last = events.last().unwrap();
+        assert_eq!(
+            (&last["type"], &last["data"]["message"]),
+            (&"turn.failed".into(), &"the deploy tool is down".into())
+        );
+    }
+    // A message without a script gets the local model's own answer again.
+    let after = server.send(&live, "status?");
+    assert_eq!(after.last().unwrap()["type"], "turn.completed");
+    wait_for_record(dir.path(), |lines| lines.len() >= 4);
+    let pages: Vec<String> = record(dir.path()).into_iter().filter(|line| line.starts_with("page ")).collect();
+    assert_eq!(pages, [format!("page {live}: the deploy tool is down")]);
+}
+
+/// What a session or a message cannot be is answered 400 (415 for a body that is not
+/// JSON), with the reason, and records nothing.
+#[test]
+fn a_session_or_a_script_that_cannot_be_is_a_400_with_the_reason() {
+    let dir = copy_fixture("dev", "described");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    let client = reqwest::blocking::Client::new();
+    let sessions = format!("{}/v1/sessions", server.url);
+    let messages = format!("{}/v1/sessions/{session}/messages", server.url);
+    let long_title = "x".repeat(1_001);
+    let cases = vec![
+        ("unknown purpose", client.post(&sessions).json(&serde_json::json!({ "purpose": "evaluation" }))),
+        ("unknown field", client.post(&sessions).json(&serde_json::json!({ "titel": "Nightly" }))),
+        ("title not a string", client.post(&sessions).json(&serde_json::json!({ "title": 3 }))),
+        ("title too long", client.post(&sessions).json(&serde_json::json!({ "title": long_title }))),
+        ("not an object", client.post(&sessions).json(&serde_json::json!(["eval"]))),
+        (
+            "a form, not JSON",
+            client.post(&sessions).header("content-type", "application/x-www-form-urlencoded").body("purpose=eval"),
+        ),
+        (
+            "script step unknown",
+            client.post(&messages).json(&serde_json::json!({ "text": "hi", "script": { "steps": [ { "jump": 1 } ] } })),
+        ),
+        ("script not an object", client.post(&messages).json(&serde_json::json!({ "text": "hi", "script": "fail" }))),
+    ];
+    let mut said = String::new();
+    for (case, request) in cases {
+        let response = request.bearer_auth(&server.token).send().unwrap();
+        let status = response.status().as_u16();
+        said.push_str(&format!("{case}: {status} {}\n", error_body(response)));
+    }
+    insta::assert_snapshot!(said);
+    assert_eq!(server.get(&format!("/v1/sessions/{session}/events")).unwrap().status(), 404, "nothing was recorded");
+
+    // A server whose model is not the local one plays no script.
+    let other = copy_fixture("dev", "described");
+    let remote =
+        dev_command(other.path(), &["--model", "openai-compatible:echo", "--base-url", "http://127.0.0.1:9/v1"])
+            .spawn()
+            .unwrap();
+    let remote = DevServer::adopt(remote, other.path(), "");
+    let session = remote.create_session();
+    let response = remote
+        .post(
+            &format!("/v1/sessions/{session}/messages"),
+            &serde_json::json!({ "text": "hi", "script": { "steps": [] } }),
+        )
+        .unwrap();
+    assert_eq!(response.status(), 400);
+    assert_eq!(
+        error_body(response),
+        "`script` plays the local model's turn, and this server's model is `openai-compatible:echo` \
+         (start dev with --model local to script turns)"
+    );
+}

@@ -14,6 +14,7 @@ use crate::model::choice::ModelChoice;
 use crate::project::Project;
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
+use crate::state::session_info::SessionInfo;
 
 /// The hooks sessions load; `generation` changes when they are reloaded.
 #[derive(Debug, Clone, Default)]
@@ -78,12 +79,13 @@ impl Agent {
     pub fn start_dispatcher<'s>(
         &self,
         session_id: &str,
+        info: &SessionInfo,
         hooks: &HookSet,
         log: &'s ServeLog,
         store: &'s StateStore,
     ) -> anyhow::Result<Dispatcher<'s>> {
         let shared = self.shared_runtime(hooks)?;
-        let facts = self.facts(session_id);
+        let facts = self.facts(session_id, info);
         let (loaded, load_failed, lane) = shared.attach(session_id, self.setup.ctx(&facts))?;
         log.info(format!(
             "session {session_id}: {} (the runtime's, loaded once for every session)",
@@ -97,13 +99,14 @@ impl Agent {
         Ok(dispatcher)
     }
 
-    /// Who a session is, as its handlers' `ctx` says.
-    pub fn facts<'f>(&self, session_id: &'f str) -> SessionFacts<'f> {
+    /// Who a session is, as its handlers' `ctx` says: as its creator described it.
+    pub fn facts<'f>(&self, session_id: &'f str, info: &'f SessionInfo) -> SessionFacts<'f> {
         SessionFacts {
             id: session_id,
             channel_id: "dev",
-            mode: "chat",
-            purpose: "live",
+            mode: info.mode.as_str(),
+            purpose: info.purpose.as_str(),
+            title: info.title.as_deref(),
             continuation_token: Some(session_id),
         }
     }

@@ -37,6 +37,8 @@ use agent::Agent;
 use sessions::{Refusal, Sessions, Turn};
 use turn_stream::Cut;
 
+use crate::model::local::Script;
+use crate::state::session_info::SessionInfo;
 use crate::telemetry::request_span::RequestSpan;
 
 /// What every request handler shares.
@@ -61,6 +63,9 @@ pub fn router(server: Server) -> axum::Router {
         .layer(axum::middleware::from_fn(errors_as_json))
         .with_state(server)
 }
+
+/// A request refused: its status and why (the body of its JSON `error`).
+type Refused = (StatusCode, String);
 
 fn error(status: StatusCode, message: impl Into<String>) -> Response {
     (status, Json(json!({ "error": message.into() }))).into_response()
@@ -123,24 +128,90 @@ fn bearer_token(header: &str) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-async fn create_session(State(server): State<Server>) -> Response {
-    match server.sessions.create() {
-        Ok(id) => (StatusCode::CREATED, Json(json!({ "id": id }))).into_response(),
-        Err(refusal) => refused(&refusal),
+/// `POST /v1/sessions`, with no body or `{ "purpose"?, "mode"?, "title"? }`.
+async fn create_session(State(server): State<Server>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
+    let info = match session_info(&headers, &body) {
+        Ok(info) => info,
+        Err((status, problem)) => return error(status, problem),
+    };
+    let sessions = Arc::clone(&server.sessions);
+    match tokio::task::spawn_blocking(move || sessions.create(&info)).await {
+        Ok(Ok(id)) => (StatusCode::CREATED, Json(json!({ "id": id }))).into_response(),
+        Ok(Err(refusal)) => refused(&refusal),
+        Err(problem) => error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
+    }
+}
+
+/// The new session's description: none (an empty body) is a `live` `chat` session; a body
+/// must be a JSON object of the known fields, each of its type (400 with the reason).
+fn session_info(headers: &HeaderMap, body: &[u8]) -> Result<SessionInfo, Refused> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(SessionInfo::default());
+    }
+    if !is_json(headers) {
+        return Err((
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "a session's description is JSON: send it with `content-type: application/json`".to_owned(),
+        ));
+    }
+    let shape = "a session takes { \"purpose\": \"live\" | \"eval\", \"mode\": \"chat\" | \"task\", \"title\": \"…\" }, each optional";
+    let bad = |problem: &dyn std::fmt::Display| {
+        (StatusCode::BAD_REQUEST, format!("{}; {shape}", crate::untrusted::escape(&problem.to_string())))
+    };
+    let value: serde_json::Value = serde_json::from_slice(body).map_err(|problem| bad(&problem))?;
+    // `null` describes nothing, as no body does.
+    let info: SessionInfo = match value {
+        serde_json::Value::Null => SessionInfo::default(),
+        serde_json::Value::Object(_) => serde_json::from_value(value).map_err(|problem| bad(&problem))?,
+        _ => return Err(bad(&"a session's description is a JSON object")),
+    };
+    match info.problem() {
+        Some(problem) => Err((StatusCode::BAD_REQUEST, problem)),
+        None => Ok(info),
     }
 }
 
 fn refused(refusal: &Refusal) -> Response {
     let status = match refusal {
         Refusal::Full { .. } => StatusCode::TOO_MANY_REQUESTS,
-        Refusal::NoThread(_) => StatusCode::SERVICE_UNAVAILABLE,
+        Refusal::NoThread(_) | Refusal::Unrecorded(_) => StatusCode::SERVICE_UNAVAILABLE,
     };
     error(status, refusal.to_string())
 }
 
+/// A message's body: its text and, for the local model, the script of the turn it starts
+/// (what a `run --script` file holds).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Message {
     text: String,
+    #[serde(default)]
+    script: Option<serde_json::Value>,
+}
+
+/// The message's script, checked: 400 with the reason when it is not a model script or the
+/// server's model does not play scripts.
+fn message_script(server: &Server, script: Option<serde_json::Value>) -> Result<Option<Script>, Refused> {
+    let Some(script) = script.filter(|script| !script.is_null()) else {
+        return Ok(None);
+    };
+    if let Some(problem) = server.agent.model.refuses_scripts() {
+        return Err((StatusCode::BAD_REQUEST, problem));
+    }
+    let parsed = match script {
+        serde_json::Value::Object(_) => serde_json::from_value(script).map_err(|problem| problem.to_string()),
+        _ => Err("it is not a JSON object".to_owned()),
+    };
+    parsed.map(Some).map_err(|problem| {
+        (
+            StatusCode::BAD_REQUEST,
+            format!(
+                "`script` is not a model script ({}); it takes what a `run --script` file holds: \
+                 {{ \"steps\": [ {{ \"text\": \"…\" }}, {{ \"fail\": \"…\" }}, … ] }}",
+                crate::untrusted::escape(&problem)
+            ),
+        )
+    })
 }
 
 async fn send_message(
@@ -152,6 +223,10 @@ async fn send_message(
     if let Err(problem) = crate::session_id::check_session_id(&id) {
         return error(StatusCode::BAD_REQUEST, problem);
     }
+    let script = match message_script(&server, message.script) {
+        Ok(script) => script,
+        Err((status, problem)) => return error(status, problem),
+    };
     let sessions = Arc::clone(&server.sessions);
     let known = {
         let id = id.clone();
@@ -171,7 +246,7 @@ async fn send_message(
     let traceparent = headers.get("traceparent").and_then(|value| value.to_str().ok());
     let request =
         server.agent.setup.telemetry.as_ref().and_then(|telemetry| RequestSpan::start(telemetry, &id, traceparent));
-    if let Err(refusal) = server.sessions.send(&id, Turn { text: message.text, stream, request }) {
+    if let Err(refusal) = server.sessions.send(&id, Turn { text: message.text, script, stream, request }) {
         return refused(&refusal);
     }
     // Waiting for the first event lets a turn that could not start be answered with a status.

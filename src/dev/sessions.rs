@@ -17,10 +17,12 @@ use crate::engine::dispatcher::{DispatchStats, Dispatcher};
 use crate::engine::feed::Feed;
 use crate::engine::session;
 use crate::engine::undelivered::Undelivered;
+use crate::model::local::Script;
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
+use crate::state::session_info::SessionInfo;
 use crate::state::session_lease::{SessionInUse, SessionLease};
 use crate::telemetry::Parent;
 use crate::telemetry::request_span::RequestSpan;
@@ -29,6 +31,8 @@ use crate::telemetry::turn_trace::Traced;
 /// One message to answer, and where the turn's events are streamed to.
 pub struct Turn {
     pub text: String,
+    /// The local model's script for this turn (the message's `script`), checked already.
+    pub script: Option<Script>,
     pub stream: TurnStream,
     /// The request's `agent_sdk.http` span, when traces are exported.
     pub request: Option<RequestSpan>,
@@ -41,6 +45,8 @@ pub enum Refusal {
     Full { max: usize },
     /// No worker thread could be started (the process is out of threads or memory).
     NoThread(std::io::Error),
+    /// The new session could not be recorded in the store.
+    Unrecorded(anyhow::Error),
 }
 
 impl std::fmt::Display for Refusal {
@@ -52,6 +58,7 @@ impl std::fmt::Display for Refusal {
                  try again when one has been idle for --session-idle"
             ),
             Refusal::NoThread(problem) => write!(f, "could not start a thread for the session: {problem}"),
+            Refusal::Unrecorded(problem) => write!(f, "could not record the new session: {problem:#}"),
         }
     }
 }
@@ -83,16 +90,22 @@ impl Sessions {
         Self { agent, max_live, live: Arc::default() }
     }
 
-    /// A new, empty session.
-    pub fn create(&self) -> Result<String, Refusal> {
+    /// A new, empty session, as `info` describes it (recorded, so it outlives a rest and a
+    /// restart of the server).
+    pub fn create(&self, info: &SessionInfo) -> Result<String, Refusal> {
         let id = new_id("ses");
         let mut live = lock(&self.live);
+        if live.workers.len() >= self.max_live {
+            return Err(Refusal::Full { max: self.max_live });
+        }
+        StateStore::open(&self.agent.project().dir)
+            .and_then(|store| store.record_session(&id, info))
+            .map_err(Refusal::Unrecorded)?;
         self.start_worker(&mut live, &id)?;
         live.created.insert(id.clone());
         drop(live);
-        let facts = self.agent.facts(&id);
         match self.agent.serve_log(Some(&id)) {
-            Ok(log) => log.info(format!("session {id} started (purpose {}, mode {})", facts.purpose, facts.mode)),
+            Ok(log) => log.info(format!("session {id} started ({})", info.describe())),
             Err(problem) => log_start_failure(&id, &problem),
         }
         Ok(id)
@@ -107,7 +120,8 @@ impl Sessions {
                 return Ok(true);
             }
         }
-        Ok(StateStore::open(&self.agent.project().dir)?.next_index(id)? > 0)
+        let store = StateStore::open(&self.agent.project().dir)?;
+        Ok(store.session_info(id)?.is_some() || store.next_index(id)? > 0)
     }
 
     /// Queues a turn on the session's worker, bringing a session at rest back first.
@@ -258,6 +272,8 @@ impl TurnEnded {
 struct OpenSession<'a> {
     agent: &'a Agent,
     id: &'a str,
+    /// Who the session is (`live`, `chat` for one recorded by `run` or an older server).
+    info: SessionInfo,
     log: ServeLog,
     store: StateStore,
 }
@@ -269,7 +285,8 @@ impl<'a> OpenSession<'a> {
     fn open(agent: &'a Agent, id: &'a str) -> anyhow::Result<Self> {
         let log = agent.serve_log(Some(id))?;
         let store = StateStore::open(&agent.project().dir)?;
-        Ok(Self { agent, id, log, store })
+        let info = store.session_info(id)?.unwrap_or_default();
+        Ok(Self { agent, id, info, log, store })
     }
 
     /// Answers `first` and every turn after it until none comes for `--session-idle`.
@@ -296,9 +313,10 @@ impl<'a> OpenSession<'a> {
 
     /// One turn: recorded, streamed to its client (who never holds it up) and dispatched.
     fn answer<'s>(&'s self, turn: Turn, loaded: &mut Loaded<'s>) {
-        let Turn { text, stream, request } = turn;
+        let Turn { text, script, stream, request } = turn;
         let started = Instant::now();
-        let answered = self.answer_turn(text, stream, loaded, request.as_ref().map(|request| request.span));
+        let answered =
+            self.answer_turn(text, script.as_ref(), stream, loaded, request.as_ref().map(|request| request.span));
         if let Some(request) = request {
             request.end(if answered.is_ok() { 200 } else { 503 }, answered.as_ref().err().map(String::as_str));
         }
@@ -322,6 +340,7 @@ impl<'a> OpenSession<'a> {
     fn answer_turn<'s>(
         &'s self,
         text: String,
+        script: Option<&Script>,
         mut stream: TurnStream,
         loaded: &mut Loaded<'s>,
         parent: Option<Parent>,
@@ -359,6 +378,7 @@ impl<'a> OpenSession<'a> {
             &self.store,
             self.id,
             &text,
+            script,
         ) {
             Ok(answer) => answer,
             Err(problem) => {
@@ -432,7 +452,7 @@ impl<'a> OpenSession<'a> {
             self.stop(old);
         }
         if loaded.is_none() {
-            let dispatcher = self.agent.start_dispatcher(self.id, &hook_set, &self.log, &self.store)?;
+            let dispatcher = self.agent.start_dispatcher(self.id, &self.info, &hook_set, &self.log, &self.store)?;
             *loaded = Some((hook_set.generation, dispatcher));
         }
         loaded.as_mut().map(|(_, dispatcher)| dispatcher).ok_or_else(|| anyhow::anyhow!("no hook runtime"))

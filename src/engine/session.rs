@@ -28,6 +28,8 @@ pub struct SessionFacts<'f> {
     pub channel_id: &'f str,
     pub mode: &'f str,
     pub purpose: &'f str,
+    /// The session's title, when its creator gave one (`dev`'s `POST /v1/sessions`).
+    pub title: Option<&'f str>,
     /// `None` when the session cannot take follow-ups (`run` is one-shot).
     pub continuation_token: Option<&'f str>,
 }
@@ -121,8 +123,13 @@ impl SessionSetup {
 
     /// The `ctx` every handler of the session receives (SPEC §7), without its functions.
     pub fn ctx(&self, facts: &SessionFacts) -> Value {
+        let mut session = json!({ "id": facts.id, "channelId": facts.channel_id, "mode": facts.mode, "purpose": facts.purpose, "auth": null });
+        // Present only when set, as the vendor documents `title`.
+        if let Some(title) = facts.title {
+            session["title"] = json!(title);
+        }
         json!({
-            "session": { "id": facts.id, "channelId": facts.channel_id, "mode": facts.mode, "purpose": facts.purpose, "auth": null },
+            "session": session,
             "agent": { "name": self.project.name },
             "channel": { "id": facts.channel_id, "continuationToken": facts.continuation_token },
             "stateRoot": self.state_root.path(),

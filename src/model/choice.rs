@@ -75,6 +75,18 @@ impl ModelChoice {
         }
     }
 
+    /// Why a turn's own `script` cannot be played: only the local model plays scripts.
+    pub fn refuses_scripts(&self) -> Option<String> {
+        match self {
+            ModelChoice::Local(_) => None,
+            ModelChoice::Provider(provider) => Some(format!(
+                "`script` plays the local model's turn, and this server's model is `{}` \
+                 (start dev with --model local to script turns)",
+                provider.name()
+            )),
+        }
+    }
+
     /// The model, as the OpenTelemetry GenAI conventions name it (the local model's
     /// provider is `agent_sdk.local`, its model `local`).
     pub fn gen_ai(&self) -> crate::telemetry::turn_trace::GenAi {
@@ -89,7 +101,8 @@ impl ModelChoice {
 
     /// Starts a turn answering `message`: the agent's instructions are read now (a `dev`
     /// server sees them change), followed by each mounted extension's (`extra`, SPEC §3a),
-    /// and a real model gets the session's history from `store`.
+    /// and a real model gets the session's history from `store`. `script` (a `dev`
+    /// message's own) plays the local model's turn in place of `--script`'s.
     pub fn start_turn(
         &self,
         source_dir: &Path,
@@ -97,13 +110,14 @@ impl ModelChoice {
         store: &StateStore,
         session_id: &str,
         message: &str,
+        script: Option<&Script>,
     ) -> anyhow::Result<Box<dyn ModelStream>> {
         let instructions = system_prompt(std::fs::read_to_string(source_dir.join("instructions.md")).ok(), extra);
         Ok(match self {
-            ModelChoice::Local(None) => Box::new(LocalModel::new(local::local_reply(instructions.as_deref(), message))),
-            ModelChoice::Local(Some(script)) => {
-                Box::new(LocalModel::new(local::play(instructions.as_deref(), message, script)))
-            }
+            ModelChoice::Local(own) => match script.or(own.as_ref()) {
+                Some(script) => Box::new(LocalModel::new(local::play(instructions.as_deref(), message, script))),
+                None => Box::new(LocalModel::new(local::local_reply(instructions.as_deref(), message))),
+            },
             ModelChoice::Provider(provider) => {
                 let mut conversation = Vec::new();
                 if let Some(instructions) = instructions.filter(|text| !text.trim().is_empty()) {

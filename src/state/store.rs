@@ -1,5 +1,6 @@
 //! The local state store: one SQLite database under `<dir>/.agent-sdk/`, holding every
-//! session's event log and serve log, the agent's key-value store, reminders and artifacts.
+//! session's event log and serve log, who each `dev` session is, the agent's key-value
+//! store, reminders and artifacts.
 //!
 //! SQLite (bundled) because it is one file, safe with concurrent processes (WAL), and
 //! anyone can inspect it with `sqlite3 .agent-sdk/state.db`. Every write commits before
@@ -11,6 +12,7 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehav
 
 use crate::state::envelope::Envelope;
 use crate::state::log_record::Record;
+use crate::state::session_info::SessionInfo;
 
 /// The folder under `--dir` that holds local state.
 pub const STATE_DIR: &str = ".agent-sdk";
@@ -154,6 +156,13 @@ CREATE TABLE IF NOT EXISTS serve_log (
 CREATE TABLE IF NOT EXISTS serve_log_identity (
     id TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id TEXT PRIMARY KEY,
+    purpose    TEXT NOT NULL,
+    mode       TEXT NOT NULL,
+    title      TEXT,
+    created_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS kv (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -193,6 +202,26 @@ impl StateStore {
     /// The state root it lives in.
     pub fn root(&self) -> &StateRoot {
         &self.root
+    }
+
+    /// Records who the session `session_id` is (`dev`'s `POST /v1/sessions`).
+    pub fn record_session(&self, session_id: &str, info: &SessionInfo) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT OR REPLACE INTO sessions (session_id, purpose, mode, title, created_at)
+             VALUES (?1, ?2, ?3, ?4, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+            params![session_id, info.purpose.as_str(), info.mode.as_str(), info.title],
+        )?;
+        Ok(())
+    }
+
+    /// Who the session is, when it was recorded with [`StateStore::record_session`].
+    pub fn session_info(&self, session_id: &str) -> anyhow::Result<Option<SessionInfo>> {
+        Ok(self
+            .connection
+            .query_row("SELECT purpose, mode, title FROM sessions WHERE session_id = ?1", params![session_id], |row| {
+                Ok(SessionInfo::from_stored(&row.get::<_, String>(0)?, &row.get::<_, String>(1)?, row.get(2)?))
+            })
+            .optional()?)
     }
 
     /// The index the session's next event gets.

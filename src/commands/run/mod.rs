@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::check::check_located;
-use crate::cli::{ColorChoice, Mode, Purpose, RunArgs};
+use crate::cli::{ColorChoice, RunArgs};
 use crate::clock::new_id;
 use crate::diagnostics::Severity;
 use crate::engine::dispatcher::{Dispatcher, Finished};
@@ -95,14 +95,9 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let facts = SessionFacts {
         id: &session_id,
         channel_id: "local",
-        mode: match args.mode {
-            Mode::Chat => "chat",
-            Mode::Task => "task",
-        },
-        purpose: match args.purpose {
-            Purpose::Live => "live",
-            Purpose::Eval => "eval",
-        },
+        mode: args.mode.as_str(),
+        purpose: args.purpose.as_str(),
+        title: None,
         continuation_token: None,
     };
     if args.session.is_some() {
@@ -112,7 +107,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     // in its stream (a real model's first token often takes longer than the hooks' load).
     let answer = match &input {
         Some(Input::Message(message)) => {
-            Some(model.start_turn(&project.source_dir(), &plan.instructions, &store, &session_id, message)?)
+            Some(model.start_turn(&project.source_dir(), &plan.instructions, &store, &session_id, message, None)?)
         }
         _ => None,
     };

@@ -77,6 +77,11 @@ impl Provider {
         Ok(Provider { shared: Arc::new(shared), jobs })
     }
 
+    /// The model as `--model` names it: `openai:gpt-4o-mini`.
+    pub fn name(&self) -> String {
+        format!("{}:{}", self.shared.kind.name(), crate::untrusted::escape(&self.shared.model))
+    }
+
     /// One line for the serve log: the model, where it is served, where the key came from.
     /// Never the key.
     pub fn describe(&self) -> String {
@@ -85,12 +90,7 @@ impl Provider {
             Some(_) => format!("key from {}", endpoint.key_variable),
             None => "no key".to_owned(),
         };
-        format!(
-            "model {}:{} at {} ({key})",
-            self.shared.kind.name(),
-            crate::untrusted::escape(&self.shared.model),
-            endpoint.base_url
-        )
+        format!("model {} at {} ({key})", self.name(), endpoint.base_url)
     }
 
     /// The provider and model, as the OpenTelemetry GenAI conventions name them
