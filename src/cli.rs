@@ -106,7 +106,7 @@ pub enum Command {
     /// Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`.
     ///
     /// Writes its URL and a bearer token to `<dir>/.agent-sdk/dev.json` (mode 0600) for
-    /// `agent-sdk logs`. Ctrl-C or SIGTERM stops accepting, finishes what was recorded, exits 0.
+    /// `agent-sdk logs`. Ctrl-C, SIGTERM or SIGHUP stops accepting, finishes what was recorded, exits 0.
     ///
     /// Example: agent-sdk dev examples/acme-bot --port 0 --session-idle 1h
     Dev(DevArgs),

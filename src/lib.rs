@@ -33,6 +33,7 @@ pub mod scaffold;
 pub mod sdk;
 pub mod serve_log;
 pub mod session_id;
+pub mod signals;
 pub mod since;
 pub mod sse;
 pub mod state;

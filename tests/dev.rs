@@ -1848,3 +1848,18 @@ fn a_session_or_a_script_that_cannot_be_is_a_400_with_the_reason() {
          (start dev with --model local to script turns)"
     );
 }
+
+/// SIGHUP (a closed terminal) stops `dev` as Ctrl-C and SIGTERM do: gracefully, exit 0,
+/// the recorded turn dispatched.
+#[test]
+fn sighup_stops_dev_gracefully_as_ctrl_c_does() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    let events = server.send(&session, "hello");
+    server.signal("-HUP");
+    assert_eq!(server.wait(), Some(0));
+    assert_eq!(record(dir.path()).len(), events.len(), "every recorded event was dispatched before it stopped");
+    let log = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
+    assert!(log.contains("stopped"), "{log}");
+}

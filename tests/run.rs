@@ -1259,3 +1259,49 @@ fn a_thrown_error_s_cause_chain_is_in_the_log_line() {
         "{line}"
     );
 }
+
+/// Whether the process `pid` still runs (a zombie has ended).
+fn still_runs(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit(") ").next().is_some_and(|rest| !rest.starts_with('Z')))
+}
+
+/// The pid of the process the `child-process` fixture's hook started.
+fn hook_child(dir: &Path) -> String {
+    let record = std::fs::read_to_string(dir.join("record.txt")).unwrap();
+    record.lines().find_map(|line| line.strip_prefix("child ")).expect("the hook started its child").to_owned()
+}
+
+/// SIGTERM and SIGHUP stop `run` as Ctrl-C does — the first lets the running handler
+/// finish, a second stops at once — and exit 128 + the signal; nothing a hook started is
+/// left running either way.
+#[test]
+fn sigterm_and_sighup_stop_run_as_ctrl_c_does_and_leave_nothing_running() {
+    for (signal, times, code, boot_ms) in [("-TERM", 1, 143, "1500"), ("-HUP", 2, 129, "60000")] {
+        let dir = copy_fixture("run", "child-process");
+        let mut child = spawn_run_with(dir.path(), &["--message", "hi"], &[("BOOT_MS", boot_ms)], Stdio::null());
+        let lines = stderr_lines(&mut child);
+        wait_for_line(&lines, "started a child");
+        let started = std::time::Instant::now();
+        let again = format!("{} again to stop now", if signal == "-TERM" { "SIGTERM" } else { "SIGHUP" });
+        for _ in 0..times {
+            assert!(Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+            wait_for_line(&lines, &again);
+        }
+        let status = child.wait().unwrap();
+        let lines = lines.lock().unwrap().clone();
+        assert_eq!(status.code(), Some(code), "{signal}: {lines:#?}");
+        if times == 2 {
+            assert!(started.elapsed() < std::time::Duration::from_secs(30), "{signal}: it waited for the handler");
+            assert!(lines.iter().any(|line| line.contains("stopped at once: ")), "{lines:#?}");
+        } else {
+            assert!(lines.iter().any(|line| line.contains("summary: ")), "{signal}: the hooks finished: {lines:#?}");
+        }
+        let pid = hook_child(dir.path());
+        let ended = std::time::Instant::now();
+        while still_runs(&pid) {
+            assert!(ended.elapsed() < std::time::Duration::from_secs(5), "{signal}: the hook's child {pid} still runs");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! `agent-sdk dev`: serve the agent locally over HTTP until Ctrl-C or SIGTERM.
+//! `agent-sdk dev`: serve the agent locally over HTTP until Ctrl-C, SIGTERM or SIGHUP.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -161,18 +161,17 @@ fn node_version(node: &std::path::Path) -> anyhow::Result<String> {
     }
 }
 
-/// Ctrl-C or SIGTERM.
+/// Ctrl-C, SIGTERM or SIGHUP (a closed terminal): a requested stop, as hosting stops.
 async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
     let interrupt = tokio::signal::ctrl_c();
-    let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(terminate) => terminate,
-        Err(_) => {
-            let _ = interrupt.await;
-            return;
-        }
+    let (Ok(mut terminate), Ok(mut hang_up)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
+        let _ = interrupt.await;
+        return;
     };
     tokio::select! {
         _ = interrupt => {}
         _ = terminate.recv() => {}
+        _ = hang_up.recv() => {}
     }
 }

@@ -28,7 +28,7 @@ pub struct Agent {
     pub setup: SessionSetup,
     /// The model that answers every session's turns.
     pub model: ModelChoice,
-    /// Set when the server is told to stop (Ctrl-C, SIGTERM): turns still waiting on the
+    /// Set when the server is told to stop (Ctrl-C, SIGTERM, SIGHUP): turns still waiting on the
     /// model end as cancelled.
     pub stopping: AtomicBool,
     /// How long a session may wait for its next turn before it is put to rest (its thread,

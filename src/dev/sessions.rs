@@ -406,7 +406,7 @@ impl<'a> OpenSession<'a> {
                 recorder,
                 dispatcher,
                 interrupted: &self.agent.stopping,
-                interrupted_by: "the server is stopping",
+                interrupted_by: &|| "the server is stopping",
                 traced: self.agent.setup.telemetry.as_ref().map(|telemetry| Traced {
                     telemetry: Arc::clone(telemetry),
                     parent,

@@ -608,6 +608,7 @@ impl<'s> Dispatcher<'s> {
         &mut self,
         interrupted: &AtomicBool,
         stop_now: &AtomicBool,
+        interrupted_by: &dyn Fn() -> &'static str,
         mut said: bool,
     ) -> anyhow::Result<Finished> {
         while !self.pending.is_empty() {
@@ -619,7 +620,7 @@ impl<'s> Dispatcher<'s> {
             }
             if !said && interrupted.load(Ordering::SeqCst) {
                 said = true;
-                let line = self.waiting_for();
+                let line = self.waiting_for(interrupted_by());
                 self.log.warn(line);
             }
             // Short waits: a Ctrl-C is answered within this, however long a handler runs.
@@ -631,8 +632,8 @@ impl<'s> Dispatcher<'s> {
     }
 
     /// What the hooks are still doing: `waiting for hook "boot" (turn.completed) to finish;
-    /// Ctrl-C again to stop now`.
-    fn waiting_for(&mut self) -> String {
+    /// Ctrl-C again to stop now` (`SIGTERM again …` when that is what stopped the run).
+    fn waiting_for(&mut self, signal: &str) -> String {
         let running = match self.runtime.state() {
             RuntimeState::Running(handler) => {
                 let event = self.pending.iter().find(|pending| pending.event.index == handler.seq);
@@ -641,9 +642,11 @@ impl<'s> Dispatcher<'s> {
             RuntimeState::Idle { .. } | RuntimeState::Starting => None,
         };
         match running {
-            Some((hook, event)) => format!("waiting for hook \"{hook}\" ({event}) to finish; Ctrl-C again to stop now"),
+            Some((hook, event)) => {
+                format!("waiting for hook \"{hook}\" ({event}) to finish; {signal} again to stop now")
+            }
             None => format!(
-                "waiting for the hooks to finish {}; Ctrl-C again to stop now",
+                "waiting for the hooks to finish {}; {signal} again to stop now",
                 plural(self.pending.len() as u64, "event")
             ),
         }

@@ -74,7 +74,7 @@ pub struct Feed<'f, 's> {
     pub dispatcher: &'f mut Dispatcher<'s>,
     pub interrupted: &'f AtomicBool,
     /// What sets `interrupted`, in the words a cancelled turn's `turn.failed` says.
-    pub interrupted_by: &'static str,
+    pub interrupted_by: &'f (dyn Fn() -> &'static str + 'f),
     /// How turns are traced, when telemetry is exported.
     pub traced: Option<Traced>,
 }
@@ -93,7 +93,7 @@ impl Feed<'_, '_> {
             if self.interrupted.load(Ordering::SeqCst) {
                 outcome.cancelled = true;
                 return self
-                    .record_show_dispatch(turn::cancelled(self.interrupted_by), &turn_id, &mut outcome, trace)
+                    .record_show_dispatch(turn::cancelled((self.interrupted_by)()), &turn_id, &mut outcome, trace)
                     .map(|()| outcome);
             }
             let steps = match self.next_output(model)? {

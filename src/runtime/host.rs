@@ -271,6 +271,7 @@ impl Runtime {
                 }
                 _ => anyhow::Error::new(error).context("could not start the hook runtime (node)"),
             })?;
+        track_group(&child);
         // Node's ends live on in Node only: the channel closes when Node ends.
         drop(node_ends);
         let (sender, messages) = channel();
@@ -461,6 +462,31 @@ pub(crate) fn own_process_group(command: &mut Command) {
 pub(crate) fn kill_group(child: &Child) {
     if let Ok(group) = libc::pid_t::try_from(child.id()) {
         // SAFETY: a plain kill(2) of a process group that only the runtime's processes join.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
+        live_groups().remove(&group);
+    }
+}
+
+/// The process groups of the Node processes started and not yet killed: what a command that
+/// must end at once, from wherever it is (a second Ctrl-C), ends first.
+fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<libc::pid_t>> {
+    static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Counts `child`'s process group among the live ones (see [`kill_live_groups`]).
+pub(crate) fn track_group(child: &Child) {
+    if let Ok(group) = libc::pid_t::try_from(child.id()) {
+        live_groups().insert(group);
+    }
+}
+
+/// Kills every process group of Node processes still live, with what their hooks or tests
+/// started: for a process about to exit without unwinding (`std::process::exit`).
+pub fn kill_live_groups() {
+    for group in std::mem::take(&mut *live_groups()) {
+        // SAFETY: a plain kill(2) of a process group a runtime or test run of ours leads.
         unsafe { libc::kill(-group, libc::SIGKILL) };
     }
 }

@@ -4,8 +4,8 @@
 mod input;
 mod output;
 
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, OnceLock};
 
 use crate::check::check_located;
 use crate::cli::{ColorChoice, RunArgs};
@@ -26,14 +26,12 @@ use crate::project::{self, Project};
 use crate::report::{self, plural};
 use crate::runtime::host::Runtime;
 use crate::serve_log::ServeLog;
+use crate::signals::{self, Stop};
 use crate::state::StateStore;
 use crate::state::session_lease::SessionLease;
 use crate::telemetry::turn_trace::Traced;
 use input::{Input, read_script};
 use output::TurnOutput;
-
-/// The exit code of a run the user interrupted (128 + SIGINT).
-const INTERRUPTED: u8 = 130;
 
 /// The exit code of a turn that completed while a hook failed to load, threw, timed out or
 /// crashed the runtime: `run --event …` is a test a CI can trust.
@@ -117,19 +115,25 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 
     let interrupted = Arc::new(AtomicBool::new(false));
     let stop_now = Arc::new(AtomicBool::new(false));
-    let (flag, stop) = (Arc::clone(&interrupted), Arc::clone(&stop_now));
-    // The first Ctrl-C cancels the turn (recorded as `turn.failed`), or, once it has ended,
-    // says what the hooks are still doing and exits 130 when they are done; a second one
-    // stops at once (saying what was not dispatched), and if the run is somewhere it cannot
-    // look, the process ends 3 s later all the same. Without the handler Ctrl-C still ends
-    // the process, only without `turn.failed`.
-    let _ = ctrlc::set_handler(move || {
+    let first_stop = Arc::new(OnceLock::new());
+    let (flag, stop, first) = (Arc::clone(&interrupted), Arc::clone(&stop_now), Arc::clone(&first_stop));
+    // The first Ctrl-C (or SIGTERM, SIGHUP) cancels the turn (recorded as `turn.failed`),
+    // or, once it has ended, says what the hooks are still doing and exits 128 + the signal
+    // when they are done; a second one stops at once (saying what was not dispatched), and
+    // if the run is somewhere it cannot look, the process ends 3 s later all the same, with
+    // what the hooks started. Without the handler a signal still ends the process, only
+    // without `turn.failed`, and leaves what the hooks started running.
+    let _ = signals::on_stop(move |signal| {
+        let first = *first.get_or_init(|| signal);
         if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
             stop.store(true, std::sync::atomic::Ordering::SeqCst);
             std::thread::sleep(std::time::Duration::from_secs(3));
-            std::process::exit(i32::from(INTERRUPTED));
+            crate::runtime::host::kill_live_groups();
+            std::process::exit(i32::from(first.exit_code()));
         }
     });
+    let stopped_by = || first_stop.get().map_or(Stop::CTRL_C, |stop| *stop);
+    let stopped_by_name = || stopped_by().name();
 
     redeliver_or_mention(args.redeliver, &store, &session_id, &mut dispatcher, &log)?;
 
@@ -157,7 +161,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         recorder,
         dispatcher: &mut dispatcher,
         interrupted: &interrupted,
-        interrupted_by: "Ctrl-C",
+        interrupted_by: &stopped_by_name,
         traced: setup.telemetry.as_ref().map(|telemetry| Traced {
             telemetry: Arc::clone(telemetry),
             parent: None,
@@ -188,7 +192,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         _ => Outcome::default(),
     };
     if let Finished::Stopped { undispatched } =
-        dispatcher.finish_unless_stopped(&interrupted, &stop_now, outcome.cancelled)?
+        dispatcher.finish_unless_stopped(&interrupted, &stop_now, &stopped_by_name, outcome.cancelled)?
     {
         let (pronoun, verb) = if undispatched == 1 { ("it", "was") } else { ("them", "were") };
         log.warn(format!(
@@ -197,7 +201,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             plural(undispatched, "recorded event"),
             crate::invocation::command()
         ));
-        return Ok(ExitStatus::Code(INTERRUPTED));
+        return Ok(ExitStatus::Code(stopped_by().exit_code()));
     }
     let stats = dispatcher.stats;
     for line in dispatcher.close().lines() {
@@ -219,7 +223,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     output.finish()?;
     let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts + stats.unconfirmed > 0;
     Ok(if outcome.cancelled || interrupted.load(std::sync::atomic::Ordering::SeqCst) {
-        ExitStatus::Code(INTERRUPTED)
+        ExitStatus::Code(stopped_by().exit_code())
     } else if outcome.failed.is_some() {
         ExitStatus::Failure
     } else if misbehaved {
