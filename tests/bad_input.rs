@@ -162,6 +162,32 @@ fn control_characters_in_names_and_sources_never_reach_the_output_raw() {
     insta::assert_snapshot!(format!("{pretty}\n{github}\n{info}"));
 }
 
+/// Trojan Source (CVE-2021-42574): a bidi override makes `evil\u{202e}st.ts` read as
+/// another name, and a zero-width space makes `us\u{200b}age.ts` look like `usage.ts`.
+const TROJAN_NAMES: [&str; 3] = ["evil\u{202e}st", "us\u{200b}age", "\u{2066}iso\u{2069}late\u{200d}"];
+
+#[test]
+fn bidi_controls_and_zero_width_characters_in_names_are_escaped_in_every_human_format() {
+    let dir = project();
+    // A typo'd event, so the finding has a snippet; the source has a bidi override too.
+    let typo = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
+                export default defineHook({ events: { \"turn.complete\"() {} } }); // \u{202e}\u{2067}\n";
+    for name in TROJAN_NAMES {
+        write(dir.path(), &format!("bot/hooks/{name}.ts"), typo);
+    }
+    let formats: [&[&str]; 4] =
+        [&["validate"], &["validate", "--format", "concise"], &["validate", "--format", "github"], &["info"]];
+    let outputs: Vec<String> = formats.iter().map(|args| transcript(dir.path(), args)).collect();
+    for output in &outputs {
+        let raw = ['\u{202e}', '\u{2066}', '\u{2067}', '\u{2069}', '\u{200b}', '\u{200d}'];
+        assert!(!output.contains(raw), "a bidi or zero-width character got through:\n{output}");
+        for shown in ["evil\\u{202e}st.ts", "us\\u{200b}age", "\\u{2066}iso\\u{2069}late\\u{200d}"] {
+            assert!(output.contains(shown), "`{shown}` is not shown:\n{output}");
+        }
+    }
+    insta::assert_snapshot!(outputs.join("\n"));
+}
+
 /// Root reads everything, so a permission test runs the binary as `nobody` when it can.
 fn as_unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
     let mut binary = std::path::PathBuf::from(env!("CARGO_BIN_EXE_agent-sdk"));
