@@ -27,6 +27,26 @@ pub fn escape_keeping_lines(text: &str) -> Cow<'_, str> {
     escape_but(text, |c| c == '\n')
 }
 
+/// A model's reply as a terminal should show it: every control character but line breaks
+/// and tabs escaped as [`escape`] does, so no escape sequence (a title, a clipboard write,
+/// a cleared screen) and no carriage return (a line written over) reaches the terminal.
+/// Format characters are kept: in prose they are part of the text (a Persian word's
+/// zero-width non-joiner, an emoji's joiner, a Hebrew sentence's marks).
+pub fn escape_reply(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\n' && c != '\t' && c.is_control()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => push_escape(&mut out, c),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// [`escape`], keeping the characters `kept` says to keep.
 fn escape_but(text: &str, kept: impl Fn(char) -> bool) -> Cow<'_, str> {
     let escaped = |(before, c, after)| !kept(c) && needs_escape(before, c, after);
@@ -149,6 +169,16 @@ mod tests {
         assert!(matches!(escape("👩\u{200d}💻 🏳\u{fe0f}\u{200d}🌈"), Cow::Borrowed(_)));
         assert_eq!(escape("a\u{200d}💻"), "a\\u{200d}💻");
         assert_eq!(escape("👩\u{200d}"), "👩\\u{200d}");
+    }
+
+    #[test]
+    fn a_reply_keeps_lines_tabs_and_format_characters_and_loses_escape_sequences() {
+        assert!(matches!(escape_reply("a\n\tb 👩\u{200d}💻 می\u{200c}خواهم"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape_reply("\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}]52;c;aGk=\u{7}\rINFO forged\n"),
+            "\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{1b}]52;c;aGk=\\u{7}\\rINFO forged\n"
+        );
+        assert_eq!(escape_reply("\u{9b}31m"), "\\u{9b}31m");
     }
 
     #[test]

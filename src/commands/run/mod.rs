@@ -148,7 +148,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             line.push('\n');
             output.print(&line);
         } else if envelope.event_type == "message.appended" {
-            output.print(envelope.data["delta"].as_str().unwrap_or_default());
+            output.print_reply(envelope.data["delta"].as_str().unwrap_or_default());
         }
         Ok(())
     };
