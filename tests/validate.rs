@@ -51,6 +51,7 @@ cases! {
     suppression_cannot_silence_error => "suppression-cannot-silence-error",
     suppression_unused => "suppression-unused",
     suppression_unknown_code => "suppression-unknown-code",
+    suppression_only_in_comments => "suppression-only-in-comments",
 }
 
 /// The SDK packages `tsc` sees: missing while the project has a `tsconfig.json`, or written

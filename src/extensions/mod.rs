@@ -145,7 +145,7 @@ fn apply_suppressions(checked: &mut CheckedProject) {
         if let Some(text) = checked.sources.get(&mount.file.display_path)
             && text.contains(crate::diagnostics::suppression::DIRECTIVE)
         {
-            crate::diagnostics::suppression::apply(&mut checked.diagnostics, &mount.file.display_path, text);
+            crate::check::apply_suppressions_of(&mut checked.diagnostics, &mount.file.display_path, text);
         }
     }
 }
