@@ -21,6 +21,21 @@ pub fn escape(text: &str) -> Cow<'_, str> {
     escape_but(text, |_| false)
 }
 
+/// A path as [`escape`] shows text, with each byte that is not UTF-8 shown as `\xff`
+/// (where `Path::display` would show a `�` that names no byte).
+pub fn escape_path(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+        out.push_str(&escape(chunk.valid()));
+        for byte in chunk.invalid() {
+            // Writing into a String cannot fail.
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out
+}
+
 /// Like [`escape`], but keeps line breaks (`\n`) as they are: for multi-line text such as a
 /// stack trace that is printed as its own lines, each prefixed by our own label.
 pub fn escape_keeping_lines(text: &str) -> Cow<'_, str> {
@@ -154,6 +169,13 @@ mod tests {
         assert_eq!(escape("\u{1b}]8;;http://x\u{7}"), "\\u{1b}]8;;http://x\\u{7}");
         assert_eq!(escape("\u{9b}31m\u{7f}"), "\\u{9b}31m\\u{7f}");
         assert_eq!(escape("a\u{2028}b"), "a\\u{2028}b");
+    }
+
+    #[test]
+    fn a_path_shows_its_bytes_that_are_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/tmp/caf\xe9\n/x\xff\xfe"));
+        assert_eq!(escape_path(path), "/tmp/caf\\xe9\\n/x\\xff\\xfe");
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(telemetry) = &setup.telemetry {
         log.export_to(Arc::clone(telemetry));
     }
-    let plan = LoadPlan::new(&checked, &setup.runtime_dir());
+    let plan = LoadPlan::new(&checked, &setup.runtime_dir())?;
     // An early return from here on drops the runtime, which kills it.
     let store = StateStore::open(&project.dir)?;
     log.record_to(StateStore::open(&project.dir)?);
