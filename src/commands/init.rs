@@ -51,6 +51,10 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         message.push_str("run it again with --force to overwrite them");
         return Err(Exit::failure(message).into());
     }
+    // The packages are written last: what they would refuse stops init before anything is written.
+    if let Err(refused) = crate::sdk::plan::plan_packages(dir, args.force) {
+        return Err(Exit::failure(refused.to_string()).into());
+    }
 
     std::fs::create_dir_all(dir).with_context(|| format!("could not create `{}`", dir.display()))?;
     let existing = PackageJson::read(dir);
@@ -70,7 +74,7 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             fragment(&scaffold::package_json_entries(node_major).iter().collect::<Vec<_>>(), "  ")
         )),
     };
-    for package in crate::sdk::packages::write_packages(dir)? {
+    for package in crate::sdk::packages::write_packages(dir, args.force)? {
         let path = package.dir.strip_prefix(dir).unwrap_or(&package.dir).to_string_lossy().into_owned();
         report.push_str(&format!("  {path:<32} the SDK package {}, {} files\n", package.name, package.files));
     }
