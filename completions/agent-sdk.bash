@@ -551,7 +551,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__sdk)
-            opts="-q -h -V --dir --update-package-json --color --quiet --help --version"
+            opts="-q -h -V --dir --update-package-json --force --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

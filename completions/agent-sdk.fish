@@ -162,6 +162,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -l color -d 'Wh
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -l update-package-json -d 'Add the SDK packages to the dependencies of the project\'s `package.json` when it does not name them (without it, sdk only says what to add)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -l force -d 'Take over what agent-sdk did not write where a package goes (a package without its stamp, in `vendor/agent-sdk/` or `node_modules/`): a folder gets the SDK\'s files, a link is replaced by a copy. Without it sdk refuses, and writes nothing. Nothing is ever written through a link out of the project'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand sdk" -s V -l version -d 'Print version'
@@ -174,7 +175,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l sdk -d 'The
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l force -d 'Overwrite the scaffold\'s files where they exist'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l force -d 'Overwrite the scaffold\'s files where they exist, and take over the SDK packages\' folders where agent-sdk did not write them (as `sdk --force`). Nothing is ever written through a link that leads out of the folder'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -l update-package-json -d 'Add the scripts and dependencies the scaffold needs to an existing `package.json` (without it, init only says what to add)'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -177,6 +177,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--update-package-json[Add the SDK packages to the dependencies of the project'\''s \`package.json\` when it does not name them (without it, sdk only says what to add)]' \
+'--force[Take over what agent-sdk did not write where a package goes (a package without its stamp, in \`vendor/agent-sdk/\` or \`node_modules/\`)\: a folder gets the SDK'\''s files, a link is replaced by a copy. Without it sdk refuses, and writes nothing. Nothing is ever written through a link out of the project]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -193,7 +194,7 @@ agent\:"\`agent/\`\: the Agent SDK layout"))' \
 '--name=[The agent'\''s name (\`package.json\`'\''s \`name\`); by default the folder'\''s name]:NAME:_default' \
 '--sdk=[The SDK package the hooks import from; by default the layout'\''s\: \`@cursor/bdk\` for \`bot\`, \`@grok/agent-sdk\` for \`agent\`]:PACKAGE:(@cursor/bdk @grok/agent-sdk @cursor/july)' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
-'--force[Overwrite the scaffold'\''s files where they exist]' \
+'--force[Overwrite the scaffold'\''s files where they exist, and take over the SDK packages'\'' folders where agent-sdk did not write them (as \`sdk --force\`). Nothing is ever written through a link that leads out of the folder]' \
 '--update-package-json[Add the scripts and dependencies the scaffold needs to an existing \`package.json\` (without it, init only says what to add)]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \

@@ -151,8 +151,20 @@ fn apply_suppressions(checked: &mut CheckedProject) {
         .collect();
     paths.sort();
     for path in paths {
-        suppression::apply(&mut checked.diagnostics, path, &checked.sources[path]);
+        apply_suppressions_of(&mut checked.diagnostics, path, &checked.sources[path]);
     }
+}
+
+/// Applies the `agent-sdk-ignore` comments of the file at `path`, whose text is `text`, to
+/// `diagnostics`. The comments are the parser's (parsed again, only for a file that holds
+/// the directive's text), on a thread with the stack a parse needs.
+pub(crate) fn apply_suppressions_of(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str) {
+    let read = || analyze::on_a_big_enough_stack(text.len(), || analyze::line_comments(path, text));
+    let comments = match analysis_pool() {
+        Some(pool) => pool.install(read),
+        None => read(),
+    };
+    suppression::apply(diagnostics, path, text, &comments.unwrap_or_default());
 }
 
 /// How long a compiled module is kept in the cache (edits leave old entries behind).

@@ -272,7 +272,9 @@ pub struct InitArgs {
     #[arg(long)]
     pub name: Option<String>,
 
-    /// Overwrite the scaffold's files where they exist.
+    /// Overwrite the scaffold's files where they exist, and take over the SDK packages'
+    /// folders where agent-sdk did not write them (as `sdk --force`). Nothing is ever written
+    /// through a link that leads out of the folder.
     #[arg(long)]
     pub force: bool,
 
@@ -314,6 +316,13 @@ pub struct SdkArgs {
     /// does not name them (without it, sdk only says what to add).
     #[arg(long)]
     pub update_package_json: bool,
+
+    /// Take over what agent-sdk did not write where a package goes (a package without its
+    /// stamp, in `vendor/agent-sdk/` or `node_modules/`): a folder gets the SDK's files, a
+    /// link is replaced by a copy. Without it sdk refuses, and writes nothing. Nothing is
+    /// ever written through a link out of the project.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]

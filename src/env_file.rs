@@ -8,8 +8,20 @@ use std::path::{Path, PathBuf};
 
 /// A variable's name and value.
 type Variable = (String, String);
-/// A malformed entry: its 1-based line, and what is wrong with it.
-type Malformed = (usize, Problem);
+
+/// A malformed entry: its 1-based line, the variable it sets when its name could be read,
+/// and what is wrong with it. Never its value: an env file holds secrets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Malformed {
+    line: usize,
+    key: Option<String>,
+    problem: Problem,
+}
+
+/// The most bytes one variable (`NAME=value` and a NUL) may have for Linux to start a
+/// program with it (`MAX_ARG_STRLEN`, 32 pages); past it Node fails to start with
+/// "Argument list too long", naming nothing. Other systems limit only the whole environment.
+const MAX_VARIABLE_BYTES: Option<usize> = if cfg!(target_os = "linux") { Some(128 * 1024) } else { None };
 
 /// Variables for the hook runtime from `.env` files, and where they came from.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -92,31 +104,65 @@ fn parse_file(path: &Path, bytes: &[u8]) -> Result<Vec<Variable>, EnvFileError> 
         path: path.to_path_buf(),
         line: 1 + bytes[..error.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
     })?;
-    parse(text).map_err(|(line, problem)| EnvFileError::Syntax { path: path.to_path_buf(), line, problem })
+    parse(text).map_err(|Malformed { line, key, problem }| EnvFileError::Syntax {
+        path: path.to_path_buf(),
+        line,
+        key,
+        problem,
+    })
 }
 
-/// Why a line is not `KEY=value`, a `#` comment or blank.
+/// Why a line is not `KEY=value`, a `#` comment or blank. None holds the line's text past a
+/// variable's name: the rest may be a secret (`DATABASE_URL: postgres://app:secret@…`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {
     NoEquals,
     NoName,
-    BadName(String),
+    /// A name that goes wrong: what of it is a name (maybe nothing), and the character
+    /// after that, which is neither part of a name nor `=`.
+    BadName {
+        valid: String,
+        then: char,
+    },
     Unterminated(char),
     TextAfterQuote(char),
     NulByte,
+    /// `NAME=value` is `bytes` long, over [`MAX_VARIABLE_BYTES`] with its NUL.
+    TooLong {
+        bytes: usize,
+        limit: usize,
+    },
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const NOT_SHOWN: &str = "the rest of the line is not shown, as it may hold a secret";
         match self {
             Problem::NoEquals => f.write_str("expected `KEY=value`, a `#` comment or a blank line"),
             Problem::NoName => f.write_str("a variable name is missing before `=`"),
-            Problem::BadName(name) => write!(f, "`{name}` is not a variable name (letters, digits, `_`, `.`, `-`)"),
+            Problem::BadName { valid, then } => {
+                let then = crate::untrusted::escape(&then.to_string()).into_owned();
+                match valid.as_str() {
+                    "" => write!(
+                        f,
+                        "the line starts with `{then}`, not a variable name (letters, digits, `_`, `.`, `-`); {NOT_SHOWN}"
+                    ),
+                    valid => write!(
+                        f,
+                        "`{valid}` is followed by `{then}`, not `=`: a variable name has letters, digits, `_`, `.` and `-`; {NOT_SHOWN}"
+                    ),
+                }
+            }
             Problem::Unterminated(q) => write!(f, "the value opened with {q} is never closed by a {q} at a line's end"),
             Problem::TextAfterQuote(q) => {
                 write!(f, "text after the closing {q}: quote it all, or put `#` before a comment")
             }
             Problem::NulByte => f.write_str("the value holds a NUL byte, which no environment variable can"),
+            Problem::TooLong { bytes, limit } => write!(
+                f,
+                "the variable is {bytes} bytes with its name, over the {} KiB Linux allows one variable: Node.js would fail to start with \"Argument list too long\"; read a value this big from a file instead",
+                limit / 1024
+            ),
         }
     }
 }
@@ -128,8 +174,9 @@ pub enum EnvFileError {
     Unreadable { path: PathBuf, source: std::io::Error },
     /// A file that is not UTF-8 text; `line` holds the first bad byte.
     NotUtf8 { path: PathBuf, line: usize },
-    /// A line that is not `KEY=value`, a `#` comment or blank.
-    Syntax { path: PathBuf, line: usize, problem: Problem },
+    /// A line that is not `KEY=value`, a `#` comment or blank; `key` is the variable it
+    /// sets, when its name could be read.
+    Syntax { path: PathBuf, line: usize, key: Option<String>, problem: Problem },
 }
 
 impl fmt::Display for EnvFileError {
@@ -137,17 +184,25 @@ impl fmt::Display for EnvFileError {
         match self {
             EnvFileError::Unreadable { path, source } => {
                 let reason = crate::io_error::describe(source);
-                write!(f, "env file `{}` cannot be read: {reason}", shown(path).display())
+                write!(f, "env file `{}` cannot be read: {reason}", named(path))
             }
             EnvFileError::NotUtf8 { path, line } => {
-                write!(f, "{}:{line}: not UTF-8 text; save the env file as UTF-8", shown(path).display())
+                write!(f, "{}:{line}: not UTF-8 text; save the env file as UTF-8", named(path))
             }
-            EnvFileError::Syntax { path, line, problem } => write!(f, "{}:{line}: {problem}", shown(path).display()),
+            EnvFileError::Syntax { path, line, key: Some(key), problem } => {
+                write!(f, "{}:{line}: `{key}`: {problem}", named(path))
+            }
+            EnvFileError::Syntax { path, line, key: None, problem } => write!(f, "{}:{line}: {problem}", named(path)),
         }
     }
 }
 
 impl std::error::Error for EnvFileError {}
+
+/// A path as the user typed it, with its control characters shown escaped.
+fn named(path: &Path) -> String {
+    crate::untrusted::escape(&shown(path).display().to_string()).into_owned()
+}
 
 /// Each `KEY=value` in file order (a later one overrides an earlier one when merged), or the
 /// 1-based line of the first malformed entry. dotenv would skip such a line or keep a stray quote
@@ -174,16 +229,23 @@ fn parse_entry(text: &str, start: usize, line: usize) -> Result<(Option<Variable
     if trimmed.is_empty() || trimmed.starts_with('#') {
         return Ok((None, next_line(text, end)));
     }
-    let equals = this.find('=').ok_or((line, Problem::NoEquals))?;
-    let name = variable_name(&this[..equals]).map_err(|problem| (line, problem))?;
+    let malformed = |key: Option<&str>, problem| Malformed { line, key: key.map(str::to_owned), problem };
+    let equals = this.find('=').ok_or_else(|| malformed(None, Problem::NoEquals))?;
+    let name = variable_name(&this[..equals]).map_err(|problem| malformed(None, problem))?;
     let after_equals = &this[equals + 1..];
     let value_start = start + equals + 1 + (after_equals.len() - after_equals.trim_start().len());
     let (value, next) = match text[value_start..end].chars().next() {
-        Some(quote @ ('"' | '\'' | '`')) => quoted(text, value_start, quote, line)?,
+        Some(quote @ ('"' | '\'' | '`')) => {
+            quoted(text, value_start, quote).map_err(|problem| malformed(Some(&name), problem))?
+        }
         _ => (unquoted(&text[value_start..end]).to_owned(), next_line(text, end)),
     };
     if value.contains('\0') {
-        return Err((line, Problem::NulByte));
+        return Err(malformed(Some(&name), Problem::NulByte));
+    }
+    let bytes = name.len() + 1 + value.len();
+    if let Some(limit) = MAX_VARIABLE_BYTES.filter(|&limit| bytes + 1 > limit) {
+        return Err(malformed(Some(&name), Problem::TooLong { bytes, limit }));
     }
     Ok((Some((name, value)), next))
 }
@@ -207,10 +269,11 @@ fn variable_name(before_equals: &str) -> Result<String, Problem> {
     if name.is_empty() {
         return Err(Problem::NoName);
     }
-    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')) {
-        return Err(Problem::BadName(name.to_owned()));
+    let is_name_char = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    match name.char_indices().find(|&(_, c)| !is_name_char(c)) {
+        Some((at, then)) => Err(Problem::BadName { valid: name[..at].to_owned(), then }),
+        None => Ok(name.to_owned()),
     }
-    Ok(name.to_owned())
 }
 
 /// An unquoted value ends at the first `#`, even without a space before it, as in dotenv and Node.
@@ -221,13 +284,13 @@ fn unquoted(raw: &str) -> &str {
 /// The value opened by the `quote` at `open`, and where the next entry begins. As in dotenv, it
 /// closes at the last quote, up to the first unescaped one, that only whitespace or a `#` comment
 /// follows on its line: `"a\"b"` is `a\"b` and `"C:\dir\"` is `C:\dir\`; backslashes stay.
-fn quoted(text: &str, open: usize, quote: char, line: usize) -> Result<(String, usize), Malformed> {
+/// Each character is looked at a bounded number of times, so a long value reads in linear time.
+fn quoted(text: &str, open: usize, quote: char) -> Result<(String, usize), Problem> {
     let (mut close, mut stopped_on_this_line) = (None, false);
     let mut from = open + 1;
     while let Some(offset) = text[from..].find(quote) {
         let at = from + offset;
-        let rest = text[at + 1..line_end(text, at + 1)].trim_start();
-        if rest.is_empty() || rest.starts_with('#') {
+        if ends_its_line(&text[at + 1..]) {
             close = Some(at);
         }
         if !text[..at].ends_with('\\') {
@@ -245,7 +308,14 @@ fn quoted(text: &str, open: usize, quote: char, line: usize) -> Result<(String, 
         return Ok((unescape(inner, quote), next_line(text, end)));
     }
     // dotenv would keep the quote as text; Node would cut the value short. Neither is what was meant.
-    Err((line, if stopped_on_this_line { Problem::TextAfterQuote(quote) } else { Problem::Unterminated(quote) }))
+    Err(if stopped_on_this_line { Problem::TextAfterQuote(quote) } else { Problem::Unterminated(quote) })
+}
+
+/// Whether what follows a closing quote (`rest`, up to the end of the text) leaves its line
+/// blank or a `#` comment; only the blanks after the quote are read, not the rest of the line.
+fn ends_its_line(rest: &str) -> bool {
+    let after = rest.trim_start_matches(|c: char| c.is_whitespace() && c != '\n');
+    after.is_empty() || after.starts_with(['\n', '#'])
 }
 
 /// Only double quotes turn `\n` into a newline, as in Node and dotenv.
@@ -259,7 +329,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn parsed(text: &str) -> Vec<Variable> {
-        parse(text).unwrap_or_else(|(line, problem)| panic!("line {line}: {problem}"))
+        parse(text).unwrap_or_else(|Malformed { line, problem, .. }| panic!("line {line}: {problem}"))
     }
 
     fn pairs(list: &[(&str, &str)]) -> Vec<Variable> {
@@ -337,16 +407,65 @@ mod tests {
     fn malformed_lines_are_errors_with_path_and_line() {
         assert_eq!(error_message(b"A=1\nJUST_A_NAME\n"), ".env:2: expected `KEY=value`, a `#` comment or a blank line");
         assert_eq!(error_message(b"\n=1\n"), ".env:2: a variable name is missing before `=`");
-        assert!(error_message(b"A B=1").starts_with(".env:1: `A B` is not a variable name"));
-        assert!(error_message(b"K\xc3\xa9=1").starts_with(".env:1: `K\u{e9}` is not a variable name"));
-        assert!(error_message(b"A=\"x\" trailing").starts_with(".env:1: text after the closing \""));
-        assert!(error_message(b"A=1\nB='never closed\nC=2").starts_with(".env:2: the value opened with '"));
-        assert!(error_message(b"A=1\nB=x\0y").starts_with(".env:2: the value holds a NUL byte"));
+        assert!(error_message(b"A B=1").starts_with(".env:1: `A` is followed by ` `, not `=`"));
+        assert!(error_message(b"K\xc3\xa9=1").starts_with(".env:1: `K` is followed by `\u{e9}`, not `=`"));
+        assert!(error_message(b"A=\"x\" trailing").starts_with(".env:1: `A`: text after the closing \""));
+        assert!(error_message(b"A=1\nB='never closed\nC=2").starts_with(".env:2: `B`: the value opened with '"));
+        assert!(error_message(b"A=1\nB=x\0y").starts_with(".env:2: `B`: the value holds a NUL byte"));
+    }
+
+    #[test]
+    fn a_malformed_line_names_its_key_never_its_value() {
+        let message = error_message(b"A=1\nDATABASE_URL: postgres://app:Sup3rS3cret@db/app?sslmode=require\n");
+        assert_eq!(
+            message,
+            ".env:2: `DATABASE_URL` is followed by `:`, not `=`: a variable name has letters, digits, `_`, `.` and `-`; the rest of the line is not shown, as it may hold a secret"
+        );
+        let message = error_message(b" :Sup3rS3cret=1\n");
+        assert!(message.starts_with(".env:1: the line starts with `:`, not a variable name"), "{message}");
+        assert!(!message.contains("Sup3r"), "{message}");
+        let message = error_message(b"TOKEN=\"Sup3rS3cret\" Sup3rS3cret\n");
+        assert!(message.starts_with(".env:1: `TOKEN`: text after the closing \""), "{message}");
+        assert!(!message.contains("Sup3r"), "{message}");
+    }
+
+    #[test]
+    fn escape_and_nul_bytes_in_a_message_are_shown_escaped() {
+        let message = error_message(b"A\x1b]0;owned\x07=1\n");
+        assert!(message.starts_with(".env:1: `A` is followed by `\\u{1b}`, not `=`"), "{message}");
+        let message = error_message(b"\0A=1\n");
+        assert!(message.starts_with(".env:1: the line starts with `\\u{0}`"), "{message}");
+        let error = EnvFileError::NotUtf8 { path: PathBuf::from("evil\u{1b}[2J.env"), line: 1 };
+        assert!(error.to_string().starts_with("evil\\u{1b}[2J.env:1: "), "{error}");
+    }
+
+    #[test]
+    fn a_long_quoted_value_with_many_quotes_is_read_in_linear_time() {
+        // 6 MB of escaped quotes: read in linear time this takes well under a second; looking
+        // to each quote's line end, as it once did, took minutes (an 800 KB line: 9 s).
+        let value = "\\\"x".repeat(2_000_000);
+        let text = format!("A=\"{value}\"\nB=1\n");
+        assert_eq!(quoted(&text, 2, '"'), Ok((value, text.len() - "B=1\n".len())));
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_variable_over_128_kib_is_named_with_the_limit() {
+        let fits = format!("BIG={}\n", "x".repeat(128 * 1024 - "BIG=".len() - 1));
+        assert_eq!(parse(&fits).map(|vars| vars[0].1.len()), Ok(128 * 1024 - 5));
+        let over = format!("A=1\nBIG=\"{}\"\n", "x".repeat(128 * 1024 - "BIG=".len()));
+        let message = error_message(over.as_bytes());
+        assert_eq!(
+            message,
+            ".env:2: `BIG`: the variable is 131072 bytes with its name, over the 128 KiB Linux allows one variable: Node.js would fail to start with \"Argument list too long\"; read a value this big from a file instead"
+        );
     }
 
     #[test]
     fn an_unclosed_quote_is_reported_on_its_own_line_not_where_the_next_quote_is() {
-        assert!(error_message(b"A=\"open\nB=\"x\"\n").starts_with(".env:1: the value opened with \" is never closed"));
+        assert!(
+            error_message(b"A=\"open\nB=\"x\"\n").starts_with(".env:1: `A`: the value opened with \" is never closed")
+        );
     }
 
     #[test]

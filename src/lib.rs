@@ -21,6 +21,7 @@ pub mod fingerprint;
 pub mod invocation;
 pub mod io_error;
 pub mod json_file;
+pub mod link_out;
 pub mod loader;
 pub mod logs;
 pub mod model;

@@ -36,16 +36,18 @@ impl StdoutClosed {
 pub struct Printer {
     color: bool,
     quiet: bool,
+    stdout_is_terminal: bool,
 }
 
 impl Printer {
     pub fn new(choice: ColorChoice) -> Self {
+        let stdout_is_terminal = std::io::stdout().is_terminal();
         let color = match choice {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => auto_color(std::io::stdout().is_terminal(), |name| std::env::var_os(name)),
+            ColorChoice::Auto => auto_color(stdout_is_terminal, |name| std::env::var_os(name)),
         };
-        Self { color, quiet: false }
+        Self { color, quiet: false, stdout_is_terminal }
     }
 
     /// The same printer, leaving out summary and progress lines when `quiet`.
@@ -69,6 +71,12 @@ impl Printer {
     /// Whether output may use colour and other terminal styling.
     pub fn color(&self) -> bool {
         self.color
+    }
+
+    /// Whether stdout is a terminal (not a pipe or a file): text we did not write is then
+    /// shown with its escape sequences escaped, as `less` does, not run by the terminal.
+    pub fn stdout_is_terminal(&self) -> bool {
+        self.stdout_is_terminal
     }
 
     /// Writes a command's result to stdout. A closed pipe (`| head`) comes back as a

@@ -1,14 +1,15 @@
 //! The SDK's module names, in one table: the packages a hook imports `defineHook` from.
 //! Its files ([`files`]), their generated type declarations ([`declarations`]) and the
 //! packages `agent-sdk sdk` writes into `vendor/agent-sdk/` ([`packages`]) and makes
-//! `node_modules/` see ([`node_modules`]) live beside it, with `validate`'s check that
-//! those are there and current ([`freshness`]).
+//! `node_modules/` see ([`node_modules`]), once it has decided what it may write ([`plan`]),
+//! live beside it, with `validate`'s check that those are there and current ([`freshness`]).
 
 pub mod declarations;
 pub mod files;
 pub mod freshness;
 pub mod node_modules;
 pub mod packages;
+pub mod plan;
 
 /// The SDK packages, by vendor: each has a root module (types), `/hooks`, `/memory`,
 /// `/extensions` and `/testing`.

@@ -162,6 +162,32 @@ fn control_characters_in_names_and_sources_never_reach_the_output_raw() {
     insta::assert_snapshot!(format!("{pretty}\n{github}\n{info}"));
 }
 
+/// Trojan Source (CVE-2021-42574): a bidi override makes `evil\u{202e}st.ts` read as
+/// another name, and a zero-width space makes `us\u{200b}age.ts` look like `usage.ts`.
+const TROJAN_NAMES: [&str; 3] = ["evil\u{202e}st", "us\u{200b}age", "\u{2066}iso\u{2069}late\u{200d}"];
+
+#[test]
+fn bidi_controls_and_zero_width_characters_in_names_are_escaped_in_every_human_format() {
+    let dir = project();
+    // A typo'd event, so the finding has a snippet; the source has a bidi override too.
+    let typo = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
+                export default defineHook({ events: { \"turn.complete\"() {} } }); // \u{202e}\u{2067}\n";
+    for name in TROJAN_NAMES {
+        write(dir.path(), &format!("bot/hooks/{name}.ts"), typo);
+    }
+    let formats: [&[&str]; 4] =
+        [&["validate"], &["validate", "--format", "concise"], &["validate", "--format", "github"], &["info"]];
+    let outputs: Vec<String> = formats.iter().map(|args| transcript(dir.path(), args)).collect();
+    for output in &outputs {
+        let raw = ['\u{202e}', '\u{2066}', '\u{2067}', '\u{2069}', '\u{200b}', '\u{200d}'];
+        assert!(!output.contains(raw), "a bidi or zero-width character got through:\n{output}");
+        for shown in ["evil\\u{202e}st.ts", "us\\u{200b}age", "\\u{2066}iso\\u{2069}late\\u{200d}"] {
+            assert!(output.contains(shown), "`{shown}` is not shown:\n{output}");
+        }
+    }
+    insta::assert_snapshot!(outputs.join("\n"));
+}
+
 /// Root reads everything, so a permission test runs the binary as `nobody` when it can.
 fn as_unprivileged(dir: &Path, args: &[&str]) -> std::process::Output {
     let mut binary = std::path::PathBuf::from(env!("CARGO_BIN_EXE_agent-sdk"));
@@ -251,4 +277,90 @@ fn deeply_nested_code_is_checked_without_overflowing_the_stack() {
         report["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
     assert_eq!(codes, ["hooks::not-define-hook", "hooks::not-define-hook", "hooks::not-define-hook"]);
     assert_eq!(report["summary"]["hooks"], 1, "good.ts still loads");
+}
+
+/// Copies the project folder `source` to `target` (which may not be UTF-8).
+fn copy_into(source: &Path, target: &Path) {
+    for entry in walkdir::WalkDir::new(source) {
+        let entry = entry.unwrap();
+        let path = target.join(entry.path().strip_prefix(source).unwrap());
+        if entry.file_type().is_dir() {
+            fs::create_dir_all(&path).unwrap();
+        } else {
+            fs::copy(entry.path(), &path).unwrap();
+        }
+    }
+}
+
+/// `agent-sdk <args>` in `cwd`, ended after 60 s if it has not ended (a `dev` that serves).
+fn run_at_most_a_minute(cwd: &Path, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    let mut child = common::agent_sdk()
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && started.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    child.wait_with_output().unwrap()
+}
+
+/// Every command that takes a project, as a user would type it with `dir`.
+fn every_command(dir: &std::ffi::OsStr) -> Vec<Vec<&std::ffi::OsStr>> {
+    let flag = |words: &'static [&'static str]| -> Vec<&std::ffi::OsStr> {
+        words.iter().map(std::ffi::OsStr::new).chain([std::ffi::OsStr::new("--dir"), dir]).collect()
+    };
+    vec![
+        flag(&["validate"]),
+        flag(&["validate", "--format", "concise"]),
+        flag(&["info", "--json"]),
+        flag(&["run", "--message", "hi"]),
+        flag(&["run", "--event", "turn.completed"]),
+        flag(&["dev", "--port", "0"]),
+        flag(&["test"]),
+        flag(&["logs"]),
+        flag(&["sdk"]),
+        vec![std::ffi::OsStr::new("init"), dir],
+    ]
+}
+
+/// The commands that run hooks in Node.js, which takes module paths as strings.
+const RUN_IN_NODE: [&str; 3] = ["run", "dev", "test"];
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 4, ..Default::default() })]
+
+    /// A project whose path is not UTF-8 (a byte that is no UTF-8, between ordinary
+    /// characters) never crashes a command: those that run hooks say why they cannot (exit
+    /// 2), the others work.
+    #[test]
+    fn every_command_in_a_folder_whose_name_is_not_utf8_answers_without_a_crash(
+        name in ("[a-z]{1,6}", 0x80u8..=0xff, "[a-z0-9 ._-]{0,6}")
+    ) {
+        use std::os::unix::ffi::OsStrExt;
+        let (before, byte, after) = name;
+        let name: Vec<u8> = [before.as_bytes(), &[byte], after.as_bytes()].concat();
+        let name = std::ffi::OsStr::from_bytes(&name);
+        let root = tempfile::tempdir().unwrap();
+        // A mount file, as validate and info run mounts in Node too.
+        copy_into(&common::fixture("extensions", "silenced"), &root.path().join(name));
+        for args in every_command(name) {
+            let output = run_at_most_a_minute(root.path(), &args);
+            let said = format!("{args:?}\n{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+            let code = output.status.code();
+            proptest::prop_assert!(code.is_some() && code != Some(101), "{said}");
+            proptest::prop_assert!(!said.contains("panicked"), "{said}");
+            if RUN_IN_NODE.contains(&args[0].to_str().unwrap()) {
+                proptest::prop_assert_eq!(code, Some(2), "{}", said);
+                proptest::prop_assert!(said.contains("is not UTF-8 text, and Node.js cannot load modules from it"), "{said}");
+                proptest::prop_assert!(said.contains(&format!("\\x{byte:02x}")), "the byte is named: {said}");
+            }
+        }
+    }
 }

@@ -240,3 +240,52 @@ fn what_a_hook_prints_cannot_forge_log_lines_or_reach_the_terminal() {
     let messages: Vec<&str> = records.iter().filter_map(|record| record["message"].as_str()).collect();
     assert!(messages.contains(&"hook \"noisy\": first line\n2026-01-01T00:00:00.000Z INFO  summary: forged\u{1b}[2J"));
 }
+
+/// A reply meant to take over the terminal: a window title (OSC 0), a cleared screen, a
+/// clipboard write (OSC 52) and a carriage return that writes a forged log line over it.
+const HOSTILE_REPLY: &str = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}]52;c;b3duZWQ=\u{7}ok\rINFO  forged\tline";
+
+/// `run` with the local model playing [`HOSTILE_REPLY`], from the project at `dir`: the
+/// arguments, after writing the script they name.
+fn hostile_reply_run(dir: &Path) -> [&'static str; 5] {
+    let script = serde_json::json!({ "steps": [{ "text": HOSTILE_REPLY }] });
+    std::fs::write(dir.join("reply.json"), script.to_string()).unwrap();
+    ["run", "--message", "hi", "--script", "reply.json"]
+}
+
+#[test]
+fn a_reply_reaches_a_pipe_as_its_bytes() {
+    let dir = copy_fixture("run", "state");
+    let args = hostile_reply_run(dir.path());
+    let ran = run_recorded(dir.path(), &args, &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(
+        ran.stdout(),
+        format!("{HOSTILE_REPLY}\n"),
+        "as `cat` shows a file: the bytes, for the program reading them"
+    );
+}
+
+#[test]
+fn a_reply_reaches_a_terminal_with_its_escape_sequences_shown_not_run() {
+    let dir = copy_fixture("run", "state");
+    let args = hostile_reply_run(dir.path());
+    // script(1) runs the binary with a pseudo-terminal for its stdin, stdout and stderr, and
+    // copies what it writes there to its own stdout.
+    let command = format!("'{}' {}", env!("CARGO_BIN_EXE_agent-sdk"), args.join(" "));
+    let mut terminal = Command::new("script");
+    terminal.args(["-qec", &command, "/dev/null"]).env("SHELL", "/bin/sh").env("NO_COLOR", "1");
+    // As `common::agent_sdk` runs it: no model or collector of the developer's.
+    for (key, _) in std::env::vars_os() {
+        if key.to_string_lossy().starts_with("OTEL_") || key == "AGENT_SDK_MODEL" {
+            terminal.env_remove(key);
+        }
+    }
+    let terminal =
+        terminal.current_dir(dir.path()).stdin(Stdio::null()).output().expect("script(1), from util-linux, runs");
+    let seen = String::from_utf8_lossy(&terminal.stdout);
+    assert!(terminal.status.success(), "{seen}");
+    assert!(!seen.contains(['\u{1b}', '\u{7}']), "an escape sequence reached the terminal:\n{seen:?}");
+    let reply = "\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{1b}]52;c;b3duZWQ=\\u{7}ok\\rINFO  forged\tline";
+    assert!(seen.contains(reply), "the reply is not shown escaped:\n{seen:?}");
+}

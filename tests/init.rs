@@ -270,3 +270,43 @@ fn hints_name_the_package_manager_that_started_the_binary() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("start one with `pnpm exec agent-sdk dev`"), "{stderr}");
 }
+
+/// `transcript` with the temporary folder `root` (as links resolve it) shown as `[ROOT]`.
+fn seen_in(root: &Path, args: &[&str]) -> String {
+    let real = root.canonicalize().unwrap();
+    transcript(root, args).replace(&real.display().to_string(), "[ROOT]")
+}
+
+/// Links at the scaffold's paths that lead out of the folder: a link to nowhere (which
+/// writing would create), a link to someone's file, and a source folder that is a link.
+#[test]
+fn links_that_lead_out_of_the_folder_are_refused_with_or_without_force() {
+    use std::os::unix::fs::symlink;
+    let root = tempfile::tempdir().unwrap();
+    let (project, outside) = (root.path().join("demo"), root.path().join("outside"));
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(outside.join("instructions")).unwrap();
+    symlink("../outside/package.json", project.join("package.json")).unwrap();
+    std::fs::write(outside.join("tsconfig.json"), "// someone's\n").unwrap();
+    symlink("../outside/tsconfig.json", project.join("tsconfig.json")).unwrap();
+    symlink("../outside/instructions", project.join("agent")).unwrap();
+    let refused = seen_in(root.path(), &["init", "demo", "--layout", "agent"]);
+    let forced = seen_in(root.path(), &["init", "demo", "--layout", "agent", "--force"]);
+    insta::assert_snapshot!(format!("{refused}\n{forced}"));
+    assert!(!outside.join("package.json").exists(), "a file was created outside the folder");
+    assert_eq!(std::fs::read_to_string(outside.join("tsconfig.json")).unwrap(), "// someone's\n");
+    assert_eq!(std::fs::read_dir(outside.join("instructions")).unwrap().count(), 0);
+    assert!(!project.join(".gitignore").exists(), "nothing was written");
+}
+
+/// A link that stays in the folder is followed, as any path there.
+#[test]
+fn links_inside_the_folder_are_followed() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("demo");
+    std::fs::create_dir_all(project.join("source")).unwrap();
+    std::os::unix::fs::symlink("source", project.join("bot")).unwrap();
+    let output = agent_sdk(root.path(), &["init", "demo"]);
+    assert_eq!(exit_code(&output), 0, "{}", text(&output));
+    assert!(project.join("source/hooks/usage.ts").is_file());
+}

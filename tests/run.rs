@@ -406,6 +406,45 @@ fn env_files_reach_the_hooks_the_shell_wins_and_values_are_never_logged() {
     assert!(broken.log().contains("broken.env:2:"), "{}", broken.log());
 }
 
+/// An env file holds secrets: a line that cannot be read is named by file, line and key,
+/// and nothing of its value reaches the terminal (or a CI log).
+#[test]
+fn a_malformed_env_line_is_named_by_its_key_never_by_its_value() {
+    let dir = copy_fixture("run", "env");
+    let env = "ACME_REGION=eu-west\nDATABASE_URL: postgres://app:Sup3rS3cret@db.example.com/app?sslmode=require\n";
+    std::fs::write(dir.path().join(".env"), env).unwrap();
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert!(ran.log().contains("error: .env:2: `DATABASE_URL` is followed by `:`, not `=`"), "{}", ran.log());
+    for secret in ["Sup3rS3cret", "postgres", "sslmode"] {
+        assert!(!ran.log().contains(secret), "the value reached the terminal: {}", ran.log());
+    }
+    assert!(ran.record.is_empty());
+
+    std::fs::write(dir.path().join(".env"), "ACME_REGION=eu-west\n\u{1b}]0;owned\u{7}ACME=1\n").unwrap();
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert!(ran.log().contains("error: .env:2: the line starts with `\\u{1b}`"), "{}", ran.log());
+    assert!(!ran.log().contains(['\u{1b}', '\u{7}']), "{:?}", ran.log());
+}
+
+/// Linux starts no program with a variable over 128 KiB: the one that is is named, with the
+/// limit, rather than Node failing with "Argument list too long".
+#[test]
+fn a_variable_over_128_kib_is_named_with_the_limit() {
+    let dir = copy_fixture("run", "env");
+    let token = "x".repeat(140_000);
+    std::fs::write(dir.path().join(".env"), format!("ACME_REGION=eu-west\nACME_TOKEN={token}\n")).unwrap();
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert!(
+        ran.log().contains("error: .env:2: `ACME_TOKEN`: the variable is 140011 bytes with its name, over the 128 KiB Linux allows one variable"),
+        "{}",
+        ran.log()
+    );
+    assert!(ran.record.is_empty());
+}
+
 #[test]
 fn missing_node_is_an_environment_error() {
     let dir = copy_fixture("run", "order");

@@ -148,6 +148,8 @@ fn a_copy_in_node_modules_is_written_again() {
     let project = tempfile::tempdir().unwrap();
     let copy = project.path().join("node_modules/@cursor/bdk");
     std::fs::create_dir_all(&copy).unwrap();
+    std::fs::write(copy.join("package.json"), r#"{ "name": "@cursor/bdk", "agentSdk": { "writtenBy": "0.0.1" } }"#)
+        .unwrap();
     std::fs::write(copy.join("hooks.mjs"), "// an older agent-sdk's\n").unwrap();
     let said = seen(project.path(), &["sdk"]);
     assert!(
@@ -196,4 +198,88 @@ fn a_tsconfig_that_resolves_the_classic_way_gets_a_hint() {
 fn a_missing_dir_is_a_usage_error() {
     let project = tempfile::tempdir().unwrap();
     insta::assert_snapshot!(seen(project.path(), &["sdk", "--dir", "no/such/project"]));
+}
+
+/// `seen` with the temporary folder `root` (as links resolve it) shown as `[ROOT]`.
+fn seen_in(root: &Path, args: &[&str]) -> String {
+    let real = root.canonicalize().unwrap();
+    seen(root, args).replace(&real.display().to_string(), "[ROOT]")
+}
+
+/// A workspace: the agent in `agent/`, and a package of the workspace named `@cursor/bdk`
+/// in `packages/bdk/`, which `agent/node_modules/@cursor/bdk` links to (as npm links a
+/// workspace package).
+fn workspace_with_a_linked_package() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    let package = root.path().join("packages/bdk");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::write(package.join("package.json"), r#"{ "name": "@cursor/bdk", "version": "2.0.0" }"#).unwrap();
+    std::fs::write(package.join("hooks.mjs"), "// the workspace's own source\n").unwrap();
+    let entry = root.path().join("agent/node_modules/@cursor/bdk");
+    std::fs::create_dir_all(entry.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("../../../packages/bdk", &entry).unwrap();
+    root
+}
+
+/// sdk overwrote a linked workspace package's source, through the link: now a package
+/// without agent-sdk's stamp is refused (nothing is written), and `--force` replaces the
+/// link with a copy, leaving the source alone.
+#[test]
+fn a_linked_package_sdk_did_not_write_is_refused_and_never_written_through() {
+    let root = workspace_with_a_linked_package();
+    let source = root.path().join("packages/bdk/hooks.mjs");
+    let refused = seen_in(root.path(), &["sdk", "--dir", "agent"]);
+    assert_eq!(std::fs::read_to_string(&source).unwrap(), "// the workspace's own source\n");
+    assert!(!root.path().join("agent/vendor").exists(), "nothing was written");
+    let forced = seen_in(root.path(), &["sdk", "--dir", "agent", "--force"]);
+    insta::assert_snapshot!(format!("{refused}\n{forced}"));
+    assert_eq!(std::fs::read_to_string(&source).unwrap(), "// the workspace's own source\n");
+    let entry = root.path().join("agent/node_modules/@cursor/bdk");
+    assert!(!entry.is_symlink() && std::fs::read_to_string(entry.join("hooks.mjs")).unwrap().contains("defineHook"));
+}
+
+/// A package in `node_modules/` from the registry, and someone's files where a package's
+/// folder goes: neither is overwritten without `--force`.
+#[test]
+fn a_package_without_the_stamp_is_not_overwritten_without_force() {
+    let project = tempfile::tempdir().unwrap();
+    let registry = project.path().join("node_modules/@grok/agent-sdk");
+    std::fs::create_dir_all(&registry).unwrap();
+    std::fs::write(registry.join("package.json"), r#"{ "name": "@grok/agent-sdk", "version": "3.1.0" }"#).unwrap();
+    let vendored = project.path().join("vendor/agent-sdk/cursor-july");
+    std::fs::create_dir_all(&vendored).unwrap();
+    std::fs::write(vendored.join("notes.md"), "mine\n").unwrap();
+    let refused = seen(project.path(), &["sdk"]);
+    assert_eq!(std::fs::read_dir(project.path().join("vendor/agent-sdk")).unwrap().count(), 1, "nothing was written");
+    let forced = seen(project.path(), &["sdk", "--force"]);
+    insta::assert_snapshot!(format!("{refused}\n{forced}"));
+    assert_eq!(std::fs::read_to_string(vendored.join("notes.md")).unwrap(), "mine\n", "a file it does not have stays");
+    let manifest = std::fs::read_to_string(registry.join("package.json")).unwrap();
+    assert!(manifest.contains("\"agentSdk\""), "{manifest}");
+    assert!(seen(project.path(), &["sdk"]).contains("exit: 0"), "taken over, the packages are agent-sdk's");
+}
+
+/// `node_modules/` that links out of the project (pnpm's store of a workspace, a shared
+/// folder) is never written through: a stamped copy there is left, and says so; a package
+/// folder of `vendor/` that links out is refused, with `--force` too.
+#[test]
+fn nothing_is_written_through_a_link_out_of_the_project() {
+    let root = tempfile::tempdir().unwrap();
+    let (project, shared) = (root.path().join("agent"), root.path().join("shared/node_modules"));
+    let stamped = shared.join("@cursor/bdk");
+    std::fs::create_dir_all(&stamped).unwrap();
+    std::fs::write(stamped.join("package.json"), r#"{ "agentSdk": { "writtenBy": "0.0.1" } }"#).unwrap();
+    std::fs::write(stamped.join("hooks.mjs"), "// an older agent-sdk's\n").unwrap();
+    std::fs::create_dir_all(&project).unwrap();
+    std::os::unix::fs::symlink("../shared/node_modules", project.join("node_modules")).unwrap();
+    let left = seen_in(root.path(), &["sdk", "--dir", "agent"]);
+    assert_eq!(std::fs::read_to_string(stamped.join("hooks.mjs")).unwrap(), "// an older agent-sdk's\n");
+    assert!(!shared.join("@grok").exists() && !shared.join("@cursor/july").exists(), "nothing was copied out");
+
+    std::fs::create_dir_all(root.path().join("elsewhere")).unwrap();
+    std::fs::remove_dir_all(project.join("vendor/agent-sdk")).unwrap();
+    std::os::unix::fs::symlink("../../elsewhere", project.join("vendor/agent-sdk")).unwrap();
+    let refused = seen_in(root.path(), &["sdk", "--dir", "agent", "--force"]);
+    assert_eq!(std::fs::read_dir(root.path().join("elsewhere")).unwrap().count(), 0, "nothing was written there");
+    insta::assert_snapshot!(format!("{left}\n{refused}"));
 }

@@ -51,6 +51,7 @@ cases! {
     suppression_cannot_silence_error => "suppression-cannot-silence-error",
     suppression_unused => "suppression-unused",
     suppression_unknown_code => "suppression-unknown-code",
+    suppression_only_in_comments => "suppression-only-in-comments",
 }
 
 /// The SDK packages `tsc` sees: missing while the project has a `tsconfig.json`, or written
@@ -66,12 +67,13 @@ fn sdk_packages_outdated() {
     insta::assert_snapshot!(check("sdk-packages-outdated").replace(env!("CARGO_PKG_VERSION"), "[VERSION]"));
 }
 
-/// Once `agent-sdk sdk` wrote them, neither warning is left.
+/// Once `agent-sdk sdk` wrote them, neither warning is left. (The outdated case also has a
+/// package agent-sdk did not write, which sdk takes over only with `--force`.)
 #[test]
 fn sdk_packages_written_by_this_binary_are_no_finding() {
-    for case in ["sdk-packages-missing", "sdk-packages-outdated"] {
+    for (case, sdk) in [("sdk-packages-missing", &["sdk"][..]), ("sdk-packages-outdated", &["sdk", "--force"])] {
         let project = common::copy_fixture("validate", case);
-        assert_eq!(common::exit_code(&common::run_in(project.path(), &["sdk"])), 0);
+        assert_eq!(common::exit_code(&common::run_in(project.path(), sdk)), 0);
         let validate = common::transcript(project.path(), &["validate"]);
         assert!(validate.contains("Found no problems in 1 file"), "{case}: {validate}");
     }

@@ -135,6 +135,20 @@ pub fn parse_then<T>(
     Ok(then(&file, &allocator, parsed.program))
 }
 
+/// The spans of the `//` comments of the module `text` (shown as `display_path`, whose
+/// extension picks the grammar), as the parser reads them: a line of a template literal or
+/// of a block comment that looks like one is not one. Like any parse, it needs the stack
+/// [`on_a_big_enough_stack`] gives.
+pub fn line_comments(display_path: &str, text: &str) -> Vec<(u32, u32)> {
+    let allocator = Allocator::default();
+    let source_type = SourceType::from_path(display_path).unwrap_or_else(|_| SourceType::ts());
+    let parsed = Parser::new(&allocator, text, source_type).parse();
+    if parsed.panicked {
+        return Vec::new();
+    }
+    parsed.program.comments.iter().filter(|comment| comment.is_line()).map(|c| (c.span.start, c.span.end)).collect()
+}
+
 /// Walks one parsed module, collecting what it finds.
 struct Checker<'s, 'a> {
     file: &'s SourceFile<'s>,

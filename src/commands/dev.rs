@@ -52,7 +52,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let telemetry_lines = setup.export(&env)?;
     let state_root = setup.state_root.clone();
     let token = load_or_create_token(&state_root, args.rotate_token)?;
-    let plan = LoadPlan::new(&checked, &setup.runtime_dir());
+    let plan = LoadPlan::new(&checked, &setup.runtime_dir())?;
     let (log_cursor, _) = tokio::sync::watch::channel(0);
     let agent = Arc::new(Agent {
         setup,

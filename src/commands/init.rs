@@ -8,11 +8,12 @@ use anyhow::Context;
 
 use crate::cli::{InitArgs, LayoutChoice};
 use crate::exit_status::{Exit, ExitStatus};
+use crate::link_out::{LinkOut, link_out};
 use crate::package_json::{PackageJson, fragment, quoted};
 use crate::printer::Printer;
 use crate::project::Layout;
 use crate::scaffold::{self, FileKind, Scaffold, ScaffoldFile};
-use crate::untrusted::escape;
+use crate::untrusted::{escape, escape_path};
 
 pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let dir = &args.dir;
@@ -37,6 +38,7 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let sdk = args.sdk.as_deref().unwrap_or(scaffold::default_sdk(layout));
     let node_major = node_major().unwrap_or(scaffold::NEWEST_LTS_NODE);
     let files = scaffold::files(&Scaffold { name: &name, layout, sdk, node_major });
+    refuse_links_out(dir, &files)?;
     let in_the_way: Vec<&ScaffoldFile> = files
         .iter()
         .filter(|file| file.kind == FileKind::Owned && dir.join(&file.path).exists() && !holds(dir, file))
@@ -48,6 +50,10 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
         message.push_str("run it again with --force to overwrite them");
         return Err(Exit::failure(message).into());
+    }
+    // The packages are written last: what they would refuse stops init before anything is written.
+    if let Err(refused) = crate::sdk::plan::plan_packages(dir, args.force) {
+        return Err(Exit::failure(refused.to_string()).into());
     }
 
     std::fs::create_dir_all(dir).with_context(|| format!("could not create `{}`", dir.display()))?;
@@ -68,7 +74,7 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             fragment(&scaffold::package_json_entries(node_major).iter().collect::<Vec<_>>(), "  ")
         )),
     };
-    for package in crate::sdk::packages::write_packages(dir)? {
+    for package in crate::sdk::packages::write_packages(dir, args.force)? {
         let path = package.dir.strip_prefix(dir).unwrap_or(&package.dir).to_string_lossy().into_owned();
         report.push_str(&format!("  {path:<32} the SDK package {}, {} files\n", package.name, package.files));
     }
@@ -131,6 +137,26 @@ fn complete_package_json(
         "\npackage.json is kept as it is, and lacks what the scaffold needs; add:\n{}or run init again with --update-package-json to add it, then `npm install`\n{kept}",
         fragment(&lacking, "  ")
     )))
+}
+
+/// Refuses a scaffold file whose path leads out of `dir` through a link (the file itself, a
+/// link to nowhere too, or a folder above it): init would write outside the folder, with
+/// `--force` over the link's target. Nothing is written then.
+fn refuse_links_out(dir: &Path, files: &[ScaffoldFile]) -> Result<(), Exit> {
+    let mut links: Vec<LinkOut> = files.iter().filter_map(|file| link_out(dir, &dir.join(&file.path))).collect();
+    links.sort_by(|a, b| a.link.cmp(&b.link));
+    links.dedup();
+    if links.is_empty() {
+        return Ok(());
+    }
+    let mut message =
+        format!("init would write through links that lead out of `{}` (nothing was written):\n", escape_path(dir));
+    for link in &links {
+        let shown = link.link.strip_prefix(dir).unwrap_or(&link.link);
+        message.push_str(&format!("  {} is a link to {}\n", escape_path(shown), escape_path(&link.leads_to)));
+    }
+    message.push_str("make each a file or folder of the project, or remove it: init never writes outside the folder, with --force neither");
+    Err(Exit::failure(message))
 }
 
 /// The major version of the Node.js that would run the hooks, when one answers.

@@ -46,7 +46,11 @@ pub fn load_module(args: &LoadModuleArgs, printer: &Printer) -> anyhow::Result<E
         return answer(printer, json!({ "error": error }));
     }
     let manifest = crate::loader::manifest(&modules, &state_root.runtime());
-    answer(printer, json!({ "target": target, "manifest": manifest }))
+    match (target.to_str(), manifest) {
+        (Some(target), Ok(manifest)) => answer(printer, json!({ "target": target, "manifest": manifest })),
+        (None, _) => answer(printer, json!({ "error": crate::loader::NotUtf8Path(target).to_string() })),
+        (_, Err(problem)) => answer(printer, json!({ "error": problem.to_string() })),
+    }
 }
 
 fn answer(printer: &Printer, value: serde_json::Value) -> anyhow::Result<ExitStatus> {

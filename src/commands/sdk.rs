@@ -31,7 +31,7 @@ pub fn sdk(args: &SdkArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Err(error) if args.update_package_json => return Err(error.context("sdk did not change package.json")),
         other => other,
     };
-    let written = write_packages(dir)?;
+    let written = write_packages(dir, args.force)?;
     let mut out: String = written.iter().map(|package| format!("{}\n", describe(package))).collect();
     match manifest {
         Ok(Some(manifest)) => out.push_str(&name_the_packages(manifest, args.update_package_json)?),
@@ -76,11 +76,14 @@ fn name_the_packages(mut manifest: PackageJson, update: bool) -> anyhow::Result<
     ))
 }
 
-/// One package's line: written, updated or already up to date, and what was done to
-/// `node_modules/` for it.
+/// One package's line: written, updated, taken over or already up to date, and what was
+/// done to `node_modules/` for it.
 fn describe(package: &WrittenPackage) -> String {
     let folder_shown = shown(&package.dir);
     let folder = match package.written {
+        _ if package.taken_over => {
+            format!("took over {folder_shown} (--force; agent-sdk {VERSION}, {} files)", package.files)
+        }
         0 => format!("{folder_shown} is up to date (agent-sdk {VERSION})"),
         all if all == package.files => format!("wrote {folder_shown} (agent-sdk {VERSION}, {all} files)"),
         some => format!("updated {folder_shown} (agent-sdk {VERSION}, {some} of {} files changed)", package.files),
@@ -92,12 +95,20 @@ fn describe(package: &WrittenPackage) -> String {
         Installed::Copy { dir, written } => {
             format!("{folder}; updated its copy {} ({written} of {} files changed)", shown(dir), package.files)
         }
+        Installed::TakenOver { dir } => format!("{folder}; took over {} (--force): a copy now", shown(dir)),
+        Installed::Left { dir, link } => format!(
+            "{folder}; left {} as it is: {} is a link out of the project (to {}), which sdk never writes through; your package manager installs it from package.json",
+            shown(dir),
+            shown(&link.link),
+            crate::untrusted::escape_path(&link.leads_to)
+        ),
     }
 }
 
-/// A path as the user gave the project's: without a leading `./`.
-fn shown(path: &Path) -> std::path::Display<'_> {
-    path.strip_prefix(".").unwrap_or(path).display()
+/// A path as the user gave the project's: without a leading `./`, its control characters
+/// shown escaped.
+fn shown(path: &Path) -> String {
+    crate::untrusted::escape_path(path.strip_prefix(".").unwrap_or(path))
 }
 
 /// What to change in `<dir>/tsconfig.json` for `tsc` to find the packages, if anything:

@@ -57,7 +57,12 @@ fn reload(agent: &Agent) {
         };
         return log.warn(format!("{what}; still serving the last good ones"));
     }
-    let plan = LoadPlan::new(&checked, &agent.setup.runtime_dir());
+    let plan = match LoadPlan::new(&checked, &agent.setup.runtime_dir()) {
+        Ok(plan) => plan,
+        Err(problem) => {
+            return log.error(format!("could not load the changed hooks: {problem}; still serving the last good ones"));
+        }
+    };
     let count = plan.hooks.len();
     {
         let mut set = agent.hooks.write().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -1,7 +1,8 @@
 //! `// agent-sdk-ignore <code>…` on its own line silences the warnings and advice with those
 //! codes on the next line. Errors are never silenced (a hook with one does not load, and a
 //! comment cannot change that), and a comment that silences nothing is a finding itself,
-//! so suppressions cannot outlive what they were written for.
+//! so suppressions cannot outlive what they were written for. Only a comment the parser
+//! read is one: a line of a template literal or a block comment that looks like one is not.
 
 use super::{Code, Diagnostic, Severity, SourceFile};
 
@@ -19,11 +20,12 @@ struct Suppression {
     codes: Vec<(String, (u32, u32))>,
 }
 
-/// Applies the suppressions in the file at `path` (whose text is `text`) to `diagnostics`:
-/// removes the warnings and advice they silence and adds a finding for each suppression
-/// that names an error, a code no finding on its next line has, or no known code.
-pub fn apply(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str) {
-    let suppressions = find(text);
+/// Applies the suppressions in the file at `path` (whose text is `text`, and whose `//`
+/// comments the parser found at `line_comments`) to `diagnostics`: removes the warnings and
+/// advice they silence and adds a finding for each suppression that names an error, a code
+/// no finding on its next line has, or no known code.
+pub fn apply(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str, line_comments: &[(u32, u32)]) {
+    let suppressions = find(text, line_comments);
     if suppressions.is_empty() {
         return;
     }
@@ -64,22 +66,26 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str) {
     diagnostics.extend(findings);
 }
 
-/// Every suppression comment in `text`: a line whose first non-blank characters are `//`
-/// then [`DIRECTIVE`]. Codes are separated by commas or spaces; `--` ends them, so a reason
-/// may follow (`// agent-sdk-ignore hooks::dynamic-events -- built at run time`).
-fn find(text: &str) -> Vec<Suppression> {
+/// Every suppression comment in `text`, of its `//` comments at `line_comments`: one alone on
+/// its line whose text starts with [`DIRECTIVE`]. Codes are separated by commas or spaces;
+/// `--` ends them, so a reason may follow (`// agent-sdk-ignore hooks::dynamic-events --
+/// built at run time`).
+fn find(text: &str, line_comments: &[(u32, u32)]) -> Vec<Suppression> {
     let mut found = Vec::new();
-    let mut line_start = 0;
-    for (number, line) in text.split('\n').enumerate() {
-        let start = line_start;
-        line_start += line.len() + 1;
-        let Some(comment) = line.trim_start().strip_prefix("//") else { continue };
+    for &(start, end) in line_comments {
+        let (start, end) = (start as usize, end as usize);
+        let Some(comment) = text.get(start..end).and_then(|comment| comment.strip_prefix("//")) else { continue };
+        let line_start = text[..start].rfind('\n').map_or(0, |newline| newline + 1);
+        if !text[line_start..start].trim().is_empty() {
+            continue; // after code on its line
+        }
         let Some(rest) = comment.trim_start().strip_prefix(DIRECTIVE) else { continue };
         if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
             continue; // `agent-sdk-ignored`, say: another word
         }
-        let directive_start = start + line.len() - comment.trim_start().len();
+        let directive_start = end - comment.trim_start().len();
         let codes_start = directive_start + DIRECTIVE.len();
+        let number = text[..start].matches('\n').count();
         let codes = rest.split_once("--").map_or(rest, |(codes, _reason)| codes);
         let mut names = Vec::new();
         let mut offset = 0;
@@ -146,11 +152,16 @@ fn names_no_code(file: &SourceFile, span: (u32, u32)) -> Diagnostic {
 mod tests {
     use super::*;
 
+    /// `find` on `text` with the comments the parser reads in it.
+    fn find_in(text: &str) -> Vec<Suppression> {
+        find(text, &crate::analyze::line_comments("hook.ts", text))
+    }
+
     #[test]
     fn finds_codes_separated_by_commas_and_spaces_up_to_a_reason() {
         let text =
             "a\n  // agent-sdk-ignore hooks::a, hooks::b  c -- why\n// agent-sdk-ignored x\n//agent-sdk-ignore\n";
-        let found = find(text);
+        let found = find_in(text);
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].line, 2);
         let names: Vec<&str> = found[0].codes.iter().map(|(name, _)| name.as_str()).collect();
@@ -166,6 +177,14 @@ mod tests {
 
     #[test]
     fn a_comment_after_code_is_not_a_suppression() {
-        assert!(find("let a = 1; // agent-sdk-ignore hooks::unknown-event\n").is_empty());
+        assert!(find_in("let a = 1; // agent-sdk-ignore hooks::unknown-event\n").is_empty());
+    }
+
+    #[test]
+    fn text_that_only_looks_like_a_comment_is_not_a_suppression() {
+        let text = "const a = `\n// agent-sdk-ignore hooks::unknown-event\n`;\n/*\n// agent-sdk-ignore hooks::unknown-event\n*/\nconst b = \"\\\n// agent-sdk-ignore hooks::unknown-event\";\n  // agent-sdk-ignore hooks::x\n";
+        let found = find_in(text);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].line, 9);
     }
 }

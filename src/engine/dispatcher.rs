@@ -53,7 +53,7 @@ pub struct LoadPlan {
 impl LoadPlan {
     /// The hooks of a checked project that would load, with what the runtime needs to load
     /// them from their sources.
-    pub fn new(checked: &CheckedProject, runtime_dir: &Path) -> Self {
+    pub fn new(checked: &CheckedProject, runtime_dir: &Path) -> Result<Self, crate::loader::NotUtf8Path> {
         let hooks = checked
             .loaded()
             .map(|hook| HookToLoad {
@@ -63,10 +63,10 @@ impl LoadPlan {
                 key: hook.mount.as_ref().map(|mount| mount.key.clone()),
             })
             .collect();
-        let manifest = crate::loader::manifest(&checked.modules, runtime_dir);
+        let manifest = crate::loader::manifest(&checked.modules, runtime_dir)?;
         let files = checked.modules.modules.iter().map(|module| module.path.clone()).collect();
         let instructions = crate::extensions::mounted::instructions(checked);
-        Self { hooks, manifest: Arc::new(manifest), files, instructions }
+        Ok(Self { hooks, manifest: Arc::new(manifest), files, instructions })
     }
 }
 

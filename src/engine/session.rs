@@ -34,6 +34,19 @@ pub struct SessionFacts<'f> {
     pub continuation_token: Option<&'f str>,
 }
 
+/// Refuses a project Node.js could not load: one whose path is not UTF-8 text (Node takes
+/// module paths as strings, so no string names its files). A usage error, before anything
+/// is written or started.
+fn node_can_load_from(project: &Project) -> Result<(), crate::exit_status::Exit> {
+    let Some(path) = [&project.dir, &project.canonical_dir].into_iter().find(|path| path.to_str().is_none()) else {
+        return Ok(());
+    };
+    Err(crate::exit_status::Exit::usage(format!(
+        "the project's path `{}` is not UTF-8 text, and Node.js cannot load modules from it (it takes paths as strings): move the project, or rename its folder, to a UTF-8 name",
+        crate::untrusted::escape_path(path)
+    )))
+}
+
 /// What every session of a project shares.
 #[derive(Debug, Clone)]
 pub struct SessionSetup {
@@ -55,6 +68,7 @@ impl SessionSetup {
     /// files read (their summary is for the serve log), the state root created, the
     /// runtime's files written.
     pub fn prepare(project: Project, env: EnvFiles<'_>, hook_timeout: Duration) -> anyhow::Result<(Self, LoadedEnv)> {
+        node_can_load_from(&project)?;
         let shell_has = |key: &str| std::env::var_os(key).is_some();
         let loaded = env_file::load(&project.dir, env.dotenv, env.named, shell_has)?;
         let state_root = StateRoot::create(&project.dir).context("could not create the state folder")?;

@@ -145,7 +145,7 @@ fn apply_suppressions(checked: &mut CheckedProject) {
         if let Some(text) = checked.sources.get(&mount.file.display_path)
             && text.contains(crate::diagnostics::suppression::DIRECTIVE)
         {
-            crate::diagnostics::suppression::apply(&mut checked.diagnostics, &mount.file.display_path, text);
+            crate::check::apply_suppressions_of(&mut checked.diagnostics, &mount.file.display_path, text);
         }
     }
 }
@@ -166,8 +166,10 @@ fn run_and_take_in(
             url: crate::uri::file_url(&checked.mounts[index].file.real_path),
         })
         .collect();
-    let manifest = crate::loader::manifest(&checked.modules, &config.runtime_dir);
-    match probe::run_mounts(config, &manifest, &to_run, timeout) {
+    let ran = crate::loader::manifest(&checked.modules, &config.runtime_dir)
+        .map_err(anyhow::Error::new)
+        .and_then(|manifest| probe::run_mounts(config, &manifest, &to_run, timeout));
+    match ran {
         Ok(results) => {
             for (index, mounted) in runnable.into_iter().zip(results) {
                 mounted::take_in(checked, index, mounted);
@@ -183,13 +185,18 @@ fn run_and_take_in(
 }
 
 fn needs_node(mount: &Mount, error: &anyhow::Error) -> crate::diagnostics::Diagnostic {
+    let help = if error.is::<crate::loader::NotUtf8Path>() {
+        "move the project to a folder whose path is UTF-8 text, or rename the folder that is not"
+    } else {
+        "install Node.js 20.6 or later and put `node` on PATH (or set AGENT_SDK_NODE to its path)"
+    };
     crate::diagnostics::Diagnostic::new(
         crate::diagnostics::Code::MountNeedsNode,
         format!(
             "extension `{}` could not be checked: what a mount contributes is known only by running it in Node.js, and {error:#}",
             mount.namespace()
         ),
-        "install Node.js 20.6 or later and put `node` on PATH (or set AGENT_SDK_NODE to its path)",
+        help,
     )
     .with_path(&mount.file.display_path)
 }

@@ -20,24 +20,47 @@ pub mod link;
 pub mod resolver;
 pub mod transform;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
 use graph::ModuleGraph;
 use resolver::Target;
 
+/// A module Node.js would have to load from a path that is not UTF-8 text: Node takes
+/// module paths as strings, so no string names it.
+#[derive(Debug)]
+pub struct NotUtf8Path(pub PathBuf);
+
+impl std::fmt::Display for NotUtf8Path {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Node.js cannot load `{}`: its path is not UTF-8 text, and Node takes module paths as strings",
+            crate::untrusted::escape_path(&self.0)
+        )
+    }
+}
+
+impl std::error::Error for NotUtf8Path {}
+
+/// `path` as the string Node is given for it.
+fn node_path(path: &Path) -> Result<String, NotUtf8Path> {
+    path.to_str().map(str::to_owned).ok_or_else(|| NotUtf8Path(path.to_path_buf()))
+}
+
 /// What the runtime's loader needs: for each module, its format and compiled code; for each
 /// importer, where its specifiers lead. Paths are absolute; built-ins are left to Node.
-pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Value {
+pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Result<Value, NotUtf8Path> {
     let sdk_dir = runtime_dir.join(crate::sdk::files::RUNTIME_SDK_FOLDER);
     let mut modules = Map::new();
     let mut resolutions = Map::new();
     for module in &graph.modules {
-        let key = module.path.to_string_lossy().into_owned();
+        let key = node_path(&module.path)?;
+        let code = module.code.as_deref().map(node_path).transpose()?;
         modules.insert(
             key.clone(),
-            json!({ "format": module.format.as_node_str(), "code": module.code, "exports": module.exports }),
+            json!({ "format": module.format.as_node_str(), "code": code, "exports": module.exports }),
         );
         let mut resolved = Map::new();
         for (specifier, target) in &module.resolved {
@@ -47,16 +70,16 @@ pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Value {
                 Target::Helper(name) => runtime_dir.join("helpers").join(format!("{name}.cjs")),
                 Target::Builtin => continue,
             };
-            resolved.insert(specifier.clone(), Value::String(path.to_string_lossy().into_owned()));
+            resolved.insert(specifier.clone(), Value::String(node_path(&path)?));
         }
         resolutions.insert(key, Value::Object(resolved));
     }
-    json!({ "modules": modules, "resolutions": resolutions, "sdk": sdk_modules(&sdk_dir) })
+    Ok(json!({ "modules": modules, "resolutions": resolutions, "sdk": sdk_modules(&sdk_dir)? }))
 }
 
 /// Every SDK specifier and the runtime's files for it, for code the graph did not reach
 /// (a package that imports the SDK itself).
-fn sdk_modules(sdk_dir: &Path) -> Value {
+fn sdk_modules(sdk_dir: &Path) -> Result<Value, NotUtf8Path> {
     let specifiers = crate::sdk::SDK_PACKAGES
         .iter()
         .chain(&crate::sdk::HOOKS_MODULES)
@@ -66,11 +89,11 @@ fn sdk_modules(sdk_dir: &Path) -> Value {
     let mut table = Map::new();
     for specifier in specifiers {
         let Some(module) = resolver::SdkModule::of(specifier) else { continue };
-        let file = |format| sdk_dir.join(module.file_name(format)).to_string_lossy().into_owned();
+        let file = |format| node_path(&sdk_dir.join(module.file_name(format)));
         table.insert(
             (*specifier).to_owned(),
-            json!({ "import": file(resolver::ModuleFormat::Esm), "require": file(resolver::ModuleFormat::CommonJs) }),
+            json!({ "import": file(resolver::ModuleFormat::Esm)?, "require": file(resolver::ModuleFormat::CommonJs)? }),
         );
     }
-    Value::Object(table)
+    Ok(Value::Object(table))
 }

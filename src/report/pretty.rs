@@ -74,15 +74,17 @@ fn to_report(diagnostic: &Diagnostic, source: Option<(&String, &String)>) -> Rep
     }
 }
 
-/// The source as the snippet shows it: every control character but tabs and line breaks
-/// becomes as many `?` as it has bytes, so the labels' byte offsets still point where
-/// they did. A lone `\r` is one of them: the snippet's lines are the checker's lines.
+/// The source as the snippet shows it: every control character but tabs and line breaks,
+/// and every invisible format character (a bidi control that would reorder the line, a
+/// zero-width character), becomes as many `?` as it has bytes, so the labels' byte offsets
+/// still point where they did. A lone `\r` is one of them: the snippet's lines are the
+/// checker's lines.
 fn printable_snippet(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         let line_break = c == '\n' || (c == '\r' && chars.peek() == Some(&'\n'));
-        if c == '\t' || line_break || !(c.is_control() || c == '\u{2028}' || c == '\u{2029}') {
+        if c == '\t' || line_break || !crate::untrusted::is_unprintable(c) {
             out.push(c);
         } else {
             out.extend(std::iter::repeat_n('?', c.len_utf8()));
@@ -130,9 +132,9 @@ mod tests {
 
     #[test]
     fn a_snippet_keeps_every_byte_offset_and_no_control_character() {
-        let source = "a\u{1b}[31m\r\nb\rc\u{9b}d\u{2028}e\tf\n";
+        let source = "a\u{1b}[31m\r\nb\rc\u{9b}d\u{2028}e\tf\u{202e}g\u{200b}\n";
         let shown = printable_snippet(source);
-        assert_eq!(shown, "a?[31m\r\nb?c??d???e\tf\n");
+        assert_eq!(shown, "a?[31m\r\nb?c??d???e\tf???g???\n");
         assert_eq!(shown.len(), source.len());
     }
 }

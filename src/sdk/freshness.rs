@@ -118,7 +118,7 @@ mod tests {
     fn written_packages_are_current_and_a_missing_one_is_named() {
         let project = tempfile::tempdir().unwrap();
         std::fs::write(project.path().join("tsconfig.json"), "{}").unwrap();
-        super::super::packages::write_packages(project.path()).unwrap();
+        super::super::packages::write_packages(project.path(), false).unwrap();
         assert_eq!(check_packages(project.path()), vec![]);
         std::fs::remove_dir_all(project.path().join("node_modules/@cursor/july")).unwrap();
         let diagnostics = check_packages(project.path());
@@ -130,7 +130,7 @@ mod tests {
     #[test]
     fn a_package_found_above_the_project_counts() {
         let workspace = tempfile::tempdir().unwrap();
-        super::super::packages::write_packages(workspace.path()).unwrap();
+        super::super::packages::write_packages(workspace.path(), false).unwrap();
         let project = workspace.path().join("packages/agent");
         std::fs::create_dir_all(&project).unwrap();
         std::fs::write(project.join("tsconfig.json"), "{}").unwrap();

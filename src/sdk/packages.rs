@@ -24,6 +24,8 @@ use super::SDK_PACKAGES;
 use super::declarations::declaration_files;
 use super::files::sdk_files;
 use super::node_modules::{Installed, install};
+use super::plan::{PackagePlan, plan_packages};
+use crate::exit_status::Exit;
 use crate::package_json::Entry;
 use crate::project::DirError;
 
@@ -47,6 +49,8 @@ pub struct WrittenPackage {
     pub files: usize,
     /// How many of them were written (the others already held exactly that).
     pub written: usize,
+    /// Whether the folder held what agent-sdk did not write, taken over with `--force`.
+    pub taken_over: bool,
     /// What `node_modules/<name>` is now.
     pub installed: Installed,
 }
@@ -79,27 +83,33 @@ pub fn dependencies() -> Vec<Entry> {
 
 /// Writes the three SDK packages into `<project_dir>/vendor/agent-sdk/`, creating it when
 /// needed (a project without `package.json` too), and makes `node_modules/<name>` see each
-/// ([`install`]). Each file is replaced whole, and only when its content changed, so running
-/// it again writes nothing.
-pub fn write_packages(project_dir: &Path) -> anyhow::Result<Vec<WrittenPackage>> {
+/// ([`install`]), as [`plan_packages`] decides first: a package agent-sdk did not write is
+/// refused (taken over with `force`), and nothing is written through a link out of the
+/// project; a refusal writes nothing at all. Each file is replaced whole, and only when its
+/// content changed, so running it again writes nothing.
+pub fn write_packages(project_dir: &Path, force: bool) -> anyhow::Result<Vec<WrittenPackage>> {
     let metadata =
         std::fs::metadata(project_dir).map_err(|source| DirError { dir: project_dir.to_path_buf(), source })?;
     if !metadata.is_dir() {
         let source = std::io::Error::from(std::io::ErrorKind::NotADirectory);
         return Err(DirError { dir: project_dir.to_path_buf(), source }.into());
     }
+    let plans = plan_packages(project_dir, force).map_err(|refused| Exit::failure(refused.to_string()))?;
     let files = package_files();
-    SDK_PACKAGES
-        .iter()
-        .map(|&name| {
-            let dir = vendor_dir(project_dir, name);
-            let mut package = files.clone();
-            package.push(("package.json".to_owned(), package_json(name, &files)));
-            let written = write_files(&dir, &package)?;
-            let installed = install(project_dir, name, &dir, &package)?;
-            Ok(WrittenPackage { name, dir, files: package.len(), written, installed })
-        })
-        .collect()
+    plans.into_iter().map(|plan| write_package(plan, &files)).collect()
+}
+
+/// Writes one package as `plan` says, its folder then `node_modules/`.
+fn write_package(plan: PackagePlan, files: &[(String, String)]) -> anyhow::Result<WrittenPackage> {
+    let PackagePlan { name, vendor: dir, vendor_taken_over: taken_over, node_modules } = plan;
+    let mut package = files.to_vec();
+    package.push(("package.json".to_owned(), package_json(name, files)));
+    if taken_over && dir.is_symlink() {
+        super::node_modules::remove_link(&dir)?;
+    }
+    let written = write_files(&dir, &package)?;
+    let installed = install(node_modules, &package)?;
+    Ok(WrittenPackage { name, dir, files: package.len(), written, taken_over, installed })
 }
 
 /// Writes each of `files` into `dir` unless it holds exactly that; how many it wrote.
@@ -285,9 +295,9 @@ mod tests {
     #[test]
     fn writing_twice_writes_nothing_the_second_time() {
         let project = tempfile::tempdir().unwrap();
-        let first = write_packages(project.path()).unwrap();
+        let first = write_packages(project.path(), false).unwrap();
         assert!(first.iter().all(|package| package.written == package.files));
-        let second = write_packages(project.path()).unwrap();
+        let second = write_packages(project.path(), false).unwrap();
         assert!(second.iter().all(|package| package.written == 0));
         assert_eq!(first[0].dir, project.path().join("vendor/agent-sdk/cursor-bdk"));
         assert!(project.path().join("node_modules/@cursor/bdk/hooks.mjs").is_file());

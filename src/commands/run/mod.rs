@@ -86,7 +86,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(telemetry) = &setup.telemetry {
         log.export_to(Arc::clone(telemetry));
     }
-    let plan = LoadPlan::new(&checked, &setup.runtime_dir());
+    let plan = LoadPlan::new(&checked, &setup.runtime_dir())?;
     // An early return from here on drops the runtime, which kills it.
     let store = StateStore::open(&project.dir)?;
     log.record_to(StateStore::open(&project.dir)?);
@@ -152,7 +152,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             line.push('\n');
             output.print(&line);
         } else if envelope.event_type == "message.appended" {
-            output.print(envelope.data["delta"].as_str().unwrap_or_default());
+            output.print_reply(envelope.data["delta"].as_str().unwrap_or_default());
         }
         Ok(())
     };

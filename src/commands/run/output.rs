@@ -1,6 +1,10 @@
 //! The turn's output on stdout (the reply, or `--json` envelopes). A failed write never
 //! stops the turn: it is still recorded and dispatched to its end, and what is left of the
-//! output is discarded.
+//! output is discarded. On a terminal the reply's control characters are shown escaped (a
+//! model's text must not set the title, clear the screen, write the clipboard or write over
+//! a line); in a pipe or a file it is its bytes, as `less` and `cat` show a file.
+
+use std::borrow::Cow;
 
 use crate::printer::{Printer, StdoutClosed};
 
@@ -26,6 +30,12 @@ impl<'p> TurnOutput<'p> {
     /// Output written in pieces of up to [`HELD_AT_MOST`] bytes, and at the end.
     pub fn held(printer: &'p Printer) -> Self {
         Self { printer, failed: None, line_ended: true, held: Some(String::new()) }
+    }
+
+    /// Writes a piece of the model's reply, as [`reply_as_written`] says.
+    pub fn print_reply(&mut self, text: &str) {
+        let text = reply_as_written(text, self.printer.stdout_is_terminal());
+        self.print(&text);
     }
 
     /// Writes `text`, unless an earlier write failed.
@@ -81,9 +91,31 @@ impl<'p> TurnOutput<'p> {
     }
 }
 
+/// The reply as it is written to stdout: to a terminal, with its control characters but
+/// line breaks and tabs escaped ([`crate::untrusted::escape_reply`]); to anything else, as
+/// it is, for the program that reads it.
+fn reply_as_written(text: &str, terminal: bool) -> Cow<'_, str> {
+    if terminal { crate::untrusted::escape_reply(text) } else { Cow::Borrowed(text) }
+}
+
 impl Drop for TurnOutput<'_> {
     /// A run that ends early (an error) still shows what it held.
     fn drop(&mut self) {
         self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_s_escape_sequences_are_escaped_on_a_terminal_only() {
+        let reply = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{1b}]52;c;b3duZWQ=\u{7}ok\rINFO  forged\n";
+        assert_eq!(
+            reply_as_written(reply, true),
+            "\\u{1b}]0;owned\\u{7}\\u{1b}[2J\\u{1b}]52;c;b3duZWQ=\\u{7}ok\\rINFO  forged\n"
+        );
+        assert!(matches!(reply_as_written(reply, false), Cow::Borrowed(text) if text == reply));
     }
 }

@@ -179,7 +179,7 @@ impl Tests<'_> {
         if runnable.is_empty() {
             return Ok((Ended::Finished(ExitStatus::Failure), reached));
         }
-        let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir()))?;
+        let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir())?)?;
         let files: Vec<&str> = runnable.iter().map(|(file, _)| file.shown.as_str()).collect();
         self.node.usable()?;
         let mut runner = TestRunner::start(self.setup, &manifest, &files, self.printer.color())?;
