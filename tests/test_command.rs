@@ -384,3 +384,59 @@ fn a_pattern_that_matches_nothing_fails_even_beside_one_that_matches_or_with_no_
     let refused = test_transcript(dir.path(), &[elsewhere.to_str().unwrap()]);
     assert!(refused.contains("exit: 2\n") && refused.contains("is outside the project"), "{refused}");
 }
+
+/// `agent-sdk test <args>` in `cwd` with `env` added (colourless, no NODE_OPTIONS of the
+/// developer's): exit code, stdout, stderr.
+fn test_with(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let output = common::agent_sdk()
+        .arg("test")
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("NODE_OPTIONS")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (exit_code(&output), text(&output.stdout), text(&output.stderr))
+}
+
+/// NODE_OPTIONS reaches the tests as it is set (the shell's, or an environment file's); one
+/// Node refuses is said in Node's own words and names NODE_OPTIONS (exit 2), as `run` says it.
+#[test]
+fn node_options_reach_the_tests_and_one_node_refuses_is_an_environment_error() {
+    let dir = copy_fixture("test", "empty");
+    let preload = dir.path().join("preload.cjs");
+    std::fs::write(&preload, "globalThis.preloaded = \"by NODE_OPTIONS\";\n").unwrap();
+    let test_file = "import assert from \"node:assert/strict\";\n\
+        import { test } from \"node:test\";\n\
+        test(\"preloaded\", () => {\n\
+          assert.equal(globalThis.preloaded, \"by NODE_OPTIONS\");\n\
+        });\n";
+    std::fs::write(dir.path().join("bot/hooks/preload.test.ts"), test_file).unwrap();
+    let require = format!("--require {}", preload.display());
+    let (code, stdout, stderr) = test_with(dir.path(), &[], &[("NODE_OPTIONS", &require)]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+
+    let (code, _, stderr) = test_with(dir.path(), &[], &[("NODE_OPTIONS", "--no-such-flag")]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr
+            .starts_with("error: Node.js refused to start with NODE_OPTIONS=`--no-such-flag` (fix it or unset it):\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with(": --no-such-flag is not allowed in NODE_OPTIONS\n") && !stderr.contains("too old"),
+        "{stderr}"
+    );
+
+    std::fs::write(dir.path().join("ci.env"), "NODE_OPTIONS=--bogus\n").unwrap();
+    let (code, _, stderr) = test_with(dir.path(), &["--env-file", "ci.env"], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("NODE_OPTIONS=`--bogus`") && stderr.ends_with(": --bogus is not allowed in NODE_OPTIONS\n"),
+        "{stderr}"
+    );
+}

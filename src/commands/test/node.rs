@@ -8,37 +8,41 @@ use std::process::{Child, Command, Stdio};
 use anyhow::Context;
 
 use crate::engine::session::SessionSetup;
-use crate::runtime::host::{NodeUnusable, check_node_version, kill_group, own_process_group};
+use crate::runtime::host::{kill_group, own_process_group};
+use crate::runtime::node_version::{NodeUnusable, NodeUse, NodeVersion, read_version, version_command};
 
 /// The check that the Node.js of `setup` can run the tests: `node --version`, started at
-/// once and awaited only before the first run, so it costs nothing while the tests compile.
+/// once (with the environment files' variables, as the tests get them) and awaited only
+/// before the first run, so it costs nothing while the tests compile.
 pub struct NodeCheck {
     node: PathBuf,
+    env: Vec<(String, String)>,
     started: std::sync::Mutex<Option<std::io::Result<Child>>>,
     /// The verdict, once awaited.
-    verdict: std::sync::OnceLock<Result<(), NodeUnusable>>,
+    verdict: std::sync::OnceLock<Result<NodeVersion, NodeUnusable>>,
 }
 
 impl NodeCheck {
     pub fn start(setup: &SessionSetup) -> Self {
-        let child = Command::new(&setup.node).arg("--version").stdin(Stdio::null()).stdout(Stdio::piped()).spawn();
-        Self { node: setup.node.clone(), started: std::sync::Mutex::new(Some(child)), verdict: Default::default() }
+        let child = version_command(&setup.node, &setup.env).spawn();
+        Self {
+            node: setup.node.clone(),
+            env: setup.env.clone(),
+            started: std::sync::Mutex::new(Some(child)),
+            verdict: Default::default(),
+        }
     }
 
-    /// Whether that Node.js can run the tests: refused when missing or too old (exit 2).
-    pub fn usable(&self) -> anyhow::Result<()> {
+    /// The version of the Node.js that runs the tests; refused when it is missing, refuses
+    /// to start (a bad `NODE_OPTIONS`) or is too old (exit 2).
+    pub fn usable(&self) -> anyhow::Result<NodeVersion> {
         let verdict = self.verdict.get_or_init(|| {
             let started = self.started.lock().ok().and_then(|mut started| started.take());
-            let output = started.and_then(|child| child.ok()).and_then(|child| child.wait_with_output().ok());
-            let Some(output) = output else {
-                return Err(NodeUnusable(format!(
-                    "Node.js was not found (`{}`); tests run in Node.js ≥ {}.{}: install it from https://nodejs.org",
-                    self.node.display(),
-                    crate::runtime::host::MIN_NODE.0,
-                    crate::runtime::host::MIN_NODE.1
-                )));
+            let answered = match started {
+                Some(child) => child.and_then(Child::wait_with_output),
+                None => version_command(&self.node, &self.env).output(),
             };
-            check_node_version(&String::from_utf8_lossy(&output.stdout))
+            read_version(&self.node, &self.env, answered, NodeUse::Tests)
         });
         verdict.clone().map_err(Into::into)
     }
