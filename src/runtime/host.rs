@@ -33,6 +33,7 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("otel-api.cjs", include_str!("node/otel-api.cjs")),
     ("project-modules.mjs", include_str!("node/project-modules.mjs")),
     ("test-setup.mjs", include_str!("node/test-setup.mjs")),
+    ("test-results.mjs", include_str!("node/test-results.mjs")),
     ("helpers/decorate.cjs", include_str!("node/helpers/decorate.cjs")),
     ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
     ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),

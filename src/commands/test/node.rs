@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use anyhow::Context;
 
 use crate::engine::session::SessionSetup;
+use crate::exit_status::Exit;
 use crate::runtime::host::{kill_group, own_process_group};
 use crate::runtime::node_version::{NodeUnusable, NodeUse, NodeVersion, read_version, version_command};
 
@@ -69,15 +70,24 @@ impl Drop for ManifestFile {
     }
 }
 
+/// Node's exit code for an option it does not know or that lacks its value.
+const NODE_INVALID_ARGUMENT: i32 = 9;
+
 /// A running `node --test`, with every process it started in a process group of its own.
 pub struct TestRunner {
     child: Child,
 }
 
 impl TestRunner {
-    /// Starts Node's test runner in the project folder on `files` (relative to it), its
-    /// `spec` report going straight to the terminal.
-    pub fn start(setup: &SessionSetup, manifest: &ManifestFile, files: &[&str], color: bool) -> anyhow::Result<Self> {
+    /// Starts Node's test runner in the project folder on `files` (relative to it), with
+    /// `options` (its reporters and the rest) before them; its reports go where they say.
+    pub fn start(
+        setup: &SessionSetup,
+        manifest: &ManifestFile,
+        files: &[&str],
+        options: &[std::ffi::OsString],
+        color: bool,
+    ) -> anyhow::Result<Self> {
         let mut command = Command::new(&setup.node);
         own_process_group(&mut command);
         #[cfg(target_os = "linux")]
@@ -86,7 +96,8 @@ impl TestRunner {
             .arg("--enable-source-maps")
             .arg("--import")
             .arg(crate::uri::file_url(&setup.runtime_dir().join("test-setup.mjs")))
-            .args(["--test", "--test-reporter=spec", "--test-reporter-destination=stdout"])
+            .arg("--test")
+            .args(options)
             .args(files)
             .envs(setup.env.iter().map(|(key, value)| (key, value)))
             .env("AGENT_SDK_TEST_MANIFEST", &manifest.0)
@@ -104,12 +115,16 @@ impl TestRunner {
         Ok(Self { child })
     }
 
-    /// Whether every test passed, once Node has finished (`None` while it runs).
+    /// Whether every test passed, once Node has finished (`None` while it runs). Node
+    /// refusing an option (exit 9, as for one after `--`) is a usage error (exit 2).
     pub fn passed(&mut self) -> anyhow::Result<Option<bool>> {
         let status = self.child.try_wait().context("lost track of the Node.js test runner")?;
         if status.is_some() {
             // What a test started and left running ends with the run.
             kill_group(&self.child);
+        }
+        if status.is_some_and(|status| status.code() == Some(NODE_INVALID_ARGUMENT)) {
+            return Err(Exit::usage("Node.js refused an option of its test runner (see above); the arguments after `--` go to it as they are").into());
         }
         Ok(status.map(|status| status.success()))
     }
