@@ -573,7 +573,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__test)
-            opts="-q -h -V --dir --watch --env-file --no-env-file --color --quiet --help --version"
+            opts="-t -q -h -V --dir --watch --test-name-pattern --reporter --reporter-destination --coverage --env-file --no-env-file --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -581,6 +581,33 @@ _agent_sdk() {
             case "${prev}" in
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --test-name-pattern)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reporter)
+                    COMPREPLY=($(compgen -W "spec dot tap junit lcov github" -- "${cur}"))
+                    return 0
+                    ;;
+                --reporter-destination)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
                     return 0
                     ;;
                 --env-file)

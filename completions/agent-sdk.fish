@@ -127,11 +127,20 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s q -l quiet -
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l dir -d 'The project root: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s t -l test-name-pattern -d 'Run only the tests whose name matches this regular expression (repeatable: a test that matches any runs), as Node\'s `--test-name-pattern` does: `/refund/i` for flags; a suite\'s name counts for the tests in it. When no test matches, exit 1' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l reporter -d 'How the results are reported (repeatable, each to its --reporter-destination). Without it: `spec`, and `github` too when GITHUB_ACTIONS=true (as vitest does)' -r -f -a "spec\t'Each test\'s name and result, the failures again at the end'
+dot\t'A dot per passing test, an X per failing one'
+tap\t'TAP version 13'
+junit\t'JUnit XML, for CI systems\' test tabs'
+lcov\t'The coverage as an LCOV file (with --coverage)'
+github\t'A GitHub Actions annotation (`::error file=…,line=…`) per failed test, on the line of the `.ts` test file where it failed'"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l reporter-destination -d 'Where each --reporter writes, in the same order (as Node pairs them): `stdout`, `stderr` or a file, whose folders are created. One for each --reporter, or none for a single one: stdout' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l env-file -d 'Read variables for the tests from this file (repeatable; later files win, the shell\'s own variables win over every file). `.env` is read only when named here (`--env-file .env`)' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l watch -d 'Run the tests again whenever the agent\'s code changes, until Ctrl-C'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l coverage -d 'Measure which lines of the agent\'s code the tests run (Node\'s test coverage) and report them after the results, on the `.ts` sources (`--reporter lcov` writes them for other tools). Node.js ≥ 22.8 names the lines exactly and leaves the test files and agent-sdk\'s own modules out; an older one is said to get them wrong'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -l no-env-file -d 'Accepted for scripts written when tests read `.env`: they read none unless named'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand test" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -134,9 +134,19 @@ json\:"One JSON record a line"))' \
 (test)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root\: the folder that holds \`bot/\` or \`agent/\`. By default the nearest such folder, from the current one up]:PATH:_files' \
+'*-t+[Run only the tests whose name matches this regular expression (repeatable\: a test that matches any runs), as Node'\''s \`--test-name-pattern\` does\: \`/refund/i\` for flags; a suite'\''s name counts for the tests in it. When no test matches, exit 1]:REGEX:_default' \
+'*--test-name-pattern=[Run only the tests whose name matches this regular expression (repeatable\: a test that matches any runs), as Node'\''s \`--test-name-pattern\` does\: \`/refund/i\` for flags; a suite'\''s name counts for the tests in it. When no test matches, exit 1]:REGEX:_default' \
+'*--reporter=[How the results are reported (repeatable, each to its --reporter-destination). Without it\: \`spec\`, and \`github\` too when GITHUB_ACTIONS=true (as vitest does)]:NAME:((spec\:"Each test'\''s name and result, the failures again at the end"
+dot\:"A dot per passing test, an X per failing one"
+tap\:"TAP version 13"
+junit\:"JUnit XML, for CI systems'\'' test tabs"
+lcov\:"The coverage as an LCOV file (with --coverage)"
+github\:"A GitHub Actions annotation (\`\:\:error file=…,line=…\`) per failed test, on the line of the \`.ts\` test file where it failed"))' \
+'*--reporter-destination=[Where each --reporter writes, in the same order (as Node pairs them)\: \`stdout\`, \`stderr\` or a file, whose folders are created. One for each --reporter, or none for a single one\: stdout]:stdout|stderr|FILE:_files' \
 '*--env-file=[Read variables for the tests from this file (repeatable; later files win, the shell'\''s own variables win over every file). \`.env\` is read only when named here (\`--env-file .env\`)]:PATH:_files' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--watch[Run the tests again whenever the agent'\''s code changes, until Ctrl-C]' \
+'--coverage[Measure which lines of the agent'\''s code the tests run (Node'\''s test coverage) and report them after the results, on the \`.ts\` sources (\`--reporter lcov\` writes them for other tools). Node.js ≥ 22.8 names the lines exactly and leaves the test files and agent-sdk'\''s own modules out; an older one is said to get them wrong]' \
 '(--env-file)--no-env-file[Accepted for scripts written when tests read \`.env\`\: they read none unless named]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \

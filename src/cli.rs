@@ -115,8 +115,9 @@ pub enum Command {
     ///
     /// Tests import the test kit from `@cursor/bdk/testing` (or `@grok/agent-sdk/testing`,
     /// `@cursor/july/testing`). Exit codes: 0 every test passed (or there are none), 1 a
-    /// test failed, a test file has errors or no test file matches PATTERN, 2 usage or
-    /// environment error (e.g. no Node.js ≥ 20.6), 130 Ctrl-C (the way --watch ends).
+    /// test failed, a test file has errors, no test file matches PATTERN or no test's name
+    /// matches --test-name-pattern, 2 usage or environment error (e.g. no Node.js ≥ 20.6,
+    /// or one that refuses NODE_OPTIONS), 130 Ctrl-C (the way --watch ends).
     ///
     /// Example: agent-sdk test --watch 'usage*'
     Test(TestArgs),
@@ -189,7 +190,7 @@ pub struct LoadModuleArgs {
 /// The project a command works on, given as `--dir` (for `test`, whose positional
 /// arguments are patterns); without it, the nearest folder from here up that holds `bot/`
 /// or `agent/`.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct DirArg {
     /// The project root: the folder that holds `bot/` or `agent/`. By default the nearest
     /// such folder, from the current one up.
@@ -542,7 +543,7 @@ pub struct DevArgs {
     pub model: ModelArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct TestArgs {
     #[command(flatten)]
     pub dir: DirArg,
@@ -557,8 +558,37 @@ pub struct TestArgs {
     #[arg(long)]
     pub watch: bool,
 
+    /// Run only the tests whose name matches this regular expression (repeatable: a test
+    /// that matches any runs), as Node's `--test-name-pattern` does: `/refund/i` for
+    /// flags; a suite's name counts for the tests in it. When no test matches, exit 1.
+    #[arg(long, short = 't', value_name = "REGEX")]
+    pub test_name_pattern: Vec<String>,
+
+    /// How the results are reported (repeatable, each to its --reporter-destination).
+    /// Without it: `spec`, and `github` too when GITHUB_ACTIONS=true (as vitest does).
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub reporter: Vec<TestReporter>,
+
+    /// Where each --reporter writes, in the same order (as Node pairs them): `stdout`,
+    /// `stderr` or a file, whose folders are created. One for each --reporter, or none for
+    /// a single one: stdout.
+    #[arg(long, value_name = "stdout|stderr|FILE", value_hint = clap::ValueHint::FilePath, value_parser = parse_reporter_destination)]
+    pub reporter_destination: Vec<ReporterDestination>,
+
+    /// Measure which lines of the agent's code the tests run (Node's test coverage) and
+    /// report them after the results, on the `.ts` sources (`--reporter lcov` writes them
+    /// for other tools). Node.js ≥ 22.8 names the lines exactly and leaves the test files
+    /// and agent-sdk's own modules out; an older one is said to get them wrong.
+    #[arg(long)]
+    pub coverage: bool,
+
     #[command(flatten)]
     pub env: TestEnvArgs,
+
+    /// Arguments for Node's test runner, after `--`, passed as they are before the test
+    /// files (`-- --test-concurrency=1 --test-timeout=5000`).
+    #[arg(last = true, value_name = "NODE_ARGS")]
+    pub node_args: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -680,6 +710,55 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// `test --reporter`: one of the reporters of Node's test runner, or agent-sdk's `github`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TestReporter {
+    /// Each test's name and result, the failures again at the end.
+    Spec,
+    /// A dot per passing test, an X per failing one.
+    Dot,
+    /// TAP version 13.
+    Tap,
+    /// JUnit XML, for CI systems' test tabs.
+    Junit,
+    /// The coverage as an LCOV file (with --coverage).
+    Lcov,
+    /// A GitHub Actions annotation (`::error file=…,line=…`) per failed test, on the line of
+    /// the `.ts` test file where it failed.
+    Github,
+}
+
+impl TestReporter {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TestReporter::Spec => "spec",
+            TestReporter::Dot => "dot",
+            TestReporter::Tap => "tap",
+            TestReporter::Junit => "junit",
+            TestReporter::Lcov => "lcov",
+            TestReporter::Github => "github",
+        }
+    }
+}
+
+/// `test --reporter-destination`: where a reporter writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReporterDestination {
+    Stdout,
+    Stderr,
+    /// A file, as given (relative to the current folder).
+    File(PathBuf),
+}
+
+fn parse_reporter_destination(text: &str) -> Result<ReporterDestination, String> {
+    match text {
+        "" => Err("a destination is `stdout`, `stderr` or a file's path".to_owned()),
+        "stdout" => Ok(ReporterDestination::Stdout),
+        "stderr" => Ok(ReporterDestination::Stderr),
+        path => Ok(ReporterDestination::File(PathBuf::from(path))),
+    }
 }
 
 /// How `validate` prints its findings.

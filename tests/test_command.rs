@@ -384,3 +384,234 @@ fn a_pattern_that_matches_nothing_fails_even_beside_one_that_matches_or_with_no_
     let refused = test_transcript(dir.path(), &[elsewhere.to_str().unwrap()]);
     assert!(refused.contains("exit: 2\n") && refused.contains("is outside the project"), "{refused}");
 }
+
+/// The major and minor version of the Node.js the tests run in (`(22, 8)`).
+fn node_version() -> (u32, u32) {
+    let output = Command::new(common::node()).arg("--version").output().unwrap();
+    let version = String::from_utf8_lossy(&output.stdout);
+    let mut parts = version.trim().trim_start_matches('v').split('.').map(|part| part.parse().unwrap());
+    (parts.next().unwrap(), parts.next().unwrap())
+}
+
+/// `agent-sdk test <args>` in `cwd` with `env` added (colourless, no NODE_OPTIONS of the
+/// developer's): exit code, stdout, stderr.
+fn test_with(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let output = common::agent_sdk()
+        .arg("test")
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("NODE_OPTIONS")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (exit_code(&output), text(&output.stdout), text(&output.stderr))
+}
+
+/// Each `--reporter` writes to the `--reporter-destination` in the same place, as Node pairs
+/// them; a file is named from the current folder and its folders are made. What does not
+/// pair up, or asks for coverage without `--coverage`, is a usage error before anything runs.
+#[test]
+fn reporters_write_to_their_destinations_paired_as_node_pairs_them() {
+    let dir = copy_fixture("test", "reporting");
+    let bot = dir.path().join("bot");
+    let args = ["--reporter", "tap", "--reporter", "junit"];
+    let (code, stdout, stderr) = test_with(
+        &bot,
+        &[&args[..], &["--reporter-destination", "stdout", "--reporter-destination", "out/junit.xml"]].concat(),
+        &[],
+    );
+    if node_version() < (20, 8) {
+        // Node's junit reporter came in 20.8: refused before anything runs.
+        assert_eq!(code, 2, "{stdout}{stderr}");
+        assert!(stderr.starts_with("error: --reporter junit needs Node.js ≥ 20.8"), "{stderr}");
+    } else {
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        assert!(stdout.starts_with("TAP version 13\n") && stdout.contains("not ok 2 - counts\n"), "{stdout}");
+        let junit = std::fs::read_to_string(bot.join("out/junit.xml")).unwrap();
+        assert!(junit.starts_with("<?xml") && junit.contains("<testcase name=\"charges\""), "{junit}");
+        assert!(junit.contains("<failure") && junit.contains("2 !== 3"), "{junit}");
+    }
+
+    let (code, stdout, _) = test_with(dir.path(), &["--reporter", "dot"], &[]);
+    assert_eq!(code, 1);
+    assert!(stdout.starts_with(".X"), "{stdout}");
+
+    // One destination without --reporter is the default reporter's.
+    let (code, stdout, _) = test_with(dir.path(), &["--reporter-destination", "reports/spec.txt"], &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    let spec = std::fs::read_to_string(dir.path().join("reports/spec.txt")).unwrap();
+    assert!(spec.contains("✖ counts"), "{spec}");
+
+    insta::assert_snapshot!(common::transcripts(
+        dir.path(),
+        &[
+            &["test", "--reporter", "tap", "--reporter", "junit"],
+            &["test", "--reporter", "dot", "--reporter", "junit", "--reporter-destination", "stdout"],
+            &["test", "--reporter-destination", "a.txt", "--reporter-destination", "b.txt"],
+            &["test", "--reporter", "lcov", "--reporter-destination", "lcov.info"],
+        ],
+    ));
+}
+
+/// `--reporter github`: a GitHub Actions error per failed test, titled by its name after its
+/// suite's, on the line of the `.ts` test file where it failed, escaped as the runner
+/// parses it. In a GitHub Actions job (GITHUB_ACTIONS=true) they follow the default `spec`
+/// report, as vitest adds its `github-actions` reporter; never elsewhere, nor beside a
+/// reporter chosen with --reporter unless `github` is one.
+#[test]
+fn github_annotations_name_each_failed_test_on_its_ts_line() {
+    let dir = copy_fixture("test", "reporting");
+    let annotations = "::error file=bot/hooks/billing.test.ts,line=11,col=11,title=billing > refunds%2C in full::refund failed: 100%25 of 2%0Alines\n\
+        ::error file=bot/hooks/billing.test.ts,line=16,col=10,title=counts::Expected values to be strictly equal:%0A%0A2 !== 3\n";
+    let (code, stdout, _) = test_with(dir.path(), &["--reporter", "github"], &[]);
+    assert_eq!((code, stdout.as_str()), (1, annotations));
+
+    let (code, stdout, _) = test_with(dir.path(), &[], &[("GITHUB_ACTIONS", "true")]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("✖ counts") && stdout.ends_with(annotations), "{stdout}");
+
+    let (_, stdout, _) = test_with(dir.path(), &[], &[]);
+    assert!(!stdout.contains("::error"), "{stdout}");
+    let (_, stdout, _) = test_with(dir.path(), &["--reporter", "dot"], &[("GITHUB_ACTIONS", "true")]);
+    assert!(!stdout.contains("::error"), "{stdout}");
+
+    // Named from the current folder, as `validate --format github` names them.
+    let parent = dir.path().parent().unwrap();
+    let name = dir.path().file_name().unwrap().to_str().unwrap();
+    let (_, stdout, _) = test_with(parent, &["--dir", name, "--reporter", "github"], &[]);
+    assert!(stdout.starts_with(&format!("::error file={name}/bot/hooks/billing.test.ts,line=11,")), "{stdout}");
+}
+
+/// `--test-name-pattern` (`-t`, as in vitest and jest) runs the tests whose name, or whose
+/// suite's, matches one of the patterns (Node's own option). A pattern no test matches is a
+/// typo or a renamed test: exit 1, never green on nothing (Node 20 reports every test
+/// skipped, Node 22 and later a passing file).
+#[test]
+fn a_test_name_pattern_runs_the_tests_it_names_and_one_that_names_none_fails() {
+    let dir = copy_fixture("test", "reporting");
+    let (code, stdout, stderr) = test_with(dir.path(), &["-t", "charges"], &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("✔ charges") && stdout.contains("ℹ pass 1\n") && stdout.contains("ℹ fail 0\n"), "{stdout}");
+
+    let (code, stdout, _) = test_with(dir.path(), &["--test-name-pattern", "/CHARGES/i", "-t", "^counts$"], &[]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("ℹ pass 1\n") && stdout.contains("ℹ fail 1\n"), "{stdout}");
+
+    let (code, _, stderr) = test_with(dir.path(), &["-t", "refund$", "-t", "discount"], &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr, "error: no test's name matches --test-name-pattern `refund$` or `discount`, so no test ran\n");
+}
+
+/// `--coverage`: Node's coverage of the agent's code, after the results, on the `.ts`
+/// sources (`lcov` writes it for other tools). Node ≥ 22.8 names the uncovered lines
+/// exactly (here the one line no test runs: the paging of a turn that was not cancelled)
+/// and, with agent-sdk's `--test-coverage-exclude`s, lists neither the test files nor
+/// agent-sdk's own modules; an older Node gets them wrong or leaves them in, and is said to.
+#[test]
+fn coverage_is_reported_on_the_ts_sources_of_the_agent() {
+    let dir = copy_fixture("test", "results");
+    let version = node_version();
+    // Node's lcov reporter came in 20.11.
+    let lcov_args = ["--reporter", "spec", "--reporter", "lcov", "--reporter-destination", "stdout"];
+    let lcov_args = if version >= (20, 11) { &lcov_args[..] } else { &[] };
+    let lcov_file = ["--reporter-destination", "coverage/lcov.info"];
+    let lcov_file = if version >= (20, 11) { &lcov_file[..] } else { &[] };
+    let (code, stdout, stderr) =
+        test_with(dir.path(), &[&["usage*", "--coverage"], lcov_args, lcov_file].concat(), &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let report = stdout.split("ℹ start of coverage report\n").nth(1).unwrap_or_else(|| panic!("{stdout}"));
+    let lcov = std::fs::read_to_string(dir.path().join("coverage/lcov.info")).unwrap_or_default();
+    assert_eq!(lcov.contains("SF:bot/hooks/usage.ts\n"), version >= (20, 11), "{lcov}");
+    if version >= (22, 8) {
+        assert!(report.contains("ℹ   usage.ts |  95.00 |    85.71 |  100.00 | 17\n"), "{report}");
+        assert!(lcov.contains("DA:17,0\n") && !lcov.contains("DA:16,0\n"), "{lcov}");
+        assert!(!report.contains("usage.test.ts") && !report.contains(".agent-sdk"), "{report}");
+        assert_eq!(stderr, "");
+    } else {
+        // Node 20.13 to 22.7 map onto the `.ts` lines, inexactly, and an older one not at
+        // all; before 22.5 they cannot leave files out.
+        assert!(report.contains("bot/hooks/usage.ts "), "{report}");
+        let said = if version >= (20, 13) {
+            "maps coverage onto the `.ts` lines inexactly (fixed in Node.js 22.8)"
+        } else {
+            "measures coverage on the compiled JavaScript"
+        };
+        assert!(stderr.contains(said), "{stderr}");
+        assert_eq!(stderr.contains("cannot leave files out"), version < (22, 5), "{stderr}");
+    }
+
+    let (code, stdout, stderr) = test_with(dir.path(), &["usage*", "--coverage", "--reporter", "dot"], &[]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stderr.ends_with("note: --coverage: only the spec, tap and lcov reporters report it\n"), "{stderr}");
+}
+
+/// Everything after `--` goes to Node's test runner as it is, before the test files, with
+/// PATTERNs still before `--`; an option Node refuses is a usage error (exit 2).
+#[test]
+fn arguments_after_dashes_go_to_node_s_test_runner() {
+    let dir = copy_fixture("test", "empty");
+    std::fs::write(dir.path().join("preload.mjs"), "globalThis.preloaded = \"by --import\";\n").unwrap();
+    let test_file = "import assert from \"node:assert/strict\";\n\
+        import { test } from \"node:test\";\n\
+        test(\"preloaded\", () => {\n\
+          assert.equal(globalThis.preloaded, \"by --import\");\n\
+        });\n";
+    std::fs::write(dir.path().join("bot/hooks/preload.test.ts"), test_file).unwrap();
+    write_test(dir.path(), "bot/hooks/audit.test.ts", "./audit.js", "audit");
+
+    let (code, stdout, stderr) = test_with(dir.path(), &["preload*", "--", "--import", "./preload.mjs"], &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("✔ preloaded") && stdout.contains("ℹ tests 1\n"), "{stdout}");
+    let (code, _, _) = test_with(dir.path(), &["preload*"], &[]);
+    assert_eq!(code, 1);
+
+    let (code, _, stderr) = test_with(dir.path(), &["--", "--no-such-flag"], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("bad option: --no-such-flag\n"), "{stderr}");
+    assert!(
+        stderr.ends_with("error: Node.js refused an option of its test runner (see above); the arguments after `--` go to it as they are\n"),
+        "{stderr}"
+    );
+}
+
+/// NODE_OPTIONS reaches the tests as it is set (the shell's, or an environment file's); one
+/// Node refuses is said in Node's own words and names NODE_OPTIONS (exit 2), as `run` says it.
+#[test]
+fn node_options_reach_the_tests_and_one_node_refuses_is_an_environment_error() {
+    let dir = copy_fixture("test", "empty");
+    let preload = dir.path().join("preload.cjs");
+    std::fs::write(&preload, "globalThis.preloaded = \"by NODE_OPTIONS\";\n").unwrap();
+    let test_file = "import assert from \"node:assert/strict\";\n\
+        import { test } from \"node:test\";\n\
+        test(\"preloaded\", () => {\n\
+          assert.equal(globalThis.preloaded, \"by NODE_OPTIONS\");\n\
+        });\n";
+    std::fs::write(dir.path().join("bot/hooks/preload.test.ts"), test_file).unwrap();
+    let require = format!("--require {}", preload.display());
+    let (code, stdout, stderr) = test_with(dir.path(), &[], &[("NODE_OPTIONS", &require)]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+
+    let (code, _, stderr) = test_with(dir.path(), &[], &[("NODE_OPTIONS", "--no-such-flag")]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr
+            .starts_with("error: Node.js refused to start with NODE_OPTIONS=`--no-such-flag` (fix it or unset it):\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.ends_with(": --no-such-flag is not allowed in NODE_OPTIONS\n") && !stderr.contains("too old"),
+        "{stderr}"
+    );
+
+    std::fs::write(dir.path().join("ci.env"), "NODE_OPTIONS=--bogus\n").unwrap();
+    let (code, _, stderr) = test_with(dir.path(), &["--env-file", "ci.env"], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("NODE_OPTIONS=`--bogus`") && stderr.ends_with(": --bogus is not allowed in NODE_OPTIONS\n"),
+        "{stderr}"
+    );
+}

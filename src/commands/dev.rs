@@ -20,7 +20,7 @@ use crate::model::choice::ModelChoice;
 use crate::printer::Printer;
 use crate::project;
 use crate::report;
-use crate::runtime::host::diagnose_node;
+use crate::runtime::node_version::{NodeUse, probe_node};
 use crate::state::dev_file::{DevFile, write_dev_file};
 
 /// Checks the hooks, then serves until stopped; exits 0 after a clean stop.
@@ -45,9 +45,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     else {
         return Err(refuse(&checked, printer));
     };
-    if let Err(problem) = crate::runtime::host::check_node_version(&node_version(&setup.node)?) {
-        return Err(problem.into());
-    }
+    probe_node(&setup.node, &setup.env, NodeUse::Hooks)?;
     let model = ModelChoice::choose(&args.model, None, &|name| env.lookup(name))?;
     let telemetry_lines = setup.export(&env)?;
     let state_root = setup.state_root.clone();
@@ -147,18 +145,6 @@ fn refuse(checked: &crate::check::CheckedProject, printer: &Printer) -> anyhow::
     printer.stderr(&report::pretty(checked, &Printer::new(ColorChoice::Never)));
     let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
     Exit::failure(format!("{what}, so the server did not start; see above")).into()
-}
-
-/// `node --version`, or why Node.js cannot be used (in Node's own words when it says why).
-fn node_version(node: &std::path::Path) -> anyhow::Result<String> {
-    match std::process::Command::new(node).arg("--version").output() {
-        Ok(output) if output.status.success() => Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned()),
-        Ok(output) => {
-            let said: Vec<String> = String::from_utf8_lossy(&output.stderr).lines().map(str::to_owned).collect();
-            Err(diagnose_node(node, &said).into())
-        }
-        Err(_) => Err(diagnose_node(node, &[]).into()),
-    }
 }
 
 /// Ctrl-C, SIGTERM or SIGHUP (a closed terminal): a requested stop, as hosting stops.

@@ -16,6 +16,7 @@ pub mod commonjs_only;
 pub mod exports;
 pub mod graph;
 pub mod installed;
+pub mod line_starts;
 pub mod link;
 pub mod resolver;
 pub mod transform;

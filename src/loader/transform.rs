@@ -151,7 +151,7 @@ pub fn compile_program<'a>(
     let mut code = generated.code;
     if let Some(map) = generated.map {
         code.push_str("\n//# sourceMappingURL=");
-        code.push_str(&map.to_data_url());
+        code.push_str(&super::line_starts::with_line_starts(map).to_data_url());
         code.push('\n');
     }
     Ok(Compiled { code: Some(code), imports, exports })

@@ -35,15 +35,20 @@ impl ProjectDir {
     /// The project at `dir` (as given), looking at the file system for the current
     /// directory and for `package.json`.
     pub fn new(dir: &Path, checked: &CheckedProject) -> Self {
-        let canonical = |path: &Path| path.canonicalize().ok();
-        let cwd = std::env::current_dir().ok();
-        let from_cwd = from_cwd(dir, || (canonical(dir), cwd.as_deref().and_then(canonical)));
         let anchor = if dir.join("package.json").is_file() {
             "package.json".to_owned()
         } else {
             checked.project.as_ref().map_or_else(String::new, |project| format!("{}/", project.layout.folder()))
         };
-        Self { given: dir.to_string_lossy().into_owned(), from_cwd, anchor }
+        Self { anchor, ..Self::for_files(dir) }
+    }
+
+    /// The project at `dir`, for reports that only ever name files in it (`test`'s).
+    pub fn for_files(dir: &Path) -> Self {
+        let canonical = |path: &Path| path.canonicalize().ok();
+        let cwd = std::env::current_dir().ok();
+        let from_cwd = from_cwd(dir, || (canonical(dir), cwd.as_deref().and_then(canonical)));
+        Self { given: dir.to_string_lossy().into_owned(), from_cwd, anchor: String::new() }
     }
 
     /// `path` (relative to the project, as in [`Diagnostic::path`]) as the current

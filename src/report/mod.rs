@@ -9,6 +9,7 @@ mod location;
 mod pretty;
 mod sarif;
 
+pub use github::{FailedTest, render_failed_tests};
 pub use location::{Location, ProjectDir};
 
 use crate::check::CheckedProject;

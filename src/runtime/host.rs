@@ -21,6 +21,8 @@ use crate::runtime::reader::{self, Arrived, Source};
 use crate::runtime::replies::Replies;
 use crate::runtime::slot::{HandlerSlot, RuntimeState};
 
+pub use crate::runtime::node_version::{MIN_NODE, NodeUnusable, check_node_version, diagnose_node};
+
 /// The runtime's files, embedded in the binary and written under the state root (with the
 /// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
 const RUNTIME_FILES: &[(&str, &str)] = &[
@@ -31,14 +33,12 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("otel-api.cjs", include_str!("node/otel-api.cjs")),
     ("project-modules.mjs", include_str!("node/project-modules.mjs")),
     ("test-setup.mjs", include_str!("node/test-setup.mjs")),
+    ("test-results.mjs", include_str!("node/test-results.mjs")),
     ("helpers/decorate.cjs", include_str!("node/helpers/decorate.cjs")),
     ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
     ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),
     ("helpers/usingCtx.cjs", include_str!("node/helpers/usingCtx.cjs")),
 ];
-
-/// The oldest Node.js hooks run in (SPEC §8).
-pub const MIN_NODE: (u32, u32) = (20, 6);
 
 /// What the runtime said, or that it went away.
 #[derive(Debug)]
@@ -160,64 +160,6 @@ pub fn node_command() -> PathBuf {
     std::env::var_os("AGENT_SDK_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from)
 }
 
-/// A Node.js that cannot run hooks (exit 2: an environment error).
-#[derive(Debug, Clone)]
-pub struct NodeUnusable(pub String);
-
-impl std::fmt::Display for NodeUnusable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for NodeUnusable {}
-
-fn not_found(node: &Path) -> NodeUnusable {
-    NodeUnusable(format!(
-        "Node.js was not found (`{}`); hooks run in Node.js ≥ {}.{}: install it from https://nodejs.org",
-        node.display(),
-        MIN_NODE.0,
-        MIN_NODE.1
-    ))
-}
-
-/// Checks a version the runtime reported (`20.20.2`, or `v20.20.2` from `node --version`).
-pub fn check_node_version(version: &str) -> Result<(), NodeUnusable> {
-    let mut parts = version.trim().trim_start_matches('v').split('.').map(|part| part.parse::<u32>().unwrap_or(0));
-    let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
-    if found < MIN_NODE {
-        return Err(NodeUnusable(format!(
-            "Node.js v{} is too old: hooks need Node.js ≥ {}.{}; upgrade it from https://nodejs.org",
-            version.trim().trim_start_matches('v'),
-            MIN_NODE.0,
-            MIN_NODE.1
-        )));
-    }
-    Ok(())
-}
-
-/// Why a runtime ended before it said hello, given what it wrote to stderr: Node missing,
-/// too old, or Node's own message (a bad `NODE_OPTIONS`, …). Asks `node --version` (only
-/// on this failure path, so a normal start runs Node once).
-pub fn diagnose_node(node: &Path, stderr: &[String]) -> NodeUnusable {
-    let output = match Command::new(node).arg("--version").output() {
-        Err(_) => return not_found(node),
-        Ok(output) => output,
-    };
-    let version = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-    if output.status.success()
-        && let Err(too_old) = check_node_version(&version)
-    {
-        return too_old;
-    }
-    let said: Vec<&str> = stderr.iter().map(|line| line.trim_end()).filter(|line| !line.is_empty()).collect();
-    if said.is_empty() {
-        NodeUnusable(format!("the hook runtime could not start with Node.js {version}"))
-    } else {
-        NodeUnusable(format!("Node.js could not start the hook runtime:\n{}", said.join("\n")))
-    }
-}
-
 /// Writes the embedded runtime files into `runtime_dir`.
 pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
     for (name, text) in RUNTIME_FILES {
@@ -267,7 +209,7 @@ impl Runtime {
             .spawn()
             .map_err(|error| match error.kind() {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
-                    anyhow::Error::new(not_found(&config.node))
+                    anyhow::Error::new(diagnose_node(&config.node, &[]))
                 }
                 _ => anyhow::Error::new(error).context("could not start the hook runtime (node)"),
             })?;

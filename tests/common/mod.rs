@@ -54,10 +54,11 @@ pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
 
 /// `agent-sdk` as the tests run it: without the developer's model variables
 /// (`AGENT_SDK_MODEL`, the providers' keys and base URL) and `OTEL_*` variables, so that no
-/// test reaches a real model or collector.
+/// test reaches a real model or collector, nor the CI's `GITHUB_ACTIONS`.
 pub fn agent_sdk() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
-    // (`npm_config_user_agent`: the hints say `npx agent-sdk …` when npm started the binary.)
+    // (`npm_config_user_agent`: the hints say `npx agent-sdk …` when npm started the binary;
+    // `GITHUB_ACTIONS`: `test` adds annotations to its report in a GitHub Actions job.)
     for variable in [
         "AGENT_SDK_MODEL",
         "OPENAI_API_KEY",
@@ -65,6 +66,7 @@ pub fn agent_sdk() -> Command {
         "OPENAI_COMPATIBLE_API_KEY",
         "XAI_API_KEY",
         "npm_config_user_agent",
+        "GITHUB_ACTIONS",
     ] {
         command.env_remove(variable);
     }

@@ -4,20 +4,31 @@
 //! ```text
 //!   files::find ─▶ PATTERN ─▶ graph::walk_files (compile, resolve) ─▶ diagnostics (as validate)
 //!                                     │
-//!                                     └─▶ manifest ─▶ node --import test-setup.mjs --test <files>
+//!                                     └─▶ manifest ─▶ node --import test-setup.mjs --test <options> <files>
+//!                                                          │ (reporters: spec… to their destinations;
+//!                                                          │  test-results.mjs to a file)
+//!                                                          └─▶ results ─▶ annotations, name patterns
 //! ```
 //!
 //! A test file with errors (syntax, an import that leads nowhere) is reported and left
 //! out; the others run. `--watch` polls the source folder and every module the tests
 //! reach, and starts over on a change (stopping a run still going).
 
+mod coverage;
 mod files;
 mod node;
+mod options;
+mod reporters;
+mod results;
 
+use std::cell::Cell;
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use anyhow::Context;
 
 use crate::cli::TestArgs;
 use crate::engine::session::SessionSetup;
@@ -28,9 +39,12 @@ use crate::loader::graph;
 use crate::loader::resolver::Resolver;
 use crate::printer::Printer;
 use crate::project;
-use crate::report::{self, plural};
+use crate::report::{self, ProjectDir, plural};
+use crate::runtime::node_version::NodeVersion;
 use files::{Patterns, TestFile};
 use node::{ManifestFile, TestRunner};
+use options::RunnerOptions;
+use results::ResultsFile;
 
 /// The exit code after Ctrl-C (128 + SIGINT), the way `--watch` ends.
 const INTERRUPTED: u8 = 130;
@@ -47,6 +61,8 @@ const POLL: Duration = Duration::from_millis(250);
 
 /// Runs the project's tests (those `args.patterns` match) once, or on every change with `--watch`.
 pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let cwd = std::env::current_dir().context("could not read the current folder")?;
+    let options = RunnerOptions::new(args, &cwd)?;
     let located = project::locate(&args.dir.dir)?;
     let Some(project) = located.project else {
         printer.stderr(&report::render_diagnostics(&located.diagnostics, &Default::default(), printer));
@@ -62,7 +78,17 @@ pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     // Node runs in a process group of its own (so a change can stop it with every test
     // process it started): Ctrl-C reaches agent-sdk only, which ends the run.
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    let tests = Tests { setup: &setup, node: &node, patterns: patterns.as_ref(), printer, interrupted: &interrupted };
+    let dir = ProjectDir::for_files(&setup.project.dir);
+    let tests = Tests {
+        setup: &setup,
+        node: &node,
+        patterns: patterns.as_ref(),
+        options: &options,
+        dir: &dir,
+        noted: Cell::new(false),
+        printer,
+        interrupted: &interrupted,
+    };
     if args.watch { tests.watch() } else { tests.once() }
 }
 
@@ -71,6 +97,11 @@ struct Tests<'a> {
     setup: &'a SessionSetup,
     node: &'a node::NodeCheck,
     patterns: Option<&'a Patterns>,
+    options: &'a RunnerOptions<'a>,
+    /// The project as the annotations name its files.
+    dir: &'a ProjectDir,
+    /// Whether the notes about this Node's coverage were said (once, before the first run).
+    noted: Cell<bool>,
     printer: &'a Printer,
     interrupted: &'a AtomicBool,
 }
@@ -181,11 +212,16 @@ impl Tests<'_> {
         }
         let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir())?)?;
         let files: Vec<&str> = runnable.iter().map(|(file, _)| file.shown.as_str()).collect();
-        self.node.usable()?;
-        let mut runner = TestRunner::start(self.setup, &manifest, &files, self.printer.color())?;
+        let version = self.node.usable()?;
+        let results = if self.options.wants_results() { Some(ResultsFile::new(self.setup)?) } else { None };
+        let options = self.runner_options(version, &files, results.as_ref())?;
+        self.options.make_folders()?;
+        let mut runner = TestRunner::start(self.setup, &manifest, &files, &options, self.printer.color())?;
         let mut next_look = Instant::now() + POLL;
         let ended = loop {
             if let Some(passed) = runner.passed()? {
+                let results = results.as_ref().and_then(ResultsFile::read);
+                let passed = self.options.settle(passed, results, root, self.dir, self.printer)?;
                 let status = if passed && broken.is_empty() { ExitStatus::Success } else { ExitStatus::Failure };
                 break Ended::Finished(status);
             }
@@ -200,6 +236,32 @@ impl Tests<'_> {
             std::thread::sleep(RUNNING_TICK);
         };
         Ok((ended, reached))
+    }
+
+    /// Node's options for a run of `files` on `version`, its notes said before the first.
+    fn runner_options(
+        &self,
+        version: NodeVersion,
+        files: &[&str],
+        results: Option<&ResultsFile>,
+    ) -> anyhow::Result<Vec<OsString>> {
+        let state_folder = self.state_folder();
+        let results_module = self.setup.runtime_dir().join("test-results.mjs");
+        let results = results.map(|file| (results_module.as_path(), file.path()));
+        let args = self.options.node_args(version, files, &state_folder, results)?;
+        if !self.noted.replace(true) {
+            for note in self.options.notes(version, &state_folder) {
+                self.printer.stderr(&format!("{note}\n"));
+            }
+        }
+        Ok(args)
+    }
+
+    /// The state folder (`.agent-sdk`), relative to the project: Node runs there.
+    fn state_folder(&self) -> String {
+        let state = self.setup.state_root.path();
+        let relative = state.strip_prefix(&self.setup.project.canonical_dir).unwrap_or(state);
+        relative.to_string_lossy().into_owned()
     }
 }
 

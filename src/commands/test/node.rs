@@ -8,37 +8,42 @@ use std::process::{Child, Command, Stdio};
 use anyhow::Context;
 
 use crate::engine::session::SessionSetup;
-use crate::runtime::host::{NodeUnusable, check_node_version, kill_group, own_process_group};
+use crate::exit_status::Exit;
+use crate::runtime::host::{kill_group, own_process_group};
+use crate::runtime::node_version::{NodeUnusable, NodeUse, NodeVersion, read_version, version_command};
 
 /// The check that the Node.js of `setup` can run the tests: `node --version`, started at
-/// once and awaited only before the first run, so it costs nothing while the tests compile.
+/// once (with the environment files' variables, as the tests get them) and awaited only
+/// before the first run, so it costs nothing while the tests compile.
 pub struct NodeCheck {
     node: PathBuf,
+    env: Vec<(String, String)>,
     started: std::sync::Mutex<Option<std::io::Result<Child>>>,
     /// The verdict, once awaited.
-    verdict: std::sync::OnceLock<Result<(), NodeUnusable>>,
+    verdict: std::sync::OnceLock<Result<NodeVersion, NodeUnusable>>,
 }
 
 impl NodeCheck {
     pub fn start(setup: &SessionSetup) -> Self {
-        let child = Command::new(&setup.node).arg("--version").stdin(Stdio::null()).stdout(Stdio::piped()).spawn();
-        Self { node: setup.node.clone(), started: std::sync::Mutex::new(Some(child)), verdict: Default::default() }
+        let child = version_command(&setup.node, &setup.env).spawn();
+        Self {
+            node: setup.node.clone(),
+            env: setup.env.clone(),
+            started: std::sync::Mutex::new(Some(child)),
+            verdict: Default::default(),
+        }
     }
 
-    /// Whether that Node.js can run the tests: refused when missing or too old (exit 2).
-    pub fn usable(&self) -> anyhow::Result<()> {
+    /// The version of the Node.js that runs the tests; refused when it is missing, refuses
+    /// to start (a bad `NODE_OPTIONS`) or is too old (exit 2).
+    pub fn usable(&self) -> anyhow::Result<NodeVersion> {
         let verdict = self.verdict.get_or_init(|| {
             let started = self.started.lock().ok().and_then(|mut started| started.take());
-            let output = started.and_then(|child| child.ok()).and_then(|child| child.wait_with_output().ok());
-            let Some(output) = output else {
-                return Err(NodeUnusable(format!(
-                    "Node.js was not found (`{}`); tests run in Node.js ≥ {}.{}: install it from https://nodejs.org",
-                    self.node.display(),
-                    crate::runtime::host::MIN_NODE.0,
-                    crate::runtime::host::MIN_NODE.1
-                )));
+            let answered = match started {
+                Some(child) => child.and_then(Child::wait_with_output),
+                None => version_command(&self.node, &self.env).output(),
             };
-            check_node_version(&String::from_utf8_lossy(&output.stdout))
+            read_version(&self.node, &self.env, answered, NodeUse::Tests)
         });
         verdict.clone().map_err(Into::into)
     }
@@ -65,15 +70,24 @@ impl Drop for ManifestFile {
     }
 }
 
+/// Node's exit code for an option it does not know or that lacks its value.
+const NODE_INVALID_ARGUMENT: i32 = 9;
+
 /// A running `node --test`, with every process it started in a process group of its own.
 pub struct TestRunner {
     child: Child,
 }
 
 impl TestRunner {
-    /// Starts Node's test runner in the project folder on `files` (relative to it), its
-    /// `spec` report going straight to the terminal.
-    pub fn start(setup: &SessionSetup, manifest: &ManifestFile, files: &[&str], color: bool) -> anyhow::Result<Self> {
+    /// Starts Node's test runner in the project folder on `files` (relative to it), with
+    /// `options` (its reporters and the rest) before them; its reports go where they say.
+    pub fn start(
+        setup: &SessionSetup,
+        manifest: &ManifestFile,
+        files: &[&str],
+        options: &[std::ffi::OsString],
+        color: bool,
+    ) -> anyhow::Result<Self> {
         let mut command = Command::new(&setup.node);
         own_process_group(&mut command);
         #[cfg(target_os = "linux")]
@@ -82,7 +96,8 @@ impl TestRunner {
             .arg("--enable-source-maps")
             .arg("--import")
             .arg(crate::uri::file_url(&setup.runtime_dir().join("test-setup.mjs")))
-            .args(["--test", "--test-reporter=spec", "--test-reporter-destination=stdout"])
+            .arg("--test")
+            .args(options)
             .args(files)
             .envs(setup.env.iter().map(|(key, value)| (key, value)))
             .env("AGENT_SDK_TEST_MANIFEST", &manifest.0)
@@ -100,12 +115,16 @@ impl TestRunner {
         Ok(Self { child })
     }
 
-    /// Whether every test passed, once Node has finished (`None` while it runs).
+    /// Whether every test passed, once Node has finished (`None` while it runs). Node
+    /// refusing an option (exit 9, as for one after `--`) is a usage error (exit 2).
     pub fn passed(&mut self) -> anyhow::Result<Option<bool>> {
         let status = self.child.try_wait().context("lost track of the Node.js test runner")?;
         if status.is_some() {
             // What a test started and left running ends with the run.
             kill_group(&self.child);
+        }
+        if status.is_some_and(|status| status.code() == Some(NODE_INVALID_ARGUMENT)) {
+            return Err(Exit::usage("Node.js refused an option of its test runner (see above); the arguments after `--` go to it as they are").into());
         }
         Ok(status.map(|status| status.success()))
     }
