@@ -615,3 +615,48 @@ fn node_options_reach_the_tests_and_one_node_refuses_is_an_environment_error() {
         "{stderr}"
     );
 }
+
+/// SIGTERM and SIGHUP stop `test` as Ctrl-C does: the run ends with every process it
+/// started (a test that never ends included), exit 128 + the signal.
+#[test]
+fn sigterm_and_sighup_end_the_tests_and_every_process_they_started() {
+    for (signal, code) in [("-TERM", 143), ("-HUP", 129), ("-INT", 130)] {
+        let dir = copy_fixture("test", "empty");
+        let pid_file = dir.path().join("test-pid.txt");
+        std::fs::create_dir_all(dir.path().join("test")).unwrap();
+        std::fs::write(
+            dir.path().join("test/forever.test.ts"),
+            "import { writeFileSync } from \"node:fs\";\nimport { test } from \"node:test\";\n\n\
+             test(\"never ends\", async () => {\n  writeFileSync(process.env.PID_FILE!, String(process.pid));\n  \
+             await new Promise(() => setInterval(() => {}, 1000));\n});\n",
+        )
+        .unwrap();
+        let mut child = common::agent_sdk()
+            .arg("test")
+            .current_dir(dir.path())
+            .env("PID_FILE", &pid_file)
+            .env_remove("NODE_OPTIONS")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let pid = loop {
+            if let Some(pid) = std::fs::read_to_string(&pid_file).ok().filter(|pid| !pid.is_empty()) {
+                break pid;
+            }
+            assert!(started.elapsed() < std::time::Duration::from_secs(30), "{signal}: the test never started");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert!(std::process::Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
+        assert_eq!(child.wait().unwrap().code(), Some(code), "{signal}");
+        let ended = std::time::Instant::now();
+        while std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .is_ok_and(|stat| stat.rsplit(") ").next().is_some_and(|rest| !rest.starts_with('Z')))
+        {
+            assert!(ended.elapsed() < std::time::Duration::from_secs(5), "{signal}: the test's process {pid} still runs");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}

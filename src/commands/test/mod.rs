@@ -24,8 +24,7 @@ mod results;
 use std::cell::Cell;
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -41,13 +40,11 @@ use crate::printer::Printer;
 use crate::project;
 use crate::report::{self, ProjectDir, plural};
 use crate::runtime::node_version::NodeVersion;
+use crate::signals::{self, Stop};
 use files::{Patterns, TestFile};
 use node::{ManifestFile, TestRunner};
 use options::RunnerOptions;
 use results::ResultsFile;
-
-/// The exit code after Ctrl-C (128 + SIGINT), the way `--watch` ends.
-const INTERRUPTED: u8 = 130;
 
 /// How often a running test run is looked at (its end, Ctrl-C): its end is seen at most
 /// this late, so it is short (one `waitpid` a look).
@@ -73,11 +70,14 @@ pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let patterns = Patterns::new(&args.patterns, &project)?;
     let (setup, _env) = SessionSetup::prepare(project, args.env.files(), Duration::from_secs(30))?;
     let node = node::NodeCheck::start(&setup);
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&interrupted);
+    let stopped = Arc::new(OnceLock::new());
+    let first = Arc::clone(&stopped);
     // Node runs in a process group of its own (so a change can stop it with every test
-    // process it started): Ctrl-C reaches agent-sdk only, which ends the run.
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    // process it started): Ctrl-C reaches agent-sdk only, which ends the run with that
+    // group, and SIGTERM or SIGHUP do the same (each exits 128 + the signal).
+    let _ = signals::on_stop(move |signal| {
+        let _ = first.set(signal);
+    });
     let dir = ProjectDir::for_files(&setup.project.dir);
     let tests = Tests {
         setup: &setup,
@@ -87,7 +87,7 @@ pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         dir: &dir,
         noted: Cell::new(false),
         printer,
-        interrupted: &interrupted,
+        stopped: &stopped,
     };
     if args.watch { tests.watch() } else { tests.once() }
 }
@@ -103,7 +103,8 @@ struct Tests<'a> {
     /// Whether the notes about this Node's coverage were said (once, before the first run).
     noted: Cell<bool>,
     printer: &'a Printer,
-    interrupted: &'a AtomicBool,
+    /// The first stopping signal (Ctrl-C, SIGTERM, SIGHUP), once one came.
+    stopped: &'a OnceLock<Stop>,
 }
 
 /// How a round of tests ended.
@@ -115,11 +116,16 @@ enum Ended {
 }
 
 impl Tests<'_> {
+    /// 128 + the signal that stopped the tests (130 for Ctrl-C).
+    fn stopped_status(&self) -> ExitStatus {
+        ExitStatus::Code(self.stopped.get().copied().unwrap_or(Stop::CTRL_C).exit_code())
+    }
+
     fn once(&self) -> anyhow::Result<ExitStatus> {
         let (ended, _) = self.round(None)?;
         Ok(match ended {
             Ended::Finished(status) => status,
-            Ended::Interrupted | Ended::Changed => ExitStatus::Code(INTERRUPTED),
+            Ended::Interrupted | Ended::Changed => self.stopped_status(),
         })
     }
 
@@ -130,7 +136,7 @@ impl Tests<'_> {
         loop {
             let (ended, reached) = self.round(Some(&mut watched))?;
             match ended {
-                Ended::Interrupted => return Ok(ExitStatus::Code(INTERRUPTED)),
+                Ended::Interrupted => return Ok(self.stopped_status()),
                 Ended::Changed => {}
                 Ended::Finished(_) => {
                     if !watched.changed() {
@@ -138,8 +144,8 @@ impl Tests<'_> {
                         self.printer.progress("\nwaiting for changes to the agent's code (Ctrl-C stops)\n");
                         let mut next_look = Instant::now() + POLL;
                         while !watched.changed_by(&mut next_look) {
-                            if self.interrupted.load(Ordering::SeqCst) {
-                                return Ok(ExitStatus::Code(INTERRUPTED));
+                            if self.stopped.get().is_some() {
+                                return Ok(self.stopped_status());
                             }
                             std::thread::sleep(TICK);
                         }
@@ -225,7 +231,7 @@ impl Tests<'_> {
                 let status = if passed && broken.is_empty() { ExitStatus::Success } else { ExitStatus::Failure };
                 break Ended::Finished(status);
             }
-            if self.interrupted.load(Ordering::SeqCst) {
+            if self.stopped.get().is_some() {
                 runner.kill();
                 break Ended::Interrupted;
             }
