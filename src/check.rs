@@ -155,7 +155,8 @@ fn apply_suppressions(checked: &mut CheckedProject) {
     }
 }
 
-/// How long a compiled module is kept in the cache (edits leave old entries behind).
+/// How long a compiled module no run used is kept in the cache (edits leave old entries
+/// behind).
 const CACHE_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 
 /// Walks on from the hooks that would load so far; a hook that reaches an error is
@@ -170,7 +171,8 @@ fn follow_imports(
 ) {
     let mut graph = graph::walk(&project.canonical_dir, entries, resolver, cache, analysis_pool());
     if let Some(cache) = cache.filter(|_| graph.compiled > 0) {
-        cache.prune(CACHE_MAX_AGE);
+        // Never what this check reached: the runtime is about to load it.
+        cache.prune(CACHE_MAX_AGE, &graph.cache_keys);
     }
     // The hooks' entries come first; the mount files' after them.
     for (&index, error) in entry_hooks.iter().zip(&graph.entry_errors) {

@@ -428,3 +428,47 @@ fn module_hooks_run_in_thread_where_node_has_register_hooks_and_on_the_loader_th
         assert!(!tested.both().contains("Warning"), "AGENT_SDK_MODULE_HOOKS={asked}:\n{}", tested.both());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The compiled-module cache, and modules compiled while the hooks run (issue 21).
+
+/// The compiled modules in the project's cache (`<key>.json` entries, each with its code).
+fn cache_entries(project: &Path) -> Vec<std::path::PathBuf> {
+    let mut entries: Vec<_> = std::fs::read_dir(project.join(".agent-sdk/cache"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .collect();
+    entries.sort();
+    entries
+}
+
+/// Makes every file of the project's cache look last used `days` ago.
+fn age_cache(project: &Path, days: u64) {
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 24 * 3600);
+    for entry in std::fs::read_dir(project.join(".agent-sdk/cache")).unwrap() {
+        let file = std::fs::File::options().write(true).open(entry.unwrap().path()).unwrap();
+        file.set_modified(then).unwrap();
+    }
+}
+
+#[test]
+fn a_cache_last_used_31_days_ago_and_one_edit_still_load_every_hook() {
+    let project = copy_fixture("runtime", "tsconfig-paths");
+    let expected = ["alias paths-from-the-base-config Tilde Alias util.ts", "nested/deep two-folders-down"];
+    let first = agent_sdk(project.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&first.output), 0, "{}", first.both());
+    let before = cache_entries(project.path());
+    age_cache(project.path(), 31);
+    // One edit: that hook is compiled again, and the old entries are pruned.
+    let hook = project.path().join("bot/hooks/alias.ts");
+    let edited = std::fs::read_to_string(&hook).unwrap() + "// edited\n";
+    std::fs::write(&hook, edited).unwrap();
+
+    let second = agent_sdk(project.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&second.output), 0, "{}", second.both());
+    assert_eq!(second.record, expected, "{}", second.both());
+    let after = cache_entries(project.path());
+    assert_eq!(after.len(), before.len(), "the edited hook's old entry went, every entry in use stayed: {after:?}");
+    assert_eq!(after.iter().filter(|entry| !before.contains(entry)).count(), 1, "one new entry: {after:?}");
+}

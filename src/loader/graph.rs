@@ -50,6 +50,8 @@ pub struct ModuleGraph {
     pub sources: HashMap<String, String>,
     /// Modules compiled in this walk (not found in the cache).
     pub compiled: usize,
+    /// The cache keys of every module reached: the entries the runtime is about to load.
+    pub cache_keys: HashSet<String>,
 }
 
 /// One module's result before it joins the graph.
@@ -64,6 +66,8 @@ pub struct Visited {
     /// Its imports as compiled, for linking.
     imports: Vec<transform::Import>,
     compiled: bool,
+    /// Its entry in the cache, when there is a cache.
+    cache_key: Option<String>,
 }
 
 /// Walks on from `entries` (the hooks, already visited with [`visit_entry`] in the pass
@@ -123,6 +127,7 @@ fn assemble(entries: &[PathBuf], order: &[PathBuf], mut visited: HashMap<PathBuf
     for path in order {
         let Some(result) = visited.remove(path) else { continue };
         graph.compiled += usize::from(result.compiled);
+        graph.cache_keys.extend(result.cache_key);
         graph.diagnostics.extend(result.diagnostics);
         if let Some((shown, text)) = result.source {
             graph.sources.insert(shown, text);
@@ -205,6 +210,7 @@ impl Visited {
             next: Vec::new(),
             imports: Vec::new(),
             compiled: false,
+            cache_key: None,
         }
     }
 
@@ -226,6 +232,7 @@ impl Visited {
             Err(error) => return self.diagnostics.push(bad_tsconfig(&self.shown, &error)),
         };
         let key = cache.map(|_| Cache::key(&path, source, format, &options)).unwrap_or_default();
+        self.cache_key = cache.map(|_| key.clone());
         let compiled = match cache.and_then(|cache| cache.get(&key)) {
             Some(cached) => cached,
             None => {
