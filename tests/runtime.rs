@@ -472,3 +472,73 @@ fn a_cache_last_used_31_days_ago_and_one_edit_still_load_every_hook() {
     assert_eq!(after.len(), before.len(), "the edited hook's old entry went, every entry in use stayed: {after:?}");
     assert_eq!(after.iter().filter(|entry| !before.contains(entry)).count(), 1, "one new entry: {after:?}");
 }
+
+/// Writes `bot/data/table.ts`: `rows`, about `megabytes` MB of generated data.
+fn write_table(project: &Path, megabytes: usize) -> usize {
+    let mut text = String::from("export const rows: { sku: string; price: number; tags: string[] }[] = [\n");
+    let mut count = 0;
+    while text.len() < megabytes * 1_000_000 {
+        text.push_str(&format!(
+            "  {{ sku: \"SKU-{count:07}\", price: {}.5, tags: [\"in-stock\", \"bulk\"] }},\n",
+            count % 97
+        ));
+        count += 1;
+    }
+    text.push_str("];\n");
+    std::fs::create_dir_all(project.join("bot/data")).unwrap();
+    std::fs::write(project.join("bot/data/table.ts"), text).unwrap();
+    count
+}
+
+/// `command` with its address space limited to `gib` GiB (as `ulimit -v`).
+fn with_address_space_of(mut command: std::process::Command, gib: u64) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let bytes = gib * 1024 * 1024 * 1024;
+    // SAFETY: setrlimit(2) is async-signal-safe and the closure allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+#[test]
+fn a_module_of_megabytes_compiles_and_loads_in_a_limited_address_space() {
+    // (3 MB under `ulimit -v 4GB` and 12 MB under 8 GB: Node loads both.)
+    for (megabytes, gib) in [(3, 4), (12, 8)] {
+        let project = copy_fixture("runtime", "big-module");
+        let rows = write_table(project.path(), megabytes);
+        let limited = || with_address_space_of(common::agent_sdk(), gib);
+        let validated = common::recorded(limited(), project.path(), &["validate"], &[]);
+        assert_eq!(exit_code(&validated.output), 0, "{megabytes} MB: {}", validated.both());
+        let ran = common::recorded(limited(), project.path(), &["run", "--event", "turn.completed"], &[]);
+        assert_eq!(exit_code(&ran.output), 0, "{megabytes} MB: {}", ran.both());
+        let last = format!("SKU-{:07}", rows - 1);
+        assert_eq!(ran.record, [format!("table {rows} rows, last {last}")], "{}", ran.both());
+    }
+}
+
+#[test]
+fn a_module_nested_deeper_than_any_stack_holds_is_a_parse_error_not_a_crash() {
+    let project = copy_fixture("runtime", "big-module");
+    // 4 million levels of nesting: deeper than any stack the compiler gets (Node's own
+    // parser gives up past a few thousand).
+    let levels = 4_000_000;
+    let nested = format!("export const rows: any = {}{};\n", "[".repeat(levels), "]".repeat(levels));
+    std::fs::create_dir_all(project.path().join("bot/data")).unwrap();
+    std::fs::write(project.path().join("bot/data/table.ts"), nested).unwrap();
+    let ran = agent_sdk(project.path(), &["validate", "--format", "json"]);
+    assert_eq!(exit_code(&ran.output), 1, "{}", ran.both());
+    let report: serde_json::Value = serde_json::from_str(&ran.stdout()).unwrap();
+    let diagnostic =
+        the_diagnostic(report["diagnostics"].as_array().unwrap(), "hooks::parse-error", "bot/data/table.ts");
+    assert_eq!(
+        diagnostic["message"], "it is nested too deeply to compile (deeper than Node.js itself parses)",
+        "{diagnostic:#}"
+    );
+}

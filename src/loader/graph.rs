@@ -182,10 +182,7 @@ fn visit(path: &Path, shown: String, resolver: &Resolver, cache: Option<&Cache>)
     let mut visited = Visited::new(path, shown, resolver.format_of(path));
     match std::fs::read_to_string(path) {
         Ok(source) => visited.compile(&source, resolver, cache, |format, options, output| {
-            crate::analyze::on_a_big_enough_stack(source.len(), || {
-                transform::compile(path, &source, format, options, output)
-            })
-            .unwrap_or_else(|| Err(vec![too_big(source.len())]))
+            super::big_modules::compile(path, &source, format, options, output)
         }),
         Err(error) => visited.diagnostics.push(unreadable(&visited.shown, &error)),
     }
@@ -346,15 +343,6 @@ fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver, pool: 
             result.diagnostics.extend(found);
             result.source.get_or_insert_with(|| (result.shown.clone(), source));
         }
-    }
-}
-
-fn too_big(len: usize) -> Problem {
-    Problem {
-        kind: ProblemKind::Syntax,
-        span: None,
-        message: format!("it is too big to compile with the memory available ({len} bytes)"),
-        help: "move generated code or data out of the modules the hooks import".to_owned(),
     }
 }
 

@@ -10,6 +10,7 @@
 //!                └─▶ manifest ─▶ the runtime's loader (module.register + require hooks)
 //! ```
 
+pub mod big_modules;
 pub mod cache;
 pub mod commonjs;
 pub mod commonjs_only;
