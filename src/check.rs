@@ -3,11 +3,10 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::analyze::{self, HookAnalysis};
+use crate::analyze::{self, HookAnalysis, analysis_pool};
 use crate::diagnostics::{Code, Diagnostic, Severity, suppression};
 use crate::discover::{self, HookModule};
 use crate::extensions::Mount;
@@ -185,20 +184,6 @@ fn follow_imports(
         checked.sources.entry(path).or_insert(text);
     }
     checked.modules = graph;
-}
-
-/// The threads modules are analysed on, each with the stack [`analyze::analyze_module`]
-/// needs. `None` only if the system cannot start threads: then this thread does the work.
-pub(crate) fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .thread_name(|i| format!("analyze-{i}"))
-            .stack_size(analyze::STACK_BYTES)
-            .build()
-            .ok()
-    })
-    .as_ref()
 }
 
 /// What checking one hook module found.

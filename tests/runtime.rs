@@ -473,6 +473,77 @@ fn a_cache_last_used_31_days_ago_and_one_edit_still_load_every_hook() {
     assert_eq!(after.iter().filter(|entry| !before.contains(entry)).count(), 1, "one new entry: {after:?}");
 }
 
+#[test]
+fn a_compiled_module_deleted_from_the_cache_while_the_hooks_run_is_compiled_again() {
+    runs_turn_completed(
+        "cache-cleared",
+        &["esm", "require"],
+        &["esm loaded after the cache was cleared", "cjs loaded after the cache was cleared"],
+    );
+}
+
+/// Writes `bot/plugins/many.ts`, which imports `count` generated modules and exports the
+/// sum of theirs as `total`.
+fn write_many_modules(project: &Path, count: usize) {
+    // A long folder name, as generated code has: the manifest names every module twice.
+    let folder = "generated-modules-of-a-plugin-with-a-long-folder-name";
+    let modules = project.join("bot/plugins").join(folder);
+    std::fs::create_dir_all(&modules).unwrap();
+    let mut plugin = String::new();
+    for index in 0..count {
+        std::fs::write(modules.join(format!("module-{index}.ts")), "export const value: number = 1;\n").unwrap();
+        plugin.push_str(&format!("import {{ value as v{index} }} from \"./{folder}/module-{index}.js\";\n"));
+    }
+    let sum: Vec<String> = (0..count).map(|index| format!("v{index}")).collect();
+    plugin.push_str(&format!("export const total: number = {};\n", sum.join(" + ")));
+    std::fs::write(project.join("bot/plugins/many.ts"), plugin).unwrap();
+}
+
+#[test]
+fn a_computed_import_whose_answer_is_over_1_mib_loads_in_run_and_in_test() {
+    let project = copy_fixture("runtime", "computed-many");
+    write_many_modules(project.path(), 3000);
+    // What the runtime is answered for the plugin (its manifest) is over 1 MiB, the
+    // buffer a child process's output had.
+    let plugin = project.path().canonicalize().unwrap().join("bot/plugins/many.ts");
+    let answer = common::run_in(project.path(), &["__load-module", "--dir", ".", "--", plugin.to_str().unwrap()]);
+    assert!(answer.stdout.len() > 1024 * 1024, "{} bytes", answer.stdout.len());
+
+    let ran = agent_sdk(project.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(ran.record, ["many total 3000"], "{}", ran.both());
+    let tested = agent_sdk(project.path(), &["test"]);
+    assert_eq!(exit_code(&tested.output), 0, "{}", tested.both());
+    assert_eq!(tested.record, ["test many total 3000"], "{}", tested.both());
+}
+
+#[test]
+fn a_module_a_computed_import_loaded_is_answered_from_memory_the_next_times() {
+    let project = copy_fixture("runtime", "computed-twice");
+    // Every event of the turn imports the plugin; its source is deleted after the first.
+    let ran = agent_sdk(project.path(), &["run", "--message", "hi"]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert!(ran.record.len() >= 3, "{:?}", ran.record);
+    for (index, line) in ran.record.iter().enumerate() {
+        assert_eq!(line, &format!("twice #{index} HELLO ADA!"), "{}", ran.both());
+    }
+}
+
+#[test]
+fn computed_imports_go_on_working_after_the_binary_is_replaced() {
+    let project = copy_fixture("runtime", "binary-replaced");
+    // A link to the binary, which the hook removes before its computed import, as an
+    // upgrade (npm, cargo install) replaces the file while `run` or `dev` goes on.
+    let binary = project.path().join("agent-sdk");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_agent-sdk"), &binary).unwrap();
+    let env = [("BINARY_TO_REMOVE", binary.to_str().unwrap())];
+    let ran =
+        common::recorded(common::agent_sdk_at(&binary), project.path(), &["run", "--event", "turn.completed"], &env);
+    assert!(!binary.exists(), "the hook removed it");
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(ran.record, ["upgrade HELLO ADA!"], "{}", ran.both());
+}
+
 /// Writes `bot/data/table.ts`: `rows`, about `megabytes` MB of generated data.
 fn write_table(project: &Path, megabytes: usize) -> usize {
     let mut text = String::from("export const rows: { sku: string; price: number; tags: string[] }[] = [\n");

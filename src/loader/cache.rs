@@ -8,7 +8,9 @@
 //!
 //! An entry's modification time is when it was last used (to the day: a hit refreshes it
 //! once it is a day old, so a run of an unchanged project writes nothing), and
-//! [`Cache::prune`] deletes only entries unused for long and not in use now.
+//! [`Cache::prune`] deletes only entries unused for long and not in use now. Another
+//! process may still prune an entry a running runtime has yet to load: the runtime then
+//! asks for the module again, and a missing entry is a miss.
 
 use std::collections::HashSet;
 use std::io::{Read, Write};
@@ -156,7 +158,7 @@ fn mark_used(file: &std::fs::File) {
 fn binary_stamp() -> &'static str {
     static STAMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     STAMP.get_or_init(|| {
-        let binary = std::env::current_exe().and_then(std::fs::metadata);
+        let binary = crate::running_binary::metadata();
         let (size, modified) = binary.map_or((0, None), |metadata| (metadata.len(), metadata.modified().ok()));
         format!("{} {size} {modified:?}", env!("CARGO_PKG_VERSION"))
     })

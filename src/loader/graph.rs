@@ -113,10 +113,16 @@ pub fn walk(
 }
 
 /// Walks from `files` (absolute, links resolved) as if each were a hook: what the runtime
-/// needs for a module no string literal reaches (`import(name)` of a computed name).
+/// needs for a module no string literal reaches (`import(name)` of a computed name). The
+/// modules are compiled on the analysis pool's threads, whose stacks parsing needs.
 pub fn walk_files(root: &Path, files: &[PathBuf], resolver: &Resolver, cache: Option<&Cache>) -> ModuleGraph {
-    let entries = files.iter().map(|path| visit(path, display_path(root, path), resolver, cache)).collect();
-    walk(root, entries, resolver, cache, None)
+    let pool = crate::analyze::analysis_pool();
+    let visit_all = || files.par_iter().map(|path| visit(path, display_path(root, path), resolver, cache)).collect();
+    let entries = match pool {
+        Some(pool) => pool.install(visit_all),
+        None => visit_all(),
+    };
+    walk(root, entries, resolver, cache, pool)
 }
 
 fn assemble(entries: &[PathBuf], order: &[PathBuf], mut visited: HashMap<PathBuf, Visited>) -> ModuleGraph {

@@ -18,6 +18,7 @@ pub mod exports;
 pub mod graph;
 pub mod installed;
 pub mod link;
+pub mod on_demand;
 pub mod resolver;
 pub mod transform;
 
