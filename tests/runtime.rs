@@ -530,6 +530,11 @@ fn a_module_a_computed_import_loaded_is_answered_from_memory_the_next_times() {
 }
 
 #[test]
+fn a_computed_import_of_json_through_a_paths_alias_loads_as_the_literal_one_does() {
+    runs_turn_completed("computed-json", &["prices"], &["prices coffee 3.5 eur 0.92 gbp 0.79"]);
+}
+
+#[test]
 fn computed_imports_go_on_working_after_the_binary_is_replaced() {
     let project = copy_fixture("runtime", "binary-replaced");
     // A link to the binary, which the hook removes before its computed import, as an

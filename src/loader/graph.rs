@@ -354,7 +354,7 @@ fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver, pool: 
 
 /// Whether the walk follows into `path`: TypeScript anywhere (only we can compile it),
 /// JavaScript outside `node_modules` (the project's own code).
-fn is_walked(path: &Path) -> bool {
+pub fn is_walked(path: &Path) -> bool {
     let in_dependencies = path.components().any(|component| component.as_os_str() == "node_modules");
     let javascript = matches!(path.extension().and_then(|extension| extension.to_str()), Some("js" | "mjs" | "cjs"));
     is_typescript(path) || (javascript && !in_dependencies)

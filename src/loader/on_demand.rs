@@ -37,7 +37,8 @@ pub struct ModuleRequest {
 #[serde(untagged)]
 pub enum ModuleAnswer {
     /// Where the import leads (`None`: a built-in, which Node resolves), and the manifest
-    /// of what it reaches.
+    /// of what it reaches (`None`: Node loads it as it is, a JSON file or a package's
+    /// JavaScript).
     Found {
         target: Option<PathBuf>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,6 +87,11 @@ impl OnDemand {
             None => PathBuf::from(&request.specifier),
         };
         let target = target.canonicalize().unwrap_or(target);
+        // The rule of the walk from the hooks: a literal import of a JSON file (or of a
+        // package's JavaScript) is left to Node, and so is a computed one.
+        if !graph::is_walked(&target) {
+            return ModuleAnswer::Found { target: Some(target), manifest: None };
+        }
         let modules = graph::walk_files(&self.root, std::slice::from_ref(&target), &self.resolver, Some(&self.cache));
         let first_error = modules.diagnostics.iter().find(|diagnostic| diagnostic.severity() == Severity::Error);
         if let Some(error) = first_error {
