@@ -3,11 +3,10 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::analyze::{self, HookAnalysis};
+use crate::analyze::{self, HookAnalysis, analysis_pool};
 use crate::diagnostics::{Code, Diagnostic, Severity, suppression};
 use crate::discover::{self, HookModule};
 use crate::extensions::Mount;
@@ -167,7 +166,8 @@ pub(crate) fn apply_suppressions_of(diagnostics: &mut Vec<Diagnostic>, path: &st
     suppression::apply(diagnostics, path, text, &comments.unwrap_or_default());
 }
 
-/// How long a compiled module is kept in the cache (edits leave old entries behind).
+/// How long a compiled module no run used is kept in the cache (edits leave old entries
+/// behind).
 const CACHE_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 
 /// Walks on from the hooks that would load so far; a hook that reaches an error is
@@ -182,7 +182,8 @@ fn follow_imports(
 ) {
     let mut graph = graph::walk(&project.canonical_dir, entries, resolver, cache, analysis_pool());
     if let Some(cache) = cache.filter(|_| graph.compiled > 0) {
-        cache.prune(CACHE_MAX_AGE);
+        // Never what this check reached: the runtime is about to load it.
+        cache.prune(CACHE_MAX_AGE, &graph.cache_keys);
     }
     // The hooks' entries come first; the mount files' after them.
     for (&index, error) in entry_hooks.iter().zip(&graph.entry_errors) {
@@ -195,20 +196,6 @@ fn follow_imports(
         checked.sources.entry(path).or_insert(text);
     }
     checked.modules = graph;
-}
-
-/// The threads modules are analysed on, each with the stack [`analyze::analyze_module`]
-/// needs. `None` only if the system cannot start threads: then this thread does the work.
-pub(crate) fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
-    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
-    POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .thread_name(|i| format!("analyze-{i}"))
-            .stack_size(analyze::STACK_BYTES)
-            .build()
-            .ok()
-    })
-    .as_ref()
 }
 
 /// What checking one hook module found.

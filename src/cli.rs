@@ -166,6 +166,11 @@ pub enum Command {
 /// nor the shell completions offer it.
 pub const LOAD_MODULE: &str = "__load-module";
 
+/// The first argument of the other: compile one module too big to compile on a thread of
+/// the process that needs it, in a process of its own (see [`crate::loader::big_modules`]).
+/// It reads what to compile on stdin.
+pub const COMPILE: &str = "__compile";
+
 /// `agent-sdk __load-module`: compile a module the hook runtime was asked to load that no
 /// string literal imports (so the project check could not reach it), and print its manifest.
 #[derive(Debug, Parser)]

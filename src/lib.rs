@@ -29,6 +29,7 @@ pub mod package_json;
 pub mod printer;
 pub mod project;
 pub mod report;
+pub mod running_binary;
 pub mod runtime;
 pub mod scaffold;
 pub mod sdk;
@@ -63,6 +64,9 @@ pub fn main_as(program: cli::ProgramName) -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|first| first == cli::LOAD_MODULE) {
         return load_module();
     }
+    if std::env::args_os().nth(1).is_some_and(|first| first == cli::COMPILE) {
+        return compile_big_module();
+    }
     let cli = match Cli::try_parse_as(program, std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => {
@@ -78,6 +82,17 @@ pub fn main_as(program: cli::ProgramName) -> ExitCode {
         Err(error) => {
             printer.stderr(&format!("error: {error:#}\n"));
             exit_status::status_of(&error).into()
+        }
+    }
+}
+
+/// `agent-sdk __compile`, for a module too big to compile on a thread (see [`cli::COMPILE`]).
+fn compile_big_module() -> ExitCode {
+    match loader::big_modules::compile_from_stdin() {
+        Ok(()) => ExitStatus::Success.into(),
+        Err(error) => {
+            Printer::new(cli::ColorChoice::Never).stderr(&format!("error: {error}\n"));
+            ExitStatus::Error.into()
         }
     }
 }

@@ -1863,3 +1863,23 @@ fn sighup_stops_dev_gracefully_as_ctrl_c_does() {
     let log = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
     assert!(log.contains("stopped"), "{log}");
 }
+
+#[test]
+fn a_session_started_after_an_upgrade_replaced_the_binary_still_loads_computed_imports() {
+    // Its hook imports a plugin by a computed name: the runtime asks agent-sdk for it.
+    let dir = copy_fixture("runtime", "binary-replaced");
+    let binary = dir.path().join("agent-sdk");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_agent-sdk"), &binary).unwrap();
+    let mut command = common::agent_sdk_at(&binary);
+    command.args(["dev", "--port", "0"]);
+    let server = DevServer::adopt(in_project(command, dir.path()).spawn().unwrap(), dir.path(), "");
+    // What `npm install -g agent-sdk@next` does: another file at the binary's path.
+    std::fs::remove_file(&binary).unwrap();
+    std::fs::write(&binary, "#!/bin/sh\nexit 99\n").unwrap();
+    std::fs::set_permissions(&binary, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+
+    let session = server.create_session();
+    server.send_settled(&session, "hi");
+    let log = || std::fs::read_to_string(dir.path().join("dev.log")).unwrap_or_default();
+    assert_eq!(record(dir.path()), ["upgrade HELLO ADA!"], "{}", log());
+}

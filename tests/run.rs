@@ -339,8 +339,9 @@ fn calls_made_faster_than_their_replies_are_read_are_all_answered() {
     assert_eq!(ran.record, ["answered 20000"]);
 }
 
-/// The runtime's channel (fds 3 to 6: events, messages, replies, the handler slot) is its
-/// own: a process a hook starts holds none of it, so it can neither forge nor block it.
+/// The runtime's channel (fds 3 to 8: events, messages, replies, the handler slot, module
+/// requests and answers) is its own: a process a hook starts holds none of it, so it can
+/// neither forge nor block it.
 #[test]
 fn a_process_a_hook_starts_holds_none_of_the_runtime_s_channel() {
     let dir = copy_fixture("run", "child-fds");

@@ -428,3 +428,193 @@ fn module_hooks_run_in_thread_where_node_has_register_hooks_and_on_the_loader_th
         assert!(!tested.both().contains("Warning"), "AGENT_SDK_MODULE_HOOKS={asked}:\n{}", tested.both());
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The compiled-module cache, and modules compiled while the hooks run (issue 21).
+
+/// The compiled modules in the project's cache (`<key>.json` entries, each with its code).
+fn cache_entries(project: &Path) -> Vec<std::path::PathBuf> {
+    let mut entries: Vec<_> = std::fs::read_dir(project.join(".agent-sdk/cache"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "json"))
+        .collect();
+    entries.sort();
+    entries
+}
+
+/// Makes every file of the project's cache look last used `days` ago.
+fn age_cache(project: &Path, days: u64) {
+    let then = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 24 * 3600);
+    for entry in std::fs::read_dir(project.join(".agent-sdk/cache")).unwrap() {
+        let file = std::fs::File::options().write(true).open(entry.unwrap().path()).unwrap();
+        file.set_modified(then).unwrap();
+    }
+}
+
+#[test]
+fn a_cache_last_used_31_days_ago_and_one_edit_still_load_every_hook() {
+    let project = copy_fixture("runtime", "tsconfig-paths");
+    let expected = ["alias paths-from-the-base-config Tilde Alias util.ts", "nested/deep two-folders-down"];
+    let first = agent_sdk(project.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&first.output), 0, "{}", first.both());
+    let before = cache_entries(project.path());
+    age_cache(project.path(), 31);
+    // One edit: that hook is compiled again, and the old entries are pruned.
+    let hook = project.path().join("bot/hooks/alias.ts");
+    let edited = std::fs::read_to_string(&hook).unwrap() + "// edited\n";
+    std::fs::write(&hook, edited).unwrap();
+
+    let second = agent_sdk(project.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&second.output), 0, "{}", second.both());
+    assert_eq!(second.record, expected, "{}", second.both());
+    let after = cache_entries(project.path());
+    assert_eq!(after.len(), before.len(), "the edited hook's old entry went, every entry in use stayed: {after:?}");
+    assert_eq!(after.iter().filter(|entry| !before.contains(entry)).count(), 1, "one new entry: {after:?}");
+}
+
+#[test]
+fn a_compiled_module_deleted_from_the_cache_while_the_hooks_run_is_compiled_again() {
+    runs_turn_completed(
+        "cache-cleared",
+        &["esm", "require"],
+        &["esm loaded after the cache was cleared", "cjs loaded after the cache was cleared"],
+    );
+}
+
+/// Writes `bot/plugins/many.ts`, which imports `count` generated modules and exports the
+/// sum of theirs as `total`.
+fn write_many_modules(project: &Path, count: usize) {
+    // A long folder name, as generated code has: the manifest names every module twice.
+    let folder = "generated-modules-of-a-plugin-with-a-long-folder-name";
+    let modules = project.join("bot/plugins").join(folder);
+    std::fs::create_dir_all(&modules).unwrap();
+    let mut plugin = String::new();
+    for index in 0..count {
+        std::fs::write(modules.join(format!("module-{index}.ts")), "export const value: number = 1;\n").unwrap();
+        plugin.push_str(&format!("import {{ value as v{index} }} from \"./{folder}/module-{index}.js\";\n"));
+    }
+    let sum: Vec<String> = (0..count).map(|index| format!("v{index}")).collect();
+    plugin.push_str(&format!("export const total: number = {};\n", sum.join(" + ")));
+    std::fs::write(project.join("bot/plugins/many.ts"), plugin).unwrap();
+}
+
+#[test]
+fn a_computed_import_whose_answer_is_over_1_mib_loads_in_run_and_in_test() {
+    let project = copy_fixture("runtime", "computed-many");
+    write_many_modules(project.path(), 3000);
+    // What the runtime is answered for the plugin (its manifest) is over 1 MiB, the
+    // buffer a child process's output had.
+    let plugin = project.path().canonicalize().unwrap().join("bot/plugins/many.ts");
+    let answer = common::run_in(project.path(), &["__load-module", "--dir", ".", "--", plugin.to_str().unwrap()]);
+    assert!(answer.stdout.len() > 1024 * 1024, "{} bytes", answer.stdout.len());
+
+    let ran = agent_sdk(project.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(ran.record, ["many total 3000"], "{}", ran.both());
+    let tested = agent_sdk(project.path(), &["test"]);
+    assert_eq!(exit_code(&tested.output), 0, "{}", tested.both());
+    assert_eq!(tested.record, ["test many total 3000"], "{}", tested.both());
+}
+
+#[test]
+fn a_module_a_computed_import_loaded_is_answered_from_memory_the_next_times() {
+    let project = copy_fixture("runtime", "computed-twice");
+    // Every event of the turn imports the plugin; its source is deleted after the first.
+    let ran = agent_sdk(project.path(), &["run", "--message", "hi"]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert!(ran.record.len() >= 3, "{:?}", ran.record);
+    for (index, line) in ran.record.iter().enumerate() {
+        assert_eq!(line, &format!("twice #{index} HELLO ADA!"), "{}", ran.both());
+    }
+}
+
+#[test]
+fn a_computed_import_of_json_through_a_paths_alias_loads_as_the_literal_one_does() {
+    runs_turn_completed("computed-json", &["prices"], &["prices coffee 3.5 eur 0.92 gbp 0.79"]);
+}
+
+#[test]
+fn computed_imports_go_on_working_after_the_binary_is_replaced() {
+    let project = copy_fixture("runtime", "binary-replaced");
+    // A link to the binary, which the hook removes before its computed import, as an
+    // upgrade (npm, cargo install) replaces the file while `run` or `dev` goes on.
+    let binary = project.path().join("agent-sdk");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_agent-sdk"), &binary).unwrap();
+    let env = [("BINARY_TO_REMOVE", binary.to_str().unwrap())];
+    let ran =
+        common::recorded(common::agent_sdk_at(&binary), project.path(), &["run", "--event", "turn.completed"], &env);
+    assert!(!binary.exists(), "the hook removed it");
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(ran.record, ["upgrade HELLO ADA!"], "{}", ran.both());
+}
+
+/// Writes `bot/data/table.ts`: `rows`, about `megabytes` MB of generated data.
+fn write_table(project: &Path, megabytes: usize) -> usize {
+    let mut text = String::from("export const rows: { sku: string; price: number; tags: string[] }[] = [\n");
+    let mut count = 0;
+    while text.len() < megabytes * 1_000_000 {
+        text.push_str(&format!(
+            "  {{ sku: \"SKU-{count:07}\", price: {}.5, tags: [\"in-stock\", \"bulk\"] }},\n",
+            count % 97
+        ));
+        count += 1;
+    }
+    text.push_str("];\n");
+    std::fs::create_dir_all(project.join("bot/data")).unwrap();
+    std::fs::write(project.join("bot/data/table.ts"), text).unwrap();
+    count
+}
+
+/// `command` with its address space limited to `gib` GiB (as `ulimit -v`).
+fn with_address_space_of(mut command: std::process::Command, gib: u64) -> std::process::Command {
+    use std::os::unix::process::CommandExt;
+    let bytes = gib * 1024 * 1024 * 1024;
+    // SAFETY: setrlimit(2) is async-signal-safe and the closure allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+            if libc::setrlimit(libc::RLIMIT_AS, &limit) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+#[test]
+fn a_module_of_megabytes_compiles_and_loads_in_a_limited_address_space() {
+    // (3 MB under `ulimit -v 4GB` and 12 MB under 8 GB: Node loads both.)
+    for (megabytes, gib) in [(3, 4), (12, 8)] {
+        let project = copy_fixture("runtime", "big-module");
+        let rows = write_table(project.path(), megabytes);
+        let limited = || with_address_space_of(common::agent_sdk(), gib);
+        let validated = common::recorded(limited(), project.path(), &["validate"], &[]);
+        assert_eq!(exit_code(&validated.output), 0, "{megabytes} MB: {}", validated.both());
+        let ran = common::recorded(limited(), project.path(), &["run", "--event", "turn.completed"], &[]);
+        assert_eq!(exit_code(&ran.output), 0, "{megabytes} MB: {}", ran.both());
+        let last = format!("SKU-{:07}", rows - 1);
+        assert_eq!(ran.record, [format!("table {rows} rows, last {last}")], "{}", ran.both());
+    }
+}
+
+#[test]
+fn a_module_nested_deeper_than_any_stack_holds_is_a_parse_error_not_a_crash() {
+    let project = copy_fixture("runtime", "big-module");
+    // 4 million levels of nesting: deeper than any stack the compiler gets (Node's own
+    // parser gives up past a few thousand).
+    let levels = 4_000_000;
+    let nested = format!("export const rows: any = {}{};\n", "[".repeat(levels), "]".repeat(levels));
+    std::fs::create_dir_all(project.path().join("bot/data")).unwrap();
+    std::fs::write(project.path().join("bot/data/table.ts"), nested).unwrap();
+    let ran = agent_sdk(project.path(), &["validate", "--format", "json"]);
+    assert_eq!(exit_code(&ran.output), 1, "{}", ran.both());
+    let report: serde_json::Value = serde_json::from_str(&ran.stdout()).unwrap();
+    let diagnostic =
+        the_diagnostic(report["diagnostics"].as_array().unwrap(), "hooks::parse-error", "bot/data/table.ts");
+    assert_eq!(
+        diagnostic["message"], "it is nested too deeply to compile (deeper than Node.js itself parses)",
+        "{diagnostic:#}"
+    );
+}

@@ -655,7 +655,10 @@ fn sigterm_and_sighup_end_the_tests_and_every_process_they_started() {
         while std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .is_ok_and(|stat| stat.rsplit(") ").next().is_some_and(|rest| !rest.starts_with('Z')))
         {
-            assert!(ended.elapsed() < std::time::Duration::from_secs(5), "{signal}: the test's process {pid} still runs");
+            assert!(
+                ended.elapsed() < std::time::Duration::from_secs(5),
+                "{signal}: the test's process {pid} still runs"
+            );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
     }

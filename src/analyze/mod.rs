@@ -23,6 +23,16 @@ pub const STACK_BYTES: usize = 256 * 1024 * 1024;
 /// (`((((…))))`, `a => a => …`: about 1.5 KiB per source byte in a release build).
 const STACK_BYTES_PER_SOURCE_BYTE: usize = 2 * 1024;
 
+/// The threads modules are analysed and compiled on, each with a stack of [`STACK_BYTES`].
+/// `None` only if the system cannot start threads: then the calling thread does the work.
+pub fn analysis_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new().thread_name(|i| format!("analyze-{i}")).stack_size(STACK_BYTES).build().ok()
+    })
+    .as_ref()
+}
+
 /// Analyses `text` on a thread whose stack is big enough for any nesting it could hold:
 /// the calling thread for ordinary modules, a thread of its own for big ones. The caller's
 /// thread must have a stack of [`STACK_BYTES`] (`check::check_located`'s pool does); then

@@ -50,6 +50,8 @@ pub struct ModuleGraph {
     pub sources: HashMap<String, String>,
     /// Modules compiled in this walk (not found in the cache).
     pub compiled: usize,
+    /// The cache keys of every module reached: the entries the runtime is about to load.
+    pub cache_keys: HashSet<String>,
 }
 
 /// One module's result before it joins the graph.
@@ -64,6 +66,8 @@ pub struct Visited {
     /// Its imports as compiled, for linking.
     imports: Vec<transform::Import>,
     compiled: bool,
+    /// Its entry in the cache, when there is a cache.
+    cache_key: Option<String>,
 }
 
 /// Walks on from `entries` (the hooks, already visited with [`visit_entry`] in the pass
@@ -109,10 +113,16 @@ pub fn walk(
 }
 
 /// Walks from `files` (absolute, links resolved) as if each were a hook: what the runtime
-/// needs for a module no string literal reaches (`import(name)` of a computed name).
+/// needs for a module no string literal reaches (`import(name)` of a computed name). The
+/// modules are compiled on the analysis pool's threads, whose stacks parsing needs.
 pub fn walk_files(root: &Path, files: &[PathBuf], resolver: &Resolver, cache: Option<&Cache>) -> ModuleGraph {
-    let entries = files.iter().map(|path| visit(path, display_path(root, path), resolver, cache)).collect();
-    walk(root, entries, resolver, cache, None)
+    let pool = crate::analyze::analysis_pool();
+    let visit_all = || files.par_iter().map(|path| visit(path, display_path(root, path), resolver, cache)).collect();
+    let entries = match pool {
+        Some(pool) => pool.install(visit_all),
+        None => visit_all(),
+    };
+    walk(root, entries, resolver, cache, pool)
 }
 
 fn assemble(entries: &[PathBuf], order: &[PathBuf], mut visited: HashMap<PathBuf, Visited>) -> ModuleGraph {
@@ -123,6 +133,7 @@ fn assemble(entries: &[PathBuf], order: &[PathBuf], mut visited: HashMap<PathBuf
     for path in order {
         let Some(result) = visited.remove(path) else { continue };
         graph.compiled += usize::from(result.compiled);
+        graph.cache_keys.extend(result.cache_key);
         graph.diagnostics.extend(result.diagnostics);
         if let Some((shown, text)) = result.source {
             graph.sources.insert(shown, text);
@@ -177,10 +188,7 @@ fn visit(path: &Path, shown: String, resolver: &Resolver, cache: Option<&Cache>)
     let mut visited = Visited::new(path, shown, resolver.format_of(path));
     match std::fs::read_to_string(path) {
         Ok(source) => visited.compile(&source, resolver, cache, |format, options, output| {
-            crate::analyze::on_a_big_enough_stack(source.len(), || {
-                transform::compile(path, &source, format, options, output)
-            })
-            .unwrap_or_else(|| Err(vec![too_big(source.len())]))
+            super::big_modules::compile(path, &source, format, options, output)
         }),
         Err(error) => visited.diagnostics.push(unreadable(&visited.shown, &error)),
     }
@@ -205,6 +213,7 @@ impl Visited {
             next: Vec::new(),
             imports: Vec::new(),
             compiled: false,
+            cache_key: None,
         }
     }
 
@@ -226,6 +235,7 @@ impl Visited {
             Err(error) => return self.diagnostics.push(bad_tsconfig(&self.shown, &error)),
         };
         let key = cache.map(|_| Cache::key(&path, source, format, &options)).unwrap_or_default();
+        self.cache_key = cache.map(|_| key.clone());
         let compiled = match cache.and_then(|cache| cache.get(&key)) {
             Some(cached) => cached,
             None => {
@@ -342,18 +352,9 @@ fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver, pool: 
     }
 }
 
-fn too_big(len: usize) -> Problem {
-    Problem {
-        kind: ProblemKind::Syntax,
-        span: None,
-        message: format!("it is too big to compile with the memory available ({len} bytes)"),
-        help: "move generated code or data out of the modules the hooks import".to_owned(),
-    }
-}
-
 /// Whether the walk follows into `path`: TypeScript anywhere (only we can compile it),
 /// JavaScript outside `node_modules` (the project's own code).
-fn is_walked(path: &Path) -> bool {
+pub fn is_walked(path: &Path) -> bool {
     let in_dependencies = path.components().any(|component| component.as_os_str() == "node_modules");
     let javascript = matches!(path.extension().and_then(|extension| extension.to_str()), Some("js" | "mjs" | "cjs"));
     is_typescript(path) || (javascript && !in_dependencies)

@@ -10,6 +10,7 @@
 //!                └─▶ manifest ─▶ the runtime's loader (module.register + require hooks)
 //! ```
 
+pub mod big_modules;
 pub mod cache;
 pub mod commonjs;
 pub mod commonjs_only;
@@ -18,6 +19,7 @@ pub mod graph;
 pub mod installed;
 pub mod line_starts;
 pub mod link;
+pub mod on_demand;
 pub mod resolver;
 pub mod transform;
 

@@ -13,7 +13,7 @@ use super::installed::InstalledPackages;
 use crate::sdk;
 
 /// How Node runs a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ModuleFormat {
     Esm,
     CommonJs,
@@ -130,7 +130,7 @@ pub struct Unresolved {
 }
 
 /// The TypeScript options that change how a module is compiled.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TsOptions {
     pub experimental_decorators: bool,
     pub emit_decorator_metadata: bool,

@@ -43,7 +43,7 @@ pub struct ImportedName {
 }
 
 /// A module ready for Node.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct Compiled {
     /// JavaScript with an inline source map; `None` for JavaScript Node runs as it is.
     pub code: Option<String>,
@@ -55,7 +55,7 @@ pub struct Compiled {
 }
 
 /// Why a module cannot run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Problem {
     pub kind: ProblemKind,
     pub span: Option<(u32, u32)>,
@@ -63,7 +63,7 @@ pub struct Problem {
     pub help: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ProblemKind {
     /// Not valid TypeScript/JavaScript.
     Syntax,
@@ -72,7 +72,7 @@ pub enum ProblemKind {
 }
 
 /// What [`compile`] produces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Output {
     /// The code Node will run.
     Code,

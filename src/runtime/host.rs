@@ -1,7 +1,7 @@
 //! The hook runtime process: one long-lived Node.js child speaking NDJSON on a channel of
 //! its own, fds 3 (to Node), 4 (from Node) and 5 (the replies to its `ctx` calls, which so
-//! never queue behind events), with its handler slot at fd 6 ([`super::slot`]); no process a
-//! hook starts inherits them (the protocol is documented at the top of `node/host.mjs`). Its stdout and stderr are what
+//! never queue behind events), with its handler slot at fd 6 ([`super::slot`]) and its
+//! module channel at fds 7 and 8 ([`super::modules`]); no process a hook starts inherits them (the protocol is documented at the top of `node/host.mjs`). Its stdout and stderr are what
 //! hooks and their child processes print. This module starts it, sends it messages, hands
 //! its messages and output on, and kills it (and what it started) when asked.
 
@@ -68,6 +68,10 @@ const TO_NODE_FD: i32 = 3;
 const FROM_NODE_FD: i32 = 4;
 const REPLIES_FD: i32 = 5;
 const SLOT_FD: i32 = 6;
+const MODULE_REQUESTS_FD: i32 = 7;
+const MODULE_ANSWERS_FD: i32 = 8;
+/// Them all, in order.
+const CHANNEL_FDS: [i32; 6] = [TO_NODE_FD, FROM_NODE_FD, REPLIES_FD, SLOT_FD, MODULE_REQUESTS_FD, MODULE_ANSWERS_FD];
 
 /// Where the runtime's pieces are, and whose `ctx` calls it makes.
 #[derive(Debug, Clone)]
@@ -184,11 +188,15 @@ impl Runtime {
         let (from_node, node_writes) = std::io::pipe().map_err(channel_error)?;
         let (node_reads_replies, replies) = std::io::pipe().map_err(channel_error)?;
         let slot = HandlerSlot::create().map_err(channel_error)?;
+        let (module_requests, node_asks) = std::io::pipe().map_err(channel_error)?;
+        let (node_reads_answers, module_answers) = std::io::pipe().map_err(channel_error)?;
         let node_ends = [
             above_stdio(node_reads.into()).map_err(channel_error)?,
             above_stdio(node_writes.into()).map_err(channel_error)?,
             above_stdio(node_reads_replies.into()).map_err(channel_error)?,
             above_stdio(slot.file().try_clone().map_err(channel_error)?.into()).map_err(channel_error)?,
+            above_stdio(node_asks.into()).map_err(channel_error)?,
+            above_stdio(node_reads_answers.into()).map_err(channel_error)?,
         ];
         let mut command = Command::new(&config.node);
         runtime_channel(&mut command, &node_ends);
@@ -198,10 +206,6 @@ impl Runtime {
             .arg("--enable-source-maps")
             .arg(config.runtime_dir.join("host.mjs"))
             .envs(config.env.iter().map(|(key, value)| (key, value)))
-            // For modules no string literal imports: the runtime asks this binary to
-            // compile them (`agent-sdk __load-module`).
-            .env("AGENT_SDK_EXE", std::env::current_exe().unwrap_or_else(|_| PathBuf::from("agent-sdk")))
-            .env("AGENT_SDK_PROJECT_ROOT", &config.project_root)
             .current_dir(&config.project_root)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -216,6 +220,9 @@ impl Runtime {
         track_group(&child);
         // Node's ends live on in Node only: the channel closes when Node ends.
         drop(node_ends);
+        // For modules no string literal imports: the runtime asks this binary to compile them.
+        super::modules::serve(module_requests, module_answers, config.project_root.clone())
+            .context("could not start answering the hook runtime's module requests")?;
         let (sender, messages) = channel();
         let stdout = child.stdout.take().context("the runtime has no stdout")?;
         let stderr = child.stderr.take().context("the runtime has no stderr")?;
@@ -350,13 +357,13 @@ pub(crate) fn die_with_parent(command: &mut Command) {
 }
 
 /// `fd` moved above the standard streams and the channel's own numbers, so that placing the
-/// channel at fds 3 to 6 in the child never overwrites one end with another.
+/// channel at fds 3 to 8 in the child never overwrites one end with another.
 fn above_stdio(fd: OwnedFd) -> std::io::Result<OwnedFd> {
-    if fd.as_raw_fd() > SLOT_FD {
+    if fd.as_raw_fd() > MODULE_ANSWERS_FD {
         return Ok(fd);
     }
     // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we then own (or -1).
-    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, SLOT_FD + 1) };
+    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, MODULE_ANSWERS_FD + 1) };
     if moved == -1 {
         return Err(std::io::Error::last_os_error());
     }
@@ -364,20 +371,20 @@ fn above_stdio(fd: OwnedFd) -> std::io::Result<OwnedFd> {
     Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(moved) })
 }
 
-/// Gives the child the channel at fds 3 to 6, in that order: events, its messages, replies,
-/// the slot (the only descriptors it gets beyond its standard streams), and a process group
-/// of its own: Ctrl-C at the terminal reaches agent-sdk, which ends the turn and its runtime
-/// in order, and killing the group takes the processes hooks started along. (Node's own
-/// child processes do not inherit fds 3 to 6: libuv closes every other descriptor in the
-/// processes it starts.)
-fn runtime_channel(command: &mut Command, node_ends: &[OwnedFd; 4]) {
+/// Gives the child the channel at fds 3 to 8, in that order: events, its messages, replies,
+/// the slot, module requests, module answers (the only descriptors it gets beyond its
+/// standard streams), and a process group of its own: Ctrl-C at the terminal reaches
+/// agent-sdk, which ends the turn and its runtime in order, and killing the group takes the
+/// processes hooks started along. (Node's own child processes do not inherit fds 3 to 8:
+/// libuv closes every other descriptor in the processes it starts.)
+fn runtime_channel(command: &mut Command, node_ends: &[OwnedFd; 6]) {
     use std::os::unix::process::CommandExt;
     let ends = node_ends.each_ref().map(AsRawFd::as_raw_fd);
     // SAFETY: between fork and exec the closure makes only async-signal-safe calls (dup2,
     // setpgid) and allocates nothing. dup2 leaves the new descriptors open across exec.
     unsafe {
         command.pre_exec(move || {
-            for (end, fd) in ends.into_iter().zip([TO_NODE_FD, FROM_NODE_FD, REPLIES_FD, SLOT_FD]) {
+            for (end, fd) in ends.into_iter().zip(CHANNEL_FDS) {
                 if libc::dup2(end, fd) == -1 {
                     return Err(std::io::Error::last_os_error());
                 }

@@ -6,6 +6,7 @@ pub mod calls;
 pub mod event_examples;
 pub mod host;
 pub mod lanes;
+pub mod modules;
 pub mod node_version;
 pub mod otel_api;
 pub mod protocol;

@@ -35,9 +35,14 @@ impl Ran {
 /// `NODE_OPTIONS` or a model's variables of the test's own, plus `env`; the hooks record to
 /// `<cwd>/record.txt`.
 pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
+    recorded(agent_sdk(), cwd, args, env)
+}
+
+/// [`run_recorded`] with `command`, an [`agent_sdk`] or [`agent_sdk_at`] (with what else it sets).
+pub fn recorded(mut command: Command, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
     let record = cwd.join("record.txt");
     let _ = std::fs::remove_file(&record);
-    let output = agent_sdk()
+    let output = command
         .args(args)
         .current_dir(cwd)
         .env("AGENT_SDK_TEST_RECORD", &record)
@@ -56,7 +61,12 @@ pub fn run_recorded(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Ran {
 /// (`AGENT_SDK_MODEL`, the providers' keys and base URL) and `OTEL_*` variables, so that no
 /// test reaches a real model or collector, nor the CI's `GITHUB_ACTIONS`.
 pub fn agent_sdk() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-sdk"));
+    agent_sdk_at(Path::new(env!("CARGO_BIN_EXE_agent-sdk")))
+}
+
+/// [`agent_sdk`], started from `binary` (a link to it elsewhere: a test may then remove it).
+pub fn agent_sdk_at(binary: &Path) -> Command {
+    let mut command = Command::new(binary);
     // (`npm_config_user_agent`: the hints say `npx agent-sdk …` when npm started the binary;
     // `GITHUB_ACTIONS`: `test` adds annotations to its report in a GitHub Actions job.)
     for variable in [

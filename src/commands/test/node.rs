@@ -101,7 +101,9 @@ impl TestRunner {
             .args(files)
             .envs(setup.env.iter().map(|(key, value)| (key, value)))
             .env("AGENT_SDK_TEST_MANIFEST", &manifest.0)
-            .env("AGENT_SDK_EXE", std::env::current_exe().unwrap_or_else(|_| PathBuf::from("agent-sdk")))
+            // For modules no string literal imports (`agent-sdk __load-module`): a path that
+            // starts this binary even after an upgrade replaced it (`test --watch` lives long).
+            .env("AGENT_SDK_EXE", crate::running_binary::path())
             .env("AGENT_SDK_PROJECT_ROOT", &setup.project.canonical_dir)
             .current_dir(&setup.project.canonical_dir)
             .stdin(Stdio::null());

@@ -7,12 +7,16 @@
 // HOW CODE IS LOADED. The binary compiles every TypeScript module the hooks reach and
 // resolves every import; project-modules.mjs serves them (ES modules through loader.mjs,
 // CommonJS through Node's own loader), and "init" hands it the MANIFEST (see loader.mjs).
+// A module no string literal imports is asked for on the module channel, fds 7 (Node →
+// Rust: requests) and 8 (Rust → Node: answers), one line each way at a time, read and
+// written synchronously by the module hooks (see on-demand.mjs).
 //
 // PROTOCOL. One JSON object per line (NDJSON) on fd 3 (Rust → Node), fd 4 (Node → Rust)
 // and fd 5 (Rust → Node: the replies to calls, which so never queue behind events), and
-// the handler slot at fd 6 (below): a channel of its own, which no process a hook starts
-// inherits (libuv closes every descriptor but the standard streams in the processes it
-// starts), so nothing but this file writes to it. The hooks' console.* calls and process.stdout/stderr writes become
+// the handler slot at fd 6 (below), and the module channel at fds 7 and 8 (above): a
+// channel of its own, which no process a hook starts inherits (libuv closes every
+// descriptor but the standard streams in the processes it starts), so nothing but this
+// file (and the module hooks) writes to it. The hooks' console.* calls and process.stdout/stderr writes become
 // "console" messages naming the hook; what other code (a child process with stdio
 // "inherit", Node itself) prints reaches Rust on stdout and stderr, which carry nothing else.
 //
@@ -170,8 +174,9 @@ const runSoon = queueMicrotask;
 
 // ---- Loading the project's modules ------------------------------------------------------
 
-/** Hands the manifest of an "init" to the loader thread and waits until it has it. */
-const installManifest = serveProjectModules();
+/** Hands the manifest of an "init" to the loader thread and waits until it has it. The
+ * module hooks ask the binary for modules no string literal imports on fds 7 and 8. */
+const installManifest = serveProjectModules({ requests: 7, answers: 8 });
 
 // ---- The protocol channel ---------------------------------------------------------------
 

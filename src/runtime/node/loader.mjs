@@ -8,13 +8,17 @@
 //                                       "exports": ["<named export of TypeScript compiled to CommonJS>", …] } },
 //     "resolutions": { "<abs importer path>": { "<specifier>": "<abs path>" } },
 //     "sdk":         { "<SDK specifier>": { "import": "<abs path>", "require": "<abs path>" } } }
-// and this thread answers {"t":"manifest-ready"} on the same port once it has it.
+// and this thread answers {"t":"manifest-ready"} on the same port once it has it. It asks
+// the binary for modules the manifest lacks through the main thread's `channel` (the module
+// channel's fds and the lock they share; null: in a process of its own, see on-demand.mjs).
 
 import { useManifest } from './module-hooks.mjs';
+import { askThrough } from './on-demand.mjs';
 
 export { load, resolve } from './module-hooks.mjs';
 
-export async function initialize({ port }) {
+export async function initialize({ port, channel }) {
+  askThrough(channel ?? null);
   port.on('message', (message) => {
     useManifest(message);
     port.postMessage({ t: 'manifest-ready' });

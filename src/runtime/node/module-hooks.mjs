@@ -21,12 +21,13 @@
 //   resolveJsonModule) → a module whose default export is the JSON; anything else → Node.
 //
 // A module no string literal imports (`import(name)` of a computed name) is not in the
-// manifest: the binary is asked for it (on-demand.mjs).
+// manifest: the binary is asked for it (on-demand.mjs). So is a module whose compiled code
+// is gone from the cache (another agent-sdk sharing it pruned it): a missing entry is a miss.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-import { askBinary } from './on-demand.mjs';
+import { answeredBefore, askBinary, compileAgain } from './on-demand.mjs';
 
 let manifest = { modules: {}, resolutions: {}, sdk: {} };
 
@@ -38,6 +39,20 @@ export function currentManifest() {
 /** Replaces the manifest (an "init"'s, or the test runner's). */
 export function useManifest(next) {
   manifest = next;
+}
+
+/**
+ * The compiled code of the module at `path` (which the manifest has compiled), compiled
+ * again when it is gone from the cache.
+ */
+export function compiledCode(path) {
+  try {
+    return readFileSync(manifest.modules[path].code, 'utf8');
+  } catch (error) {
+    if (error?.code !== 'ENOENT') throw error;
+    compileAgain(manifest, path);
+    return readFileSync(manifest.modules[path].code, 'utf8');
+  }
 }
 
 function pathOf(url) {
@@ -73,6 +88,8 @@ export function resolve(specifier, context, nextResolve) {
   if (parent === null || !manifest.modules[parent]) return nextResolve(specifier, context);
   // `import(name)` of a computed name in one of the project's modules: resolved as `run`
   // does (tsconfig paths, `.js` written for `.ts`) when Node cannot.
+  const known = answeredBefore(manifest, parent, specifier, false);
+  if (known !== undefined) return served(known);
   return orElse(
     () => nextResolve(specifier, context),
     (error) => {
@@ -112,7 +129,7 @@ export function load(url, context, nextLoad) {
     return { format: 'module', source: commonJsFacade(path, module.exports ?? []), shortCircuit: true };
   }
   if (module?.code) {
-    return { format: 'module', source: readFileSync(module.code, 'utf8'), shortCircuit: true };
+    return { format: 'module', source: compiledCode(path), shortCircuit: true };
   }
   if (path.endsWith('.json') && context.importAttributes?.type !== 'json') {
     const text = readFileSync(path, 'utf8');

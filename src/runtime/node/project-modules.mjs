@@ -12,19 +12,25 @@
 // keeps its source path: import.meta.url, __dirname and the nearest package.json are the
 // source's.
 
-import { readFileSync } from 'node:fs';
 import Module from 'node:module';
 
-import { currentManifest, load, resolve, useManifest } from './module-hooks.mjs';
-import { askBinary } from './on-demand.mjs';
+import { compiledCode, currentManifest, load, resolve, useManifest } from './module-hooks.mjs';
+import { answeredBefore, askBinary, askThrough } from './on-demand.mjs';
 
 /**
- * Registers the module hooks and the CommonJS hooks, once per process. Returns
- * `installManifest(next)`, which hands the module hooks the manifest and resolves once they
- * have it (at once in this thread; after a round trip to the loader thread).
+ * Registers the module hooks and the CommonJS hooks, once per process, asking the binary
+ * for modules no string literal imports over `moduleChannel` (`{ requests, answers }`, the
+ * fds of the hook host's module channel), or, without one, with `agent-sdk __load-module`
+ * (see on-demand.mjs). Returns `installManifest(next)`, which hands the module hooks the
+ * manifest and resolves once they have it (at once in this thread; after a round trip to
+ * the loader thread).
  */
-export function serveProjectModules() {
-  const postToLoaderThread = registerModuleHooks();
+export function serveProjectModules(moduleChannel = null) {
+  // One lock for every thread that asks (this one and the loader thread): one request at
+  // a time on the channel.
+  const channel = moduleChannel && { ...moduleChannel, lock: new Int32Array(new SharedArrayBuffer(4)) };
+  askThrough(channel);
+  const postToLoaderThread = registerModuleHooks(channel);
   for (const extension of ['.ts', '.cts', '.mts']) Module._extensions[extension] = compileCommonJs;
   const resolveFilename = Module._resolveFilename;
   Module._resolveFilename = function resolveWithManifest(request, parent, isMain, options) {
@@ -33,6 +39,8 @@ export function serveProjectModules() {
     if (sdk) return sdk.require;
     const target = parent?.filename ? manifest.resolutions[parent.filename]?.[request] : undefined;
     if (target !== undefined) return target;
+    const known = parent?.filename ? answeredBefore(manifest, parent.filename, request, true) : undefined;
+    if (known !== undefined) return known;
     try {
       return resolveFilename.call(this, request, parent, isMain, options);
     } catch (error) {
@@ -56,9 +64,9 @@ const WHERE_MODULE_HOOKS_RUN = Symbol.for('agent-sdk.module-hooks');
 /**
  * Registers module-hooks.mjs: in this thread where Node can (returns null), else on the
  * loader thread, whose boot goes on while the caller does (returns how to post it a
- * manifest and wait until it has it).
+ * manifest and wait until it has it). The loader thread asks the binary through `channel`.
  */
-function registerModuleHooks() {
+function registerModuleHooks(channel) {
   const inThread = typeof Module.registerHooks === 'function' && process.env.AGENT_SDK_MODULE_HOOKS !== 'worker';
   Object.defineProperty(globalThis, WHERE_MODULE_HOOKS_RUN, { value: inThread ? 'in-thread' : 'worker' });
   if (inThread) {
@@ -73,7 +81,7 @@ function registerModuleHooks() {
   const loaderPort = new MessageChannel();
   withoutRegisterDeprecation(() =>
     Module.register('./loader.mjs', import.meta.url, {
-      data: { port: loaderPort.port2 },
+      data: { port: loaderPort.port2, channel },
       transferList: [loaderPort.port2],
     }),
   );
@@ -115,5 +123,5 @@ function compileCommonJs(module, filename) {
     throw error;
   }
   if (!entry?.code) throw new Error(`agent-sdk could not compile ${filename}`);
-  module._compile(readFileSync(entry.code, 'utf8'), filename);
+  module._compile(compiledCode(filename), filename);
 }

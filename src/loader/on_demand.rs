@@ -1,0 +1,110 @@
+//! Modules the hooks reach only by a name computed at run time (`import(name)`,
+//! `require(name)`): no string literal names them, so the project check could not walk to
+//! them. The runtime asks for each as it runs ([`ModuleRequest`]); [`OnDemand::answer`]
+//! resolves it as `run` would, compiles what it reaches into the same cache and answers
+//! where it leads, with the manifest for it ([`ModuleAnswer`]).
+//!
+//! The runtime of `run` and `dev` asks over a channel of its own, answered by the binary
+//! that started it ([`crate::runtime::modules`]); the test runner's processes, which have
+//! no channel, run `agent-sdk __load-module` ([`crate::commands::load_module`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::cache::Cache;
+use super::graph;
+use super::resolver::{ImportKind, Resolver, Target};
+use crate::diagnostics::Severity;
+use crate::state::StateRoot;
+
+/// What the runtime asks for: one line of the module channel, or the arguments of
+/// `agent-sdk __load-module`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct ModuleRequest {
+    /// The module importing `specifier` (absolute); `None`: `specifier` is the path of a
+    /// module to compile (one the manifest lacks, or whose compiled code is gone).
+    pub from: Option<PathBuf>,
+    pub specifier: String,
+    /// Asked by `require()` (CommonJS resolution), not `import()`.
+    #[serde(default)]
+    pub require: bool,
+}
+
+/// The answer to a [`ModuleRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ModuleAnswer {
+    /// Where the import leads (`None`: a built-in, which Node resolves), and the manifest
+    /// of what it reaches (`None`: Node loads it as it is, a JSON file or a package's
+    /// JavaScript).
+    Found {
+        target: Option<PathBuf>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        manifest: Option<Value>,
+    },
+    /// Why it would not load, as `validate` would have said it.
+    Refused { error: String },
+}
+
+/// Answers the requests of one runtime, for the project at `root`: one resolver and one
+/// cache, kept warm from one request to the next.
+pub struct OnDemand {
+    root: PathBuf,
+    resolver: Resolver,
+    cache: Cache,
+    runtime_dir: PathBuf,
+}
+
+impl OnDemand {
+    /// For the project at `root` (absolute, links resolved), whose state root is `state_root`.
+    pub fn new(root: &Path, state_root: &StateRoot) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            resolver: Resolver::new(root),
+            cache: Cache::new(state_root),
+            runtime_dir: state_root.runtime(),
+        }
+    }
+
+    /// Resolves what `request` asks for, and compiles what it reaches unless Node loads it
+    /// as it is.
+    pub fn answer(&self, request: &ModuleRequest) -> ModuleAnswer {
+        let target = match &request.from {
+            Some(importer) => {
+                let kind = if request.require { ImportKind::LazyRequire } else { ImportKind::Dynamic };
+                let format = self.resolver.format_of(importer);
+                match self.resolver.resolve(importer, format, &request.specifier, kind) {
+                    Ok(Target::File(path)) => path,
+                    Ok(_) => return ModuleAnswer::Found { target: None, manifest: None },
+                    Err(unresolved) => {
+                        let error = format!("Cannot find module '{}': {}", request.specifier, unresolved.tried);
+                        return ModuleAnswer::Refused { error };
+                    }
+                }
+            }
+            None => PathBuf::from(&request.specifier),
+        };
+        let target = target.canonicalize().unwrap_or(target);
+        // The rule of the walk from the hooks: a literal import of a JSON file (or of a
+        // package's JavaScript) is left to Node, and so is a computed one.
+        if !graph::is_walked(&target) {
+            return ModuleAnswer::Found { target: Some(target), manifest: None };
+        }
+        let modules = graph::walk_files(&self.root, std::slice::from_ref(&target), &self.resolver, Some(&self.cache));
+        let first_error = modules.diagnostics.iter().find(|diagnostic| diagnostic.severity() == Severity::Error);
+        if let Some(error) = first_error {
+            let at = error.label.as_ref().map(|label| format!(":{}:{}", label.start_at.line, label.start_at.column));
+            let path = error.path.clone().unwrap_or_default();
+            return ModuleAnswer::Refused { error: format!("{} (at {path}{})", error.message, at.unwrap_or_default()) };
+        }
+        if target.to_str().is_none() {
+            return ModuleAnswer::Refused { error: super::NotUtf8Path(target).to_string() };
+        }
+        match super::manifest(&modules, &self.runtime_dir) {
+            Ok(manifest) => ModuleAnswer::Found { target: Some(target), manifest: Some(manifest) },
+            Err(problem) => ModuleAnswer::Refused { error: problem.to_string() },
+        }
+    }
+}
