@@ -237,3 +237,25 @@ fn with_no_server_logs_reads_the_local_history_with_the_same_filters_and_labels_
     assert_eq!(output.status.code(), Some(1), "no server and no history");
     assert!(!empty.path().join(".agent-sdk").exists(), "reading made no state root");
 }
+
+#[test]
+fn data_lines_that_never_end_their_event_break_the_stream_at_the_event_bound() {
+    // 65 lines of a mebibyte of `data:` each, and never the blank line that ends an event.
+    let url = serve(vec![Box::new(|_, stream| {
+        let line = format!("data: {}\n", "x".repeat(1024 * 1024));
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        for _ in 0..65 {
+            if stream.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+        }
+    })]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url, "--retry-for", "1ms"]), Duration::from_secs(60));
+    let stderr = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no working log stream for 1ms (the last one: the stream has an event over 64 MiB (data lines with no blank line to end them)); giving up"),
+        "{stderr}"
+    );
+}

@@ -797,3 +797,26 @@ fn dev_asks_the_model_while_a_session_s_first_turn_loads_its_hooks() {
     let asked = server.requests()[0].wall_ms;
     assert!(asked + 500 < imported, "asked at {asked}, the hook loaded at {imported}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Streams that never end, or end nowhere (issue 21, items 7 and 8), and echoed keys (item 9).
+
+#[test]
+fn data_lines_that_never_end_their_event_fail_the_turn_at_the_event_bound() {
+    // A mebibyte of `data:` a line, 17 times, and never the blank line that ends an event.
+    let line = format!("data: {}\n", "x".repeat(1024 * 1024));
+    let server = ModelServer::start(vec![Box::new(move |stream, _| {
+        let _ = stream.write_all(format!("{SSE_HEAD}{}", event(&text("a").to_string())).as_bytes());
+        for _ in 0..17 {
+            if stream.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+        }
+    })]);
+    let (_, envelopes, message) = failing_turn(&server.url, &[]);
+    assert_eq!(
+        message,
+        "the model server sent a stream agent-sdk cannot read: the stream has an event over 16 MiB (data lines with no blank line to end them)"
+    );
+    assert_eq!(types(&envelopes), ["message.received", "message.appended", "turn.failed"]);
+}

@@ -31,7 +31,8 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// The first backoff between retries; it doubles each retry, up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
-/// The most of an error body read, and of a whole (non-streamed) completion.
+/// The most of an error body read, and of a whole (non-streamed) completion; a streamed
+/// chunk (one event of the stream, or one line) may be as large as a whole completion.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 const MAX_COMPLETION_BODY: usize = 16 * 1024 * 1024;
 /// What a redacted key reads as.
@@ -232,7 +233,7 @@ async fn run_step(shared: &Shared, messages: &Messages, outputs: &Outputs<'_>) -
 /// Reads the event stream of one step, sending each output as soon as its chunk is read.
 async fn read_stream(shared: &Shared, response: Response, outputs: &Outputs<'_>) -> Result<Step, String> {
     let mut body = response.bytes_stream();
-    let mut parser = SseParser::default();
+    let mut parser = SseParser::with_limit(MAX_COMPLETION_BODY);
     let mut step = Step::default();
     loop {
         let bytes = match tokio::time::timeout(shared.settings.idle_timeout, body.next()).await {
