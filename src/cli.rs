@@ -428,10 +428,15 @@ pub struct ModelArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::clock::parse_duration)]
     pub model_connect_timeout: std::time::Duration,
 
-    /// How long the model server may send nothing (before its answer starts, or within
-    /// it) before the turn fails.
+    /// How long the model server may send no data (before its answer starts, or within
+    /// it) before the turn fails; keep-alive comments and part of an event are not data.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
     pub model_idle_timeout: std::time::Duration,
+
+    /// How long the model may take to answer one turn (every request, retry and tool step
+    /// of it) before the turn fails.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::clock::parse_duration)]
+    pub model_max_duration: std::time::Duration,
 }
 
 /// Environment files for the hook runtime.
