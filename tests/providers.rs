@@ -927,3 +927,74 @@ fn a_turn_that_cannot_print_stops_reading_the_model() {
     let total = total.expect("the server stopped writing");
     assert!(total < 48 * 1024 * 1024, "the turn took in {total} bytes while it could print nothing");
 }
+
+/// Every file `agent-sdk` keeps under `.agent-sdk/` (the store, its WAL, the session's files), as text.
+fn state_files(dir: &Path) -> String {
+    walkdir::WalkDir::new(dir.join(".agent-sdk"))
+        .into_iter()
+        .flatten()
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap_or_default()).into_owned())
+        .collect()
+}
+
+/// A chunk whose content is `escaped`, written into the JSON as it is (escapes and all).
+fn escaped_text(escaped: &str) -> String {
+    format!(r#"{{"choices":[{{"index":0,"delta":{{"content":"{escaped}"}},"finish_reason":null}}]}}"#)
+}
+
+#[test]
+fn an_echoed_key_is_scrubbed_json_escaped_split_over_deltas_and_in_a_whole_completion() {
+    const KEY: &str = "sk-test-very-secret-1234";
+    let reasoning = |delta: &str| json!({ "choices": [{ "index": 0, "delta": { "reasoning_content": delta } }] });
+    let call = |arguments: &str| {
+        json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "id": "call_k", "type": "function",
+                "function": { "name": "lookup", "arguments": arguments } }] } }] })
+    };
+    // The first step calls a tool with the key in its arguments, cut in two; the second
+    // answers with the key JSON-escaped, and cut over two deltas, in the text and in the
+    // reasoning.
+    let tool_step = streamed(vec![call("{\"key\": \"sk-test-ve"), call("ry-secret-1234\"}"), finish("tool_calls")]);
+    let mut answer = SSE_HEAD.to_owned();
+    for chunk in [
+        reasoning("I was sent sk-test-very-se").to_string(),
+        reasoning("cret-1234.").to_string(),
+        escaped_text(r"Your key is sk-test-very-secret-\u0031234, "),
+        text("and again sk-test-").to_string(),
+        text("very-secret-1234. Bye.").to_string(),
+        finish("stop").to_string(),
+    ] {
+        answer.push_str(&event(&chunk));
+    }
+    answer.push_str(&event("[DONE]"));
+    let whole = r#"{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Whole: sk-test-very-secret-\u0031234"},"finish_reason":"stop"}]}"#;
+    let server = ModelServer::start(vec![tool_step, raw(answer), status("200 OK", "", whole)]);
+    let dir = copy_fixture("providers", "agent");
+    std::fs::write(
+        dir.path().join("tools.json"),
+        json!([{ "type": "function", "function": { "name": "lookup", "parameters": { "type": "object" } } }])
+            .to_string(),
+    )
+    .unwrap();
+    let model = compatible(&server.url);
+    let key = [("OPENAI_COMPATIBLE_API_KEY", KEY)];
+    let streamed_turn = run(dir.path(), &args(&model, &["--message", "hi", "--tools", "tools.json"]), &key);
+    assert_eq!(exit(&streamed_turn), 0, "{}", streamed_turn.both());
+    assert_eq!(streamed_turn.stdout(), "Your key is [redacted], and again [redacted]. Bye.\n");
+    assert!(
+        streamed_turn.record.iter().any(|line| line.contains(r#"{"key":"[redacted]"}"#)),
+        "{:?}",
+        streamed_turn.record
+    );
+    let whole_turn = run(dir.path(), &args(&model, &["--message", "hi"]), &key);
+    assert_eq!(exit(&whole_turn), 0, "{}", whole_turn.both());
+    assert_eq!(whole_turn.stdout(), "Whole: [redacted]\n");
+    for ran in [&streamed_turn, &whole_turn] {
+        for (what, text) in [("stdout", ran.stdout()), ("stderr", ran.log()), ("hooks' file", ran.record.join("\n"))] {
+            assert!(!text.contains(KEY), "the key is in the {what}: {text}");
+        }
+    }
+    let state = state_files(dir.path());
+    assert!(state.contains("[redacted]"), "the store holds the reply");
+    assert!(!state.contains(KEY), "the key is in the state store");
+}

@@ -46,7 +46,7 @@ pub async fn read_stream(
     let mut body = response.bytes_stream();
     // One event may be as large as a whole completion.
     let mut parser = SseParser::with_limit(MAX_COMPLETION_BODY);
-    let mut step = Step::default();
+    let mut step = Step::new(shared.key_scrub.clone());
     let idle = shared.settings.idle_timeout;
     let mut data_due = Instant::now() + idle;
     // Whether anything (a comment, part of an event) came since the last data.
@@ -71,7 +71,7 @@ pub async fn read_stream(
             if data == "[DONE]" {
                 return Ok(step);
             }
-            for output in step.read_chunk(&shared.scrub(data))? {
+            for output in step.read_chunk(data)? {
                 outputs.send(output).await;
             }
         }

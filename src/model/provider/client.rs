@@ -17,6 +17,7 @@ use crate::model::ModelOutput;
 use crate::model::provider::answer::{Received, read_body, read_stream};
 use crate::model::provider::prices::{cost, price_of};
 use crate::model::provider::request::{ChatMessage, Messages};
+use crate::model::provider::scrub::KeyScrub;
 use crate::model::provider::spec::{Endpoint, ProviderKind};
 use crate::model::provider::stream::{Step, TurnUsage, shown};
 use crate::model::provider::{Settings, queued_weight};
@@ -33,8 +34,6 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// The most of an error body read, and of a whole (non-streamed) completion.
 const MAX_ERROR_BODY: usize = 64 * 1024;
 pub(super) const MAX_COMPLETION_BODY: usize = 16 * 1024 * 1024;
-/// What a redacted key reads as.
-const REDACTED: &str = "[redacted]";
 
 /// What every turn of one provider shares.
 pub(crate) struct Shared {
@@ -42,6 +41,8 @@ pub(crate) struct Shared {
     pub model: String,
     pub endpoint: Endpoint,
     pub settings: Settings,
+    /// The key, kept out of everything the server's answers become.
+    pub key_scrub: KeyScrub,
     client: reqwest::Client,
     told_no_usage: AtomicBool,
     told_no_price: AtomicBool,
@@ -59,6 +60,7 @@ impl Shared {
         Ok(Shared {
             kind,
             model: model.to_owned(),
+            key_scrub: KeyScrub::new(endpoint.key.as_deref()),
             endpoint,
             settings,
             client,
@@ -69,7 +71,7 @@ impl Shared {
 
     /// `text` with the key, wherever it appears, replaced by `[redacted]`.
     pub fn scrub(&self, text: &str) -> String {
-        scrub(text, self.endpoint.key.as_deref())
+        self.key_scrub.text(text)
     }
 
     /// Why the turn gave up on a server that sent no data for the idle timeout: nothing at
@@ -83,14 +85,6 @@ impl Shared {
         } else {
             format!("the model server sent nothing for {idle} (--model-idle-timeout); gave up")
         }
-    }
-}
-
-/// `text` with every occurrence of `key` replaced by `[redacted]`.
-pub fn scrub(text: &str, key: Option<&str>) -> String {
-    match key {
-        Some(key) if !key.is_empty() && text.contains(key) => text.replace(key, REDACTED),
-        _ => text.to_owned(),
     }
 }
 
@@ -238,26 +232,31 @@ async fn run_step(
         .get(CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .map(|value| value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
-    match content_type.as_deref() {
-        None | Some("text/event-stream") => read_stream(shared, response, outputs, received).await,
+    let mut step = match content_type.as_deref() {
+        None | Some("text/event-stream") => read_stream(shared, response, outputs, received).await?,
         Some("application/json") => {
             let body = read_body(shared, response, MAX_COMPLETION_BODY).await?;
             received.count(body.len())?;
-            let mut step = Step::default();
-            for output in step.read_completion(&shared.scrub(&body))? {
+            let mut step = Step::new(shared.key_scrub.clone());
+            for output in step.read_completion(&body)? {
                 outputs.send(output).await;
             }
-            Ok(step)
+            step
         }
         Some(other) => {
             let body = read_body(shared, response, MAX_ERROR_BODY).await.unwrap_or_default();
-            Err(format!(
+            return Err(format!(
                 "the model server answered with `{}`, not an event stream: {}",
                 crate::untrusted::escape(other),
                 shown(&shared.scrub(&body), 200)
-            ))
+            ));
         }
+    };
+    // The answer is whole: what was held back in case it began the key was not the key.
+    for output in step.held_back() {
+        outputs.send(output).await;
     }
+    Ok(step)
 }
 
 /// How one attempt to send a request failed before any answer came.
@@ -373,8 +372,7 @@ async fn status_failure(shared: &Shared, response: Response) -> String {
     let status = response.status();
     let location = redirect_target(response.headers());
     let body = read_body(shared, response, MAX_ERROR_BODY).await.unwrap_or_default();
-    let body = shared.scrub(&body);
-    let detail = error_detail(&body);
+    let detail = error_detail(&body, &shared.key_scrub);
     let mut message = format!("the model server answered {}", status_text(status));
     if !detail.is_empty() {
         message.push_str(": ");
@@ -402,14 +400,18 @@ fn redirect_target(headers: &HeaderMap) -> String {
         .map_or_else(|| "an unnamed place".to_owned(), |location| format!("`{}`", shown(location, 200)))
 }
 
-/// `error.message` of a JSON error body, else the body's first 300 characters; escaped.
-fn error_detail(body: &str) -> String {
-    let json: Option<Value> = serde_json::from_str(body).ok();
+/// `error.message` of a JSON error body, else the body's first 300 characters; escaped,
+/// and without the key (looked for once the JSON is decoded).
+fn error_detail(body: &str, key_scrub: &KeyScrub) -> String {
+    let mut json: Option<Value> = serde_json::from_str(body).ok();
+    if let Some(json) = &mut json {
+        key_scrub.json(json);
+    }
     let message = json.as_ref().and_then(|json| match &json["error"] {
-        Value::String(message) => Some(message.as_str()),
-        error => error["message"].as_str().or_else(|| json["message"].as_str()),
+        Value::String(message) => Some(message.clone()),
+        error => error["message"].as_str().or_else(|| json["message"].as_str()).map(str::to_owned),
     });
-    shown(message.unwrap_or(body).trim(), 300)
+    shown(message.unwrap_or_else(|| key_scrub.text(body)).trim(), 300)
 }
 
 /// The wait before retry `attempt + 1` when the server asked for none.
@@ -451,22 +453,15 @@ mod tests {
     }
 
     #[test]
-    fn the_key_is_scrubbed_from_server_text() {
-        assert_eq!(
-            scrub("invalid key sk-secret-1 (Bearer sk-secret-1)", Some("sk-secret-1")),
-            "invalid key [redacted] (Bearer [redacted])"
-        );
-        assert_eq!(scrub("nothing here", Some("sk-secret-1")), "nothing here");
-        assert_eq!(scrub("no key", None), "no key");
-    }
-
-    #[test]
     fn error_bodies_give_their_message_or_their_start() {
+        let error_detail = |body: &str| error_detail(body, &KeyScrub::new(Some("sk-1")));
         assert_eq!(error_detail(r#"{"error":{"message":"Rate limit\nreached"}}"#), "Rate limit\\nreached");
         assert_eq!(error_detail(r#"{"error":"model not found"}"#), "model not found");
         assert_eq!(error_detail(r#"{"message":"bad gateway"}"#), "bad gateway");
         assert_eq!(error_detail("<html>\u{1b}[2J</html>"), "<html>\\u{1b}[2J</html>");
         assert_eq!(error_detail(&"y".repeat(1000)).len(), 300 + '…'.len_utf8());
         assert_eq!(error_detail(""), "");
+        assert_eq!(error_detail(r#"{"error":{"message":"bad key sk-\u0031"}}"#), "bad key [redacted]");
+        assert_eq!(error_detail("<p>bad key sk-1</p>"), "<p>bad key [redacted]</p>");
     }
 }

@@ -16,6 +16,7 @@ mod answer;
 mod client;
 mod prices;
 mod request;
+mod scrub;
 mod spec;
 mod stream;
 
