@@ -259,3 +259,32 @@ fn data_lines_that_never_end_their_event_break_the_stream_at_the_event_bound() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_json_object_that_is_not_a_log_record_is_refused_and_retry_for_ends_the_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    // One object that is not a record, then the stream breaks; and a real record the
+    // server sends again on every connection, then breaks: neither is a working stream.
+    let not_a_record = serve(vec![stream_of(b"data: {\"hello\": \"world\"}\n\n")]);
+    let the_same_record = serve(vec![Box::new(|_, stream| {
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        let _ = stream.write_all(log_event(7, "the same line again").as_bytes());
+    })]);
+    for (url, follow) in [(&not_a_record, false), (&not_a_record, true), (&the_same_record, true)] {
+        let mut args = vec!["--host", url.as_str(), "--retry-for", "2s"];
+        if follow {
+            args.push("-f");
+        }
+        let output = output_within(logs(dir.path(), &args), Duration::from_secs(30));
+        let stderr = stderr(&output);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("no working log stream for 2s"), "{args:?}: {stderr}");
+        if url == &not_a_record {
+            assert_eq!(stdout, "", "{args:?}: a line was made of something else");
+            assert!(stderr.contains("a record has a cursor, `at`, `level` and `message`"), "{args:?}: {stderr}");
+        } else {
+            assert_eq!(stdout.matches("the same line again").count(), 1, "{stdout}");
+        }
+    }
+}
