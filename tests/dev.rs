@@ -347,27 +347,40 @@ fn open_fds(pid: u32) -> usize {
     std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
 }
 
-/// `count` raw `GET /v1/logs?follow=true` connections, each read until its history arrived
-/// (the follower is then waiting for new lines).
-fn followers(server: &DevServer, count: usize) -> Vec<std::net::TcpStream> {
+/// A raw `GET /v1/logs?follow=true` connection: the answer's status, what was read of it
+/// (up to the first record of a stream, or the whole of a refusal), and the connection.
+fn follower(server: &DevServer) -> (u16, String, std::net::TcpStream) {
     use std::io::{Read, Write};
-    let address = server.url.trim_start_matches("http://");
+    let address = server.address();
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    let request = format!(
+        "GET /v1/logs?follow=true HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\nConnection: close\r\n\r\n",
+        server.token
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&seen).into_owned();
+        if text.starts_with("HTTP/1.1 200") && text.contains("data: ") {
+            return (200, text, stream);
+        }
+        let read = stream.read(&mut buffer).unwrap_or_else(|problem| panic!("{problem}: {text}"));
+        if read == 0 {
+            let status = text.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+            return (status, text, stream);
+        }
+        seen.extend_from_slice(&buffer[..read]);
+    }
+}
+
+/// `count` followers, each read until its history arrived (it then waits for new lines).
+fn followers(server: &DevServer, count: usize) -> Vec<std::net::TcpStream> {
     (0..count)
         .map(|_| {
-            let mut stream = std::net::TcpStream::connect(address).unwrap();
-            let request = format!(
-                "GET /v1/logs?follow=true HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\r\n",
-                server.token
-            );
-            stream.write_all(request.as_bytes()).unwrap();
-            stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-            let mut seen = Vec::new();
-            let mut buffer = [0; 4096];
-            while !String::from_utf8_lossy(&seen).contains("data: ") {
-                let read = stream.read(&mut buffer).unwrap();
-                assert!(read > 0, "the stream ended: {}", String::from_utf8_lossy(&seen));
-                seen.extend_from_slice(&buffer[..read]);
-            }
+            let (status, said, stream) = follower(server);
+            assert_eq!(status, 200, "{said}");
             stream
         })
         .collect()
@@ -382,26 +395,82 @@ fn wait_for_fds_at_most(pid: u32, limit: usize) {
     }
 }
 
+/// Followers share one store connection, so a burst of them leaves nothing behind once
+/// they leave (each had its own before, and SQLite kept the burst's peak of database
+/// handles open for as long as the server ran) (issue 21, item 10).
 #[cfg(target_os = "linux")]
 #[test]
 fn followers_that_leave_give_back_their_connection_and_store() {
     let dir = copy_fixture("dev", "basic");
     let server = DevServer::start(dir.path(), 0);
     let pid = server.child.id();
-    // SQLite keeps the database file handle of a closed connection for the next one to
-    // reuse while another connection of the process holds a lock, so a first round of
-    // followers leaves its peak of those behind; a second round must add nothing to it.
     let before = open_fds(pid);
-    let first = followers(&server, 20);
-    assert!(open_fds(pid) >= before + 40, "each follower holds its connection and a store");
-    drop(first);
-    wait_for_fds_at_most(pid, before + 22);
-    let settled = open_fds(pid);
-    let second = followers(&server, 20);
-    assert!(open_fds(pid) >= settled + 20);
-    drop(second);
-    wait_for_fds_at_most(pid, settled + 2);
+    for _round in 0..2 {
+        let burst = followers(&server, 20);
+        assert!(open_fds(pid) >= before + 20, "each follower holds its connection");
+        drop(burst);
+        wait_for_fds_at_most(pid, before + 1);
+    }
     assert_eq!(server.logs("?tail=1").len(), 1, "the server still answers");
+}
+
+/// 64 followers at most, as sessions have a limit: the next is answered 429 with a JSON
+/// `error` until one leaves (issue 21, item 10).
+#[test]
+fn log_followers_past_the_limit_are_answered_429_until_one_leaves() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let mut held = followers(&server, 64);
+    let (status, said, _) = follower(&server);
+    assert_eq!(status, 429, "{said}");
+    let body: Value = serde_json::from_str(said.split("\r\n\r\n").nth(1).unwrap_or_default()).expect(&said);
+    assert_eq!(
+        body["error"],
+        "64 log followers are connected, the most this server takes; try again when one has left"
+    );
+    held.pop();
+    let started = Instant::now();
+    while follower(&server).0 != 200 {
+        assert!(started.elapsed() < Duration::from_secs(10), "the follower that left made no room");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Followers that take every descriptor the server has are refused 503 (never 500), the
+/// watcher does not take files it could not look at for a change of the hooks, and every
+/// descriptor comes back when they leave (issue 21, item 10).
+#[cfg(target_os = "linux")]
+#[test]
+fn followers_that_use_up_the_descriptors_get_503_and_no_hook_change_is_announced() {
+    let dir = copy_fixture("dev", "basic");
+    let mut command = Command::new("sh");
+    command.args(["-c", "ulimit -n 64 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_agent-sdk")]);
+    command.args(["dev", "--port", "0"]);
+    let server = DevServer::adopt(in_project(command, dir.path()).spawn().unwrap(), dir.path(), "");
+    let pid = server.child.id();
+    assert!(server.logs("?tail=0").is_empty());
+    let before = open_fds(pid);
+    // A refused client hangs up, as `logs` does; the others keep following.
+    let mut burst = Vec::new();
+    let mut statuses = Vec::new();
+    for _ in 0..60 {
+        let (status, said, stream) = follower(&server);
+        assert!([200, 503].contains(&status), "{statuses:?}, then {said}");
+        statuses.push(status);
+        if status == 200 {
+            burst.push(stream);
+        }
+    }
+    assert!(statuses.contains(&503), "64 descriptors were enough for 60 followers? {statuses:?}");
+    // The watcher looks at the code four times a second: let it look while nothing is spare.
+    std::thread::sleep(Duration::from_secs(1));
+    drop(burst);
+    wait_for_fds_at_most(pid, before + 1);
+    assert_eq!(follower(&server).0, 200, "followers are served again");
+    let said: Vec<String> =
+        server.logs("").iter().map(|record| record["message"].as_str().unwrap_or_default().to_owned()).collect();
+    let announced = said.iter().find(|message| message.contains("hooks") && message.contains("chang"));
+    assert!(announced.is_none(), "a change that never happened was announced: {said:#?}");
 }
 
 #[test]

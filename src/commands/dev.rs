@@ -9,6 +9,7 @@ use anyhow::Context;
 use crate::check::check_located;
 use crate::cli::{ColorChoice, DevArgs};
 use crate::dev::agent::{Agent, HookSet};
+use crate::dev::logs::Followers;
 use crate::dev::sessions::Sessions;
 use crate::dev::token::load_or_create_token;
 use crate::dev::{Server, connections, is_loopback, router, watch};
@@ -90,8 +91,13 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let sessions = Arc::new(Sessions::new(Arc::clone(&agent), args.max_sessions as usize));
     let (stop_sender, stopping) = tokio::sync::watch::channel(false);
-    let server =
-        Server { agent: Arc::clone(&agent), sessions: Arc::clone(&sessions), token: Arc::new(token.clone()), stopping };
+    let server = Server {
+        agent: Arc::clone(&agent),
+        sessions: Arc::clone(&sessions),
+        followers: Arc::new(Followers::new(agent.project().dir.clone())),
+        token: Arc::new(token.clone()),
+        stopping,
+    };
     let stop_watching = Arc::new(AtomicBool::new(false));
     let watcher = watch::spawn(Arc::clone(&agent), Arc::clone(&stop_watching));
 
