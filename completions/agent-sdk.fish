@@ -103,7 +103,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s q -l quiet -
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on (0 picks a free one; `dev.json` says which)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on: 7311 unless given; 0 picks a free one (`dev.json` says which). A second server of a project one already serves needs a port of its own' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before it is put to rest: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history' -r

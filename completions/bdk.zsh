@@ -104,7 +104,7 @@ json\:"One JSON record a line"))' \
 (dev)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
-'--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
+'--port=[The port to listen on\: 7311 unless given; 0 picks a free one (\`dev.json\` says which). A second server of a project one already serves needs a port of its own]:PORT:_default' \
 '--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
 '--hook-timeout=[How long one handler may run before it is logged as timed out\: \`500ms\`, \`30s\`, \`1.5h\`…]:DURATION:_default' \
 '--session-idle=[How long a session may sit idle before it is put to rest\: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history]:DURATION:_default' \

@@ -494,9 +494,10 @@ pub struct DevArgs {
     #[command(flatten)]
     pub dir: ProjectArg,
 
-    /// The port to listen on (0 picks a free one; `dev.json` says which).
-    #[arg(long, default_value_t = 7311)]
-    pub port: u16,
+    /// The port to listen on: 7311 unless given; 0 picks a free one (`dev.json` says which).
+    /// A second server of a project one already serves needs a port of its own.
+    #[arg(long)]
+    pub port: Option<u16>,
 
     /// The address to listen on. Anything but loopback exposes the agent to the network:
     /// it needs --allow-remote.
@@ -536,6 +537,15 @@ pub struct DevArgs {
     /// Last: its flags are listed under their own heading.
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+impl DevArgs {
+    /// The port `dev` listens on when `--port` is not given.
+    pub const DEFAULT_PORT: u16 = 7311;
+
+    pub fn port(&self) -> u16 {
+        self.port.unwrap_or(Self::DEFAULT_PORT)
+    }
 }
 
 #[derive(Debug, Args)]

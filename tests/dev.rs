@@ -55,7 +55,8 @@ impl DevServer {
         }
     }
 
-    /// A server started by the test itself, once its dev.json has a token other than `old_token`.
+    /// A server started by the test itself, once its dev.json has a token other than
+    /// `old_token` and it answers (dev.json is written as soon as it listens).
     fn adopt(child: Child, dir: &Path, old_token: &str) -> Self {
         let mut server = DevServer { child, url: String::new(), token: String::new() };
         let started = Instant::now();
@@ -68,10 +69,15 @@ impl DevServer {
             if !token.is_empty() && token != old_token {
                 server.url = file["url"].as_str().unwrap_or_default().to_owned();
                 server.token = token.to_owned();
-                return server;
+                break;
             }
             std::thread::sleep(Duration::from_millis(20));
         }
+        while !server.get("/v1/logs?tail=0").is_ok_and(|response| response.status() == 200) {
+            assert!(started.elapsed() < Duration::from_secs(30), "dev did not answer");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
     }
 
     fn get(&self, path: &str) -> reqwest::Result<reqwest::blocking::Response> {
@@ -1923,4 +1929,81 @@ fn a_session_or_a_script_that_cannot_be_is_a_400_with_the_reason() {
         "`script` plays the local model's turn, and this server's model is `openai-compatible:echo` \
          (start dev with --model local to script turns)"
     );
+}
+
+/// What a process printed on stderr and its exit code; fails the test (killing it) if it
+/// is still running after `limit`.
+fn finished_within(mut child: std::process::Child, limit: Duration) -> (Option<i32>, String) {
+    use std::io::Read;
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    (status.code(), stderr)
+}
+
+/// A second `dev` of a project one already serves is refused, naming the running one;
+/// one on a port of its own may run beside it, but `dev.json` keeps naming the first,
+/// so `logs` still finds it once the second stops (issue 21, item 12).
+#[test]
+fn a_second_dev_on_the_same_project_is_refused_and_never_takes_over_dev_json() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let dev_json = dir.path().join(".agent-sdk/dev.json");
+    let written = std::fs::read_to_string(&dev_json).unwrap();
+    let pid = server.child.id();
+    let port = free_port().to_string();
+    for (args, then) in [
+        (
+            &["--port", "0"][..],
+            "; use it (`agent-sdk logs` follows it), stop it, or pass a --port other than its own to run another beside it",
+        ),
+        (&["--port", &port, "--rotate-token"], "; --rotate-token would change the token it uses: stop it first"),
+    ] {
+        let mut second = in_project(common::agent_sdk(), dir.path());
+        second.arg("dev").args(args).stderr(Stdio::piped());
+        let (code, stderr) = finished_within(second.spawn().unwrap(), Duration::from_secs(30));
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "error: agent-sdk dev already serves this project at {} (pid {pid}, started in ",
+                server.url
+            )),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(then), "{args:?}: {stderr}");
+    }
+    let beside = in_project(common::agent_sdk(), dir.path()).args(["dev", "--port", &port]).spawn().unwrap();
+    let beside = DevServer { child: beside, url: format!("http://127.0.0.1:{port}"), token: server.token.clone() };
+    let started = Instant::now();
+    while !beside.get("/v1/logs?tail=0").is_ok_and(|response| response.status() == 200) {
+        assert!(started.elapsed() < Duration::from_secs(30), "the server beside it never answered");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    wait_for_log(
+        &server,
+        &format!(
+            "{} serves this project too (pid {pid}) and keeps .agent-sdk/dev.json: `logs` finds this one with --host http://127.0.0.1:{port}",
+            server.url
+        ),
+    );
+    beside.signal("-TERM");
+    assert_eq!(beside.exits_within(Duration::from_secs(30)), Some(0));
+    assert_eq!(std::fs::read_to_string(&dev_json).unwrap(), written, "dev.json was taken over");
+    let output = logs_command(dir.path(), &["--tail", "1"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("no server answered"), "logs lost the running server: {stderr}");
 }
