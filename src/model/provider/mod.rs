@@ -8,8 +8,9 @@
 //!  conversation ──► start_turn ───┤
 //!                                 ▼
 //!        step: POST <base>/chat/completions ──► SSE chunks ──► ModelOutputs ──► ProviderTurn
-//!          ▲   (retries, timeouts)                                  │            (ModelStream)
-//!          └──── tool calls answered with a stub ◄──────────────────┘
+//!          ▲   (retries, timeouts)              (answer: bounded,    │          (ModelStream; a queue
+//!          │                                     scrub: no key)      │           of at most 1 MiB)
+//!          └──── tool calls answered with a stub ◄───────────────────┘
 //! ```
 
 mod answer;
