@@ -119,7 +119,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__dev)
-            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --color --quiet --help --version"
+            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --model-max-duration --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -182,6 +182,10 @@ _agent_sdk() {
                     return 0
                     ;;
                 --model-idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model-max-duration)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -453,7 +457,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__run)
-            opts="-m -q -h -V --dir --message --replay --event --data --script --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --color --quiet --help --version"
+            opts="-m -q -h -V --dir --message --replay --event --data --script --session --redeliver --purpose --mode --json --hook-timeout --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --model-max-duration --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -536,6 +540,10 @@ _agent_sdk() {
                     return 0
                     ;;
                 --model-idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model-max-duration)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -91,7 +91,8 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l tools -d 'To
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l max-steps -d 'The most requests one turn makes to the model (answering its tool calls starts the next)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-retries -d 'How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-connect-timeout -d 'How long connecting to the model server may take' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-idle-timeout -d 'How long the model server may send nothing (before its answer starts, or within it) before the turn fails' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-idle-timeout -d 'How long the model server may send no data (before its answer starts, or within it) before the turn fails; keep-alive comments and part of an event are not data' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l model-max-duration -d 'How long the model may take to answer one turn (every request, retry and tool step of it) before the turn fails' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -102,7 +103,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s q -l quiet -
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on (0 picks a free one; `dev.json` says which)' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on: 7311 unless given; 0 picks a free one (`dev.json` says which). A second server of a project one already serves needs a port of its own' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before it is put to rest: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history' -r
@@ -116,7 +117,8 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l tools -d 'To
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l max-steps -d 'The most requests one turn makes to the model (answering its tool calls starts the next)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-retries -d 'How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-connect-timeout -d 'How long connecting to the model server may take' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-idle-timeout -d 'How long the model server may send nothing (before its answer starts, or within it) before the turn fails' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-idle-timeout -d 'How long the model server may send no data (before its answer starts, or within it) before the turn fails; keep-alive comments and part of an event are not data' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l model-max-duration -d 'How long the model may take to answer one turn (every request, retry and tool step of it) before the turn fails' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"

@@ -86,7 +86,8 @@ json\:"One JSON record a line"))' \
 '--max-steps=[The most requests one turn makes to the model (answering its tool calls starts the next)]:COUNT:_default' \
 '--model-retries=[How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached]:COUNT:_default' \
 '--model-connect-timeout=[How long connecting to the model server may take]:DURATION:_default' \
-'--model-idle-timeout=[How long the model server may send nothing (before its answer starts, or within it) before the turn fails]:DURATION:_default' \
+'--model-idle-timeout=[How long the model server may send no data (before its answer starts, or within it) before the turn fails; keep-alive comments and part of an event are not data]:DURATION:_default' \
+'--model-max-duration=[How long the model may take to answer one turn (every request, retry and tool step of it) before the turn fails]:DURATION:_default' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--redeliver[Dispatch the session'\''s recorded events its hooks never saw (a run ended before dispatching them), before the new turn if one is given. Without it they are only counted in the log\: delivery is at most once]' \
 '--json[Print the recorded events as NDJSON on stdout instead of the reply]' \
@@ -103,7 +104,7 @@ json\:"One JSON record a line"))' \
 (dev)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
-'--port=[The port to listen on (0 picks a free one; \`dev.json\` says which)]:PORT:_default' \
+'--port=[The port to listen on\: 7311 unless given; 0 picks a free one (\`dev.json\` says which). A second server of a project one already serves needs a port of its own]:PORT:_default' \
 '--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
 '--hook-timeout=[How long one handler may run before it is logged as timed out\: \`500ms\`, \`30s\`, \`1.5h\`…]:DURATION:_default' \
 '--session-idle=[How long a session may sit idle before it is put to rest\: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history]:DURATION:_default' \
@@ -117,7 +118,8 @@ json\:"One JSON record a line"))' \
 '--max-steps=[The most requests one turn makes to the model (answering its tool calls starts the next)]:COUNT:_default' \
 '--model-retries=[How often a request is retried when the server is rate limiting (429, honouring Retry-After), failing for the moment (500, 502, 503, 504) or cannot be reached]:COUNT:_default' \
 '--model-connect-timeout=[How long connecting to the model server may take]:DURATION:_default' \
-'--model-idle-timeout=[How long the model server may send nothing (before its answer starts, or within it) before the turn fails]:DURATION:_default' \
+'--model-idle-timeout=[How long the model server may send no data (before its answer starts, or within it) before the turn fails; keep-alive comments and part of an event are not data]:DURATION:_default' \
+'--model-max-duration=[How long the model may take to answer one turn (every request, retry and tool step of it) before the turn fails]:DURATION:_default' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--allow-remote[Allow listening on a non-loopback address]' \
 '--rotate-token[Make a new bearer token (the old one stops working)]' \

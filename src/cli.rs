@@ -443,10 +443,15 @@ pub struct ModelArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::clock::parse_duration)]
     pub model_connect_timeout: std::time::Duration,
 
-    /// How long the model server may send nothing (before its answer starts, or within
-    /// it) before the turn fails.
+    /// How long the model server may send no data (before its answer starts, or within
+    /// it) before the turn fails; keep-alive comments and part of an event are not data.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
     pub model_idle_timeout: std::time::Duration,
+
+    /// How long the model may take to answer one turn (every request, retry and tool step
+    /// of it) before the turn fails.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::clock::parse_duration)]
+    pub model_max_duration: std::time::Duration,
 }
 
 /// Environment files for the hook runtime.
@@ -504,9 +509,10 @@ pub struct DevArgs {
     #[command(flatten)]
     pub dir: ProjectArg,
 
-    /// The port to listen on (0 picks a free one; `dev.json` says which).
-    #[arg(long, default_value_t = 7311)]
-    pub port: u16,
+    /// The port to listen on: 7311 unless given; 0 picks a free one (`dev.json` says which).
+    /// A second server of a project one already serves needs a port of its own.
+    #[arg(long)]
+    pub port: Option<u16>,
 
     /// The address to listen on. Anything but loopback exposes the agent to the network:
     /// it needs --allow-remote.
@@ -546,6 +552,15 @@ pub struct DevArgs {
     /// Last: its flags are listed under their own heading.
     #[command(flatten)]
     pub model: ModelArgs,
+}
+
+impl DevArgs {
+    /// The port `dev` listens on when `--port` is not given.
+    pub const DEFAULT_PORT: u16 = 7311;
+
+    pub fn port(&self) -> u16 {
+        self.port.unwrap_or(Self::DEFAULT_PORT)
+    }
 }
 
 #[derive(Debug, Default, Args)]

@@ -7,9 +7,13 @@
 //! (joined by newlines), `id` (kept from event to event, as the standard says) and `event`;
 //! comments (`: heartbeat`) and `retry` are read and dropped, since each client keeps its
 //! own backoff.
+//!
+//! What is held in memory is bounded: a line, and an event's data (its `data:` lines
+//! joined), are at most the parser's limit, so a server that never ends a line, or never
+//! sends the blank line that ends an event, is an error, not a growing buffer.
 
-/// The longest line accepted: a server that never ends a line must not fill the memory.
-pub const MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+/// The longest line, and the most data one event may hold, unless a reader says otherwise.
+pub const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 
 /// One dispatched event.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,23 +29,37 @@ pub struct SseEvent {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SseProblem {
     NotUtf8,
-    LineTooLong,
+    /// A line longer than the limit (in bytes).
+    LineTooLong(usize),
+    /// An event whose data grew past the limit (in bytes) before a blank line ended it.
+    EventTooLong(usize),
 }
 
 impl std::fmt::Display for SseProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SseProblem::NotUtf8 => f.write_str("the stream is not UTF-8 text"),
-            SseProblem::LineTooLong => {
-                write!(f, "the stream has a line longer than {} MiB", MAX_LINE_BYTES / (1024 * 1024))
+            SseProblem::LineTooLong(limit) => write!(f, "the stream has a line longer than {}", mebibytes(*limit)),
+            SseProblem::EventTooLong(limit) => {
+                write!(
+                    f,
+                    "the stream has an event over {} (data lines with no blank line to end them)",
+                    mebibytes(*limit)
+                )
             }
         }
     }
 }
 
+fn mebibytes(bytes: usize) -> String {
+    format!("{} MiB", bytes / (1024 * 1024))
+}
+
 /// Bytes in, events out.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct SseParser {
+    /// The longest line, and the most data of one event, in bytes.
+    limit: usize,
     /// Bytes not yet read as lines; `buffer[start..]` is what is left.
     buffer: Vec<u8>,
     start: usize,
@@ -57,7 +75,29 @@ pub struct SseParser {
     has_data: bool,
 }
 
+impl Default for SseParser {
+    fn default() -> Self {
+        Self::with_limit(MAX_EVENT_BYTES)
+    }
+}
+
 impl SseParser {
+    /// A parser that refuses a line, or an event's data, longer than `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        Self {
+            limit,
+            buffer: Vec::new(),
+            start: 0,
+            searched: 0,
+            after_cr: false,
+            started: false,
+            last_id: String::new(),
+            event: String::new(),
+            data: String::new(),
+            has_data: false,
+        }
+    }
+
     /// Adds bytes that arrived.
     pub fn push(&mut self, bytes: &[u8]) {
         // Drop what was read once it is most of the buffer, so the copy is paid for by the
@@ -72,7 +112,7 @@ impl SseParser {
     /// The next complete event, if the bytes so far hold one.
     pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseProblem> {
         while let Some(line) = self.next_line()? {
-            if let Some(event) = self.take_line(&line) {
+            if let Some(event) = self.take_line(&line)? {
                 return Ok(Some(event));
             }
         }
@@ -91,8 +131,8 @@ impl SseParser {
         let rest = &self.buffer[self.start..];
         let Some(end) = rest[self.searched..].iter().position(|&b| b == b'\n' || b == b'\r') else {
             self.searched = rest.len();
-            if rest.len() > MAX_LINE_BYTES {
-                return Err(SseProblem::LineTooLong);
+            if rest.len() > self.limit {
+                return Err(SseProblem::LineTooLong(self.limit));
             }
             return Ok(None);
         };
@@ -117,34 +157,42 @@ impl SseParser {
     }
 
     /// Applies one line; a blank line dispatches the event gathered so far.
-    fn take_line(&mut self, line: &str) -> Option<SseEvent> {
+    fn take_line(&mut self, line: &str) -> Result<Option<SseEvent>, SseProblem> {
         if line.is_empty() {
             let event = std::mem::take(&mut self.event);
             let data = std::mem::take(&mut self.data);
             if !std::mem::take(&mut self.has_data) {
-                return None;
+                return Ok(None);
             }
             let event = if event.is_empty() { "message".to_owned() } else { event };
-            return Some(SseEvent { id: self.last_id.clone(), event, data });
+            return Ok(Some(SseEvent { id: self.last_id.clone(), event, data }));
         }
         if line.starts_with(':') {
-            return None;
+            return Ok(None);
         }
         let (field, value) = line.split_once(':').unwrap_or((line, ""));
         let value = value.strip_prefix(' ').unwrap_or(value);
         match field {
-            "data" => {
-                if self.has_data {
-                    self.data.push('\n');
-                }
-                self.data.push_str(value);
-                self.has_data = true;
-            }
+            "data" => self.add_data(value)?,
             "id" if !value.contains('\0') => value.clone_into(&mut self.last_id),
             "event" => value.clone_into(&mut self.event),
             _ => {}
         }
-        None
+        Ok(None)
+    }
+
+    /// Adds a `data:` line to the event, within the limit.
+    fn add_data(&mut self, value: &str) -> Result<(), SseProblem> {
+        let separator = usize::from(self.has_data);
+        if self.data.len() + separator + value.len() > self.limit {
+            return Err(SseProblem::EventTooLong(self.limit));
+        }
+        if self.has_data {
+            self.data.push('\n');
+        }
+        self.data.push_str(value);
+        self.has_data = true;
+        Ok(())
     }
 }
 
@@ -203,6 +251,22 @@ mod tests {
     #[test]
     fn bytes_that_are_not_utf8_are_a_problem() {
         assert_eq!(events(&[b"data: \xff\n\n"]), Err(SseProblem::NotUtf8));
+    }
+
+    #[test]
+    fn an_event_is_bounded_like_a_line() {
+        let mut parser = SseParser::with_limit(10);
+        parser.push(b"data: 12345\ndata: 1234\n");
+        assert_eq!(parser.next_event(), Ok(None), "5 + 1 + 4 bytes are within 10");
+        parser.push(b"data: \n");
+        assert_eq!(parser.next_event(), Err(SseProblem::EventTooLong(10)));
+        let mut parser = SseParser::with_limit(10);
+        parser.push(b"data: 1234567890\n\n: comments are not data\n");
+        assert_eq!(parser.next_event().unwrap().unwrap().data, "1234567890");
+        assert_eq!(
+            SseProblem::EventTooLong(16 * 1024 * 1024).to_string(),
+            "the stream has an event over 16 MiB (data lines with no blank line to end them)"
+        );
     }
 
     #[test]

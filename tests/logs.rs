@@ -237,3 +237,54 @@ fn with_no_server_logs_reads_the_local_history_with_the_same_filters_and_labels_
     assert_eq!(output.status.code(), Some(1), "no server and no history");
     assert!(!empty.path().join(".agent-sdk").exists(), "reading made no state root");
 }
+
+#[test]
+fn data_lines_that_never_end_their_event_break_the_stream_at_the_event_bound() {
+    // 65 lines of a mebibyte of `data:` each, and never the blank line that ends an event.
+    let url = serve(vec![Box::new(|_, stream| {
+        let line = format!("data: {}\n", "x".repeat(1024 * 1024));
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        for _ in 0..65 {
+            if stream.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+        }
+    })]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url, "--retry-for", "1ms"]), Duration::from_secs(60));
+    let stderr = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("no working log stream for 1ms (the last one: the stream has an event over 64 MiB (data lines with no blank line to end them)); giving up"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_json_object_that_is_not_a_log_record_is_refused_and_retry_for_ends_the_retries() {
+    let dir = tempfile::tempdir().unwrap();
+    // One object that is not a record, then the stream breaks; and a real record the
+    // server sends again on every connection, then breaks: neither is a working stream.
+    let not_a_record = serve(vec![stream_of(b"data: {\"hello\": \"world\"}\n\n")]);
+    let the_same_record = serve(vec![Box::new(|_, stream| {
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        let _ = stream.write_all(log_event(7, "the same line again").as_bytes());
+    })]);
+    for (url, follow) in [(&not_a_record, false), (&not_a_record, true), (&the_same_record, true)] {
+        let mut args = vec!["--host", url.as_str(), "--retry-for", "2s"];
+        if follow {
+            args.push("-f");
+        }
+        let output = output_within(logs(dir.path(), &args), Duration::from_secs(30));
+        let stderr = stderr(&output);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains("no working log stream for 2s"), "{args:?}: {stderr}");
+        if url == &not_a_record {
+            assert_eq!(stdout, "", "{args:?}: a line was made of something else");
+            assert!(stderr.contains("a record has a cursor, `at`, `level` and `message`"), "{args:?}: {stderr}");
+        } else {
+            assert_eq!(stdout.matches("the same line again").count(), 1, "{stdout}");
+        }
+    }
+}

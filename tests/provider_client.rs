@@ -26,6 +26,7 @@ fn settings(url: &str) -> Settings {
         retries: 0,
         connect_timeout: Duration::from_secs(2),
         idle_timeout: Duration::from_secs(5),
+        max_duration: Duration::from_secs(60),
     }
 }
 

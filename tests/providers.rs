@@ -797,3 +797,204 @@ fn dev_asks_the_model_while_a_session_s_first_turn_loads_its_hooks() {
     let asked = server.requests()[0].wall_ms;
     assert!(asked + 500 < imported, "asked at {asked}, the hook loaded at {imported}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Streams that never end, or end nowhere (issue 21, items 7 and 8), and echoed keys (item 9).
+
+/// An answer that sends `start`, then `piece` every `every` until `for_how_long` has
+/// passed or the client is gone.
+fn drip(start: String, piece: String, every: Duration, for_how_long: Duration) -> Answer {
+    Box::new(move |stream, _| {
+        let _ = stream.write_all(start.as_bytes());
+        let started = Instant::now();
+        while started.elapsed() < for_how_long && stream.write_all(piece.as_bytes()).is_ok() {
+            std::thread::sleep(every);
+        }
+    })
+}
+
+#[test]
+fn data_lines_that_never_end_their_event_fail_the_turn_at_the_event_bound() {
+    // A mebibyte of `data:` a line, 17 times, and never the blank line that ends an event.
+    let line = format!("data: {}\n", "x".repeat(1024 * 1024));
+    let server = ModelServer::start(vec![Box::new(move |stream, _| {
+        let _ = stream.write_all(format!("{SSE_HEAD}{}", event(&text("a").to_string())).as_bytes());
+        for _ in 0..17 {
+            if stream.write_all(line.as_bytes()).is_err() {
+                return;
+            }
+        }
+    })]);
+    let (_, envelopes, message) = failing_turn(&server.url, &[]);
+    assert_eq!(
+        message,
+        "the model server sent a stream agent-sdk cannot read: the stream has an event over 16 MiB (data lines with no blank line to end them)"
+    );
+    assert_eq!(types(&envelopes), ["message.received", "message.appended", "turn.failed"]);
+}
+
+#[test]
+fn keep_alive_comments_and_a_one_byte_drip_do_not_hold_off_the_idle_timeout() {
+    let start = || format!("{SSE_HEAD}{}", event(&text("Hi").to_string()));
+    let every = Duration::from_millis(100);
+    let comments = drip(start(), ": keep-alive\n\n".to_owned(), every, Duration::from_secs(20));
+    let bytes = drip(start(), "d".to_owned(), every, Duration::from_secs(20));
+    for (answer, what) in [(comments, "keep-alive comments"), (bytes, "a byte at a time")] {
+        let server = ModelServer::start(vec![answer]);
+        let (_, envelopes, message) = failing_turn(&server.url, &["--model-idle-timeout", "1s"]);
+        assert_eq!(
+            message,
+            "the model server sent no data for 1s, only keep-alives or part of an event (--model-idle-timeout); gave up",
+            "{what}"
+        );
+        assert_eq!(types(&envelopes), ["message.received", "message.appended", "turn.failed"], "{what}");
+    }
+}
+
+#[test]
+fn a_model_that_keeps_sending_is_stopped_at_model_max_duration() {
+    let chunk = event(&text("more ").to_string());
+    let server =
+        ModelServer::start(vec![drip(SSE_HEAD.to_owned(), chunk, Duration::from_millis(100), Duration::from_secs(20))]);
+    let (_, envelopes, message) = failing_turn(&server.url, &["--model-max-duration", "1s"]);
+    assert_eq!(message, "the model's answer took longer than 1s (--model-max-duration); gave up");
+    assert!(types(&envelopes).iter().filter(|kind| *kind == "message.appended").count() >= 2, "{envelopes:?}");
+}
+
+#[test]
+fn a_model_stream_that_never_ends_is_stopped_at_the_reply_bound() {
+    // 64 KiB of text a chunk, as fast as the turn reads them, 80 MiB in all, then `[DONE]`.
+    let server = ModelServer::start(vec![Box::new(|stream, _| {
+        let chunk = event(&text(&"x".repeat(64 * 1024)).to_string());
+        let _ = stream.write_all(SSE_HEAD.as_bytes());
+        for _ in 0..80 * 16 {
+            if stream.write_all(chunk.as_bytes()).is_err() {
+                return;
+            }
+        }
+        let _ = stream.write_all(event("[DONE]").as_bytes());
+    })]);
+    let dir = copy_fixture("providers", "agent");
+    // The reply goes to a file: the test keeps none of it in memory.
+    let stdout = std::fs::File::create(dir.path().join("stdout.txt")).unwrap();
+    let output = common::agent_sdk()
+        .args(["run", "--dir", ".", "--message", "hi"])
+        .args(compatible(&server.url))
+        .current_dir(dir.path())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "turn failed: the model server sent more than 64 MiB for one turn, the most agent-sdk reads; gave up"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_turn_that_cannot_print_stops_reading_the_model() {
+    // Nobody reads the run's stdout: once the pipe is full the turn cannot go on, and the
+    // model's stream must wait for it instead of piling up in memory. The server writes
+    // 1 KiB chunks until a write has waited 2 s, or until 60 MiB (under the reply bound):
+    // what the turn took in is what a full queue, the sockets and the pipe hold.
+    let (written_sender, written) = std::sync::mpsc::channel();
+    let server = ModelServer::start(vec![Box::new(move |stream, _| {
+        let chunk = event(&text(&"x".repeat(1024)).to_string());
+        let _ = stream.write_all(SSE_HEAD.as_bytes());
+        let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+        let mut total = 0;
+        while total < 60 * 1024 * 1024 && stream.write_all(chunk.as_bytes()).is_ok() {
+            total += chunk.len();
+        }
+        let _ = written_sender.send(total);
+    })]);
+    let dir = copy_fixture("providers", "agent");
+    let mut child = common::agent_sdk()
+        .args(["run", "--dir", ".", "--message", "hi"])
+        .args(compatible(&server.url))
+        .current_dir(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let total = written.recv_timeout(Duration::from_secs(120));
+    let _ = child.kill();
+    let _ = child.wait();
+    let total = total.expect("the server stopped writing");
+    assert!(total < 48 * 1024 * 1024, "the turn took in {total} bytes while it could print nothing");
+}
+
+/// Every file `agent-sdk` keeps under `.agent-sdk/` (the store, its WAL, the session's files), as text.
+fn state_files(dir: &Path) -> String {
+    walkdir::WalkDir::new(dir.join(".agent-sdk"))
+        .into_iter()
+        .flatten()
+        .filter(|entry| entry.file_type().is_file())
+        .map(|entry| String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap_or_default()).into_owned())
+        .collect()
+}
+
+/// A chunk whose content is `escaped`, written into the JSON as it is (escapes and all).
+fn escaped_text(escaped: &str) -> String {
+    format!(r#"{{"choices":[{{"index":0,"delta":{{"content":"{escaped}"}},"finish_reason":null}}]}}"#)
+}
+
+#[test]
+fn an_echoed_key_is_scrubbed_json_escaped_split_over_deltas_and_in_a_whole_completion() {
+    const KEY: &str = "sk-test-very-secret-1234";
+    let reasoning = |delta: &str| json!({ "choices": [{ "index": 0, "delta": { "reasoning_content": delta } }] });
+    let call = |arguments: &str| {
+        json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "id": "call_k", "type": "function",
+                "function": { "name": "lookup", "arguments": arguments } }] } }] })
+    };
+    // The first step calls a tool with the key in its arguments, cut in two; the second
+    // answers with the key JSON-escaped, and cut over two deltas, in the text and in the
+    // reasoning.
+    let tool_step = streamed(vec![call("{\"key\": \"sk-test-ve"), call("ry-secret-1234\"}"), finish("tool_calls")]);
+    let mut answer = SSE_HEAD.to_owned();
+    for chunk in [
+        reasoning("I was sent sk-test-very-se").to_string(),
+        reasoning("cret-1234.").to_string(),
+        escaped_text(r"Your key is sk-test-very-secret-\u0031234, "),
+        text("and again sk-test-").to_string(),
+        text("very-secret-1234. Bye.").to_string(),
+        finish("stop").to_string(),
+    ] {
+        answer.push_str(&event(&chunk));
+    }
+    answer.push_str(&event("[DONE]"));
+    let whole = r#"{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Whole: sk-test-very-secret-\u0031234"},"finish_reason":"stop"}]}"#;
+    let server = ModelServer::start(vec![tool_step, raw(answer), status("200 OK", "", whole)]);
+    let dir = copy_fixture("providers", "agent");
+    std::fs::write(
+        dir.path().join("tools.json"),
+        json!([{ "type": "function", "function": { "name": "lookup", "parameters": { "type": "object" } } }])
+            .to_string(),
+    )
+    .unwrap();
+    let model = compatible(&server.url);
+    let key = [("OPENAI_COMPATIBLE_API_KEY", KEY)];
+    let streamed_turn = run(dir.path(), &args(&model, &["--message", "hi", "--tools", "tools.json"]), &key);
+    assert_eq!(exit(&streamed_turn), 0, "{}", streamed_turn.both());
+    assert_eq!(streamed_turn.stdout(), "Your key is [redacted], and again [redacted]. Bye.\n");
+    assert!(
+        streamed_turn.record.iter().any(|line| line.contains(r#"{"key":"[redacted]"}"#)),
+        "{:?}",
+        streamed_turn.record
+    );
+    let whole_turn = run(dir.path(), &args(&model, &["--message", "hi"]), &key);
+    assert_eq!(exit(&whole_turn), 0, "{}", whole_turn.both());
+    assert_eq!(whole_turn.stdout(), "Whole: [redacted]\n");
+    for ran in [&streamed_turn, &whole_turn] {
+        for (what, text) in [("stdout", ran.stdout()), ("stderr", ran.log()), ("hooks' file", ran.record.join("\n"))] {
+            assert!(!text.contains(KEY), "the key is in the {what}: {text}");
+        }
+    }
+    let state = state_files(dir.path());
+    assert!(state.contains("[redacted]"), "the store holds the reply");
+    assert!(!state.contains(KEY), "the key is in the state store");
+}

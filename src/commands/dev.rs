@@ -9,6 +9,7 @@ use anyhow::Context;
 use crate::check::check_located;
 use crate::cli::{ColorChoice, DevArgs};
 use crate::dev::agent::{Agent, HookSet};
+use crate::dev::logs::Followers;
 use crate::dev::sessions::Sessions;
 use crate::dev::token::load_or_create_token;
 use crate::dev::{Server, connections, is_loopback, router, watch};
@@ -21,11 +22,12 @@ use crate::printer::Printer;
 use crate::project;
 use crate::report;
 use crate::runtime::node_version::{NodeUse, probe_node};
-use crate::state::dev_file::{DevFile, write_dev_file};
+use crate::state::StateRoot;
+use crate::state::dev_file::{DevFile, DevFileLease};
 
 /// Checks the hooks, then serves until stopped; exits 0 after a clean stop.
 pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let address = SocketAddr::new(args.host, args.port);
+    let address = SocketAddr::new(args.host, args.port());
     if !is_loopback(&address) && !args.allow_remote {
         anyhow::bail!(
             "refusing to listen on {address}: that exposes the agent to the network; pass --allow-remote if you mean it"
@@ -63,10 +65,25 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         log_cursor: Arc::new(log_cursor),
         runtime: Mutex::default(),
     });
-    // Listening comes before the first line of the serve log: a server that cannot start
-    // writes nothing into the log of the one that holds the port.
+    // Listening, and taking dev.json, come before the first line of the serve log: a server
+    // that cannot start writes nothing into the log of the one that holds the port.
     let listener = listen(address)?;
+    let url = format!("http://{}", listener.local_addr().context("could not serve the socket")?);
+    let (lease, first) = match claim_dev_file(&state_root, args)? {
+        Claim::Taken(mut lease) => {
+            lease.write(&DevFile { url: url.clone(), token: token.clone(), pid: Some(std::process::id()) })?;
+            (Some(lease), None)
+        }
+        Claim::Beside(first) => (None, Some(first)),
+    };
     let log = agent.serve_log(None)?;
+    if let Some(first) = &first {
+        let pid = first.pid.map_or_else(|| "pid unknown".to_owned(), |pid| format!("pid {pid}"));
+        log.warn(format!(
+            "another agent-sdk dev at {} serves this project too ({pid}) and keeps .agent-sdk/dev.json: `logs` finds this one with --host {url}",
+            first.url
+        ));
+    }
     let dir = crate::report::ProjectDir::new(&agent.project().dir, &checked);
     crate::report::concise::log_warnings(&checked, &dir).into_iter().for_each(|warning| log.warn(warning));
     if let Some(line) = env.summary() {
@@ -88,16 +105,18 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let sessions = Arc::new(Sessions::new(Arc::clone(&agent), args.max_sessions as usize));
     let (stop_sender, stopping) = tokio::sync::watch::channel(false);
-    let server =
-        Server { agent: Arc::clone(&agent), sessions: Arc::clone(&sessions), token: Arc::new(token.clone()), stopping };
+    let server = Server {
+        agent: Arc::clone(&agent),
+        sessions: Arc::clone(&sessions),
+        followers: Arc::new(Followers::new(agent.project().dir.clone())),
+        token: Arc::new(token.clone()),
+        stopping,
+    };
     let stop_watching = Arc::new(AtomicBool::new(false));
     let watcher = watch::spawn(Arc::clone(&agent), Arc::clone(&stop_watching));
 
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener).context("could not serve the socket")?;
-        let bound = listener.local_addr()?;
-        let url = format!("http://{bound}");
-        write_dev_file(&state_root, &DevFile { url: url.clone(), token })?;
         log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project().name));
         let stopping_agent = Arc::clone(&agent);
         connections::serve(listener, router(server), async move {
@@ -117,7 +136,53 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         telemetry.shutdown().into_iter().for_each(|warning| log.warn(warning));
     }
     log.info("stopped");
+    // Held until here: dev.json names this server for as long as it runs.
+    drop(lease);
     Ok(ExitStatus::Success)
+}
+
+/// Whether this server writes `dev.json`.
+enum Claim {
+    /// It does: no other server of the project runs.
+    Taken(DevFileLease),
+    /// Another server of the project runs (this one has a port of its own): it keeps the file.
+    Beside(DevFile),
+}
+
+/// Takes `dev.json`, unless another server of the project runs: then this one is refused
+/// (naming the other: its URL and pid), unless it was given a port of its own (it then runs
+/// beside the other, which keeps the file), and never with `--rotate-token` (the other
+/// would keep serving with the old token, and nothing would say the new one).
+fn claim_dev_file(root: &StateRoot, args: &DevArgs) -> anyhow::Result<Claim> {
+    let first = match DevFileLease::take(root)? {
+        Ok(lease) => return Ok(Claim::Taken(lease)),
+        Err(first) => first.unwrap_or(DevFile { url: "an unknown URL".to_owned(), token: String::new(), pid: None }),
+    };
+    let running =
+        format!("{} dev already serves this project at {} ({})", crate::invocation::command(), first.url, who(&first));
+    if args.rotate_token {
+        return Err(
+            Exit::usage(format!("{running}; --rotate-token would change the token it uses: stop it first")).into()
+        );
+    }
+    match args.port {
+        Some(port) if port != 0 => Ok(Claim::Beside(first)),
+        _ => Err(Exit::usage(format!(
+            "{running}; use it (`{} logs` follows it), stop it, or pass a --port other than its own to run another beside it",
+            crate::invocation::command()
+        ))
+        .into()),
+    }
+}
+
+/// The server `dev.json` names, as `/proc` tells of the process on its port (its pid, where
+/// and how it was started), else by the pid the file holds.
+fn who(dev: &DevFile) -> String {
+    let port = reqwest::Url::parse(&dev.url).ok().and_then(|url| url.port_or_known_default());
+    match port.and_then(crate::dev::port_owner::agent_sdk_on) {
+        Some(owner) => owner.to_string(),
+        None => dev.pid.map_or_else(|| "pid unknown".to_owned(), |pid| format!("pid {pid}")),
+    }
 }
 
 /// The socket the server will serve, bound now; when the port is taken, who holds it (another

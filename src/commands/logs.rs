@@ -109,7 +109,7 @@ fn print_local_history(dir: &Path, query: &Query, mut output: Output<'_>) -> any
     let mut gathered = 0;
     read_history(&store, &request, |cursor, record| {
         let Value::Object(fields) = record else { return Ok(()) };
-        output.print(&LogRecord { cursor: Some(cursor), fields })?;
+        output.print(&LogRecord { cursor, fields })?;
         // Written in batches, so a long history streams without a write per line.
         gathered += 1;
         if gathered % LOCAL_BATCH == 0 {

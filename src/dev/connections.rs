@@ -15,6 +15,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::io_error::is_out_of_descriptors;
+
 /// How long a client has to send a request's headers (from connecting, or from the end
 /// of its previous response).
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -41,9 +43,14 @@ pub async fn serve(listener: TcpListener, app: axum::Router, stop: impl Future<O
         tokio::select! {
             () = &mut stop => break,
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
+                // Served only while a descriptor is kept in reserve; else this connection
+                // is told why with the one it has, which becomes the reserve once it closes
+                // (serving it would leave the next connection waiting, untold, in the backlog).
+                Ok((stream, _)) if spare.refill() => {
                     connections.spawn(serve_connection(stream, app.clone(), closed.clone()));
-                    spare.refill();
+                }
+                Ok((stream, _)) => {
+                    connections.spawn(answer_out_of_descriptors(stream));
                 }
                 Err(problem) if is_out_of_descriptors(&problem) => {
                     if let Some(refusal) = spare.refuse_one(&listener).await {
@@ -54,7 +61,9 @@ pub async fn serve(listener: TcpListener, app: axum::Router, stop: impl Future<O
                 Err(problem) if is_connection_gone(&problem) => {}
                 Err(_) => tokio::time::sleep(RETRY_ACCEPT).await,
             },
-            Some(_) = connections.join_next() => {}
+            Some(_) = connections.join_next() => {
+                spare.refill();
+            }
         }
     }
     drop(listener);
@@ -80,14 +89,6 @@ async fn serve_connection(stream: TcpStream, app: axum::Router, mut closing: wat
     let _ = connection.await;
 }
 
-/// `EMFILE` (this process) and `ENFILE` (the whole system): the same numbers on Linux and
-/// on the BSDs, macOS included.
-const OUT_OF_DESCRIPTORS: [i32; 2] = [24, 23];
-
-fn is_out_of_descriptors(problem: &io::Error) -> bool {
-    problem.raw_os_error().is_some_and(|code| OUT_OF_DESCRIPTORS.contains(&code))
-}
-
 fn is_connection_gone(problem: &io::Error) -> bool {
     matches!(
         problem.kind(),
@@ -104,10 +105,12 @@ impl SpareDescriptor {
         Self(std::fs::File::open("/dev/null").ok())
     }
 
-    fn refill(&mut self) {
+    /// Takes a descriptor into reserve if none is; whether one is.
+    fn refill(&mut self) -> bool {
         if self.0.is_none() {
             self.0 = std::fs::File::open("/dev/null").ok();
         }
+        self.0.is_some()
     }
 
     /// Accepts one waiting connection with the spare descriptor, to answer it 503.

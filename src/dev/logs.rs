@@ -2,10 +2,16 @@
 //! `session`, `level`), resumable from `Last-Event-ID`, then (with `follow`) every new line
 //! as it is recorded; each event's `id` is the line's cursor. Heartbeat comments keep an
 //! idle connection alive.
+//!
+//! At most [`MAX_FOLLOWERS`] streams are served at once, and all of them read through one
+//! store connection, so a burst of followers costs the server one descriptor each (their
+//! connection) and leaves nothing behind: SQLite keeps a closed connection's database handle
+//! open while another connection of the process holds a lock, so a connection per follower
+//! left the burst's peak of handles open for as long as the server ran.
 
 use std::convert::Infallible;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -22,6 +28,69 @@ pub const HEARTBEAT: Duration = Duration::from_secs(15);
 
 /// Lines read from the store per query.
 const PAGE: u64 = 500;
+
+/// The most `/v1/logs` streams served at once.
+pub const MAX_FOLLOWERS: usize = 64;
+
+/// Why a `/v1/logs` request gets no stream.
+#[derive(Debug)]
+pub enum Refusal {
+    /// [`MAX_FOLLOWERS`] streams are being served (429).
+    Full,
+    /// The store could not be read, e.g. the process is out of file descriptors (503).
+    Unavailable(anyhow::Error),
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Full => write!(
+                f,
+                "{MAX_FOLLOWERS} log followers are connected, the most this server takes; try again when one has left"
+            ),
+            Refusal::Unavailable(problem) => {
+                write!(f, "could not read the serve log now ({problem:#}); try again shortly")
+            }
+        }
+    }
+}
+
+/// Every `/v1/logs` stream of the server: how many there are, and the one store
+/// connection they read through (opened by the first, kept for the server's life).
+pub struct Followers {
+    project_dir: PathBuf,
+    room: Arc<tokio::sync::Semaphore>,
+    store: SharedStore,
+}
+
+type SharedStore = Arc<Mutex<Option<crate::state::StateStore>>>;
+
+impl Followers {
+    pub fn new(project_dir: PathBuf) -> Self {
+        Self { project_dir, room: Arc::new(tokio::sync::Semaphore::new(MAX_FOLLOWERS)), store: SharedStore::default() }
+    }
+
+    /// The SSE response: history, then (with `follow`) new lines until the client leaves or
+    /// the server stops; its `Log-Id` header names the log the cursors belong to.
+    pub async fn respond(
+        &self,
+        request: LogRequest,
+        newest: tokio::sync::watch::Receiver<u64>,
+        stopping: tokio::sync::watch::Receiver<bool>,
+    ) -> Result<Response, Refusal> {
+        let place = Arc::clone(&self.room).try_acquire_owned().map_err(|_| Refusal::Full)?;
+        let LogRequest { filter, start, follow } = request;
+        let reader = LogReader {
+            project_dir: self.project_dir.clone(),
+            filter: Arc::new(filter),
+            store: Arc::clone(&self.store),
+        };
+        let log_id = reader.with_store(crate::state::StateStore::log_id).await.map_err(Refusal::Unavailable)?;
+        let cursor = reader.start_cursor(start).await.map_err(Refusal::Unavailable)?;
+        let events = stream(reader, cursor, follow, newest, stopping, place);
+        Ok(([(LOG_ID_HEADER, log_id), (LOG_CURSOR_HEADER, cursor.to_string())], events).into_response())
+    }
+}
 
 #[derive(Debug, Default, Deserialize)]
 pub struct LogQuery {
@@ -116,31 +185,18 @@ fn since_bound(text: &str) -> Result<String, String> {
     Ok(format_timestamp(since.lower_bound(jiff::Timestamp::now())))
 }
 
-/// The SSE response: history, then (with `follow`) new lines until the client leaves or
-/// the server stops; its `Log-Id` header names the log the cursors belong to.
-pub async fn respond(
-    project_dir: PathBuf,
-    request: LogRequest,
-    newest: tokio::sync::watch::Receiver<u64>,
-    stopping: tokio::sync::watch::Receiver<bool>,
-) -> anyhow::Result<Response> {
-    let LogRequest { filter, start, follow } = request;
-    let mut reader = LogReader { project_dir, filter: Arc::new(filter), store: None };
-    let log_id = reader.with_store(crate::state::StateStore::log_id).await?;
-    let cursor = reader.start_cursor(start).await?;
-    let events = stream(reader, cursor, follow, newest, stopping);
-    Ok(([(LOG_ID_HEADER, log_id), (LOG_CURSOR_HEADER, cursor.to_string())], events).into_response())
-}
-
+/// The stream of one follower, which holds its `place` among the followers until it ends.
 fn stream(
-    mut reader: LogReader,
+    reader: LogReader,
     start_after: u64,
     follow: bool,
     mut newest: tokio::sync::watch::Receiver<u64>,
     mut stopping: tokio::sync::watch::Receiver<bool>,
+    place: tokio::sync::OwnedSemaphorePermit,
 ) -> Sse<impl futures_util::Stream<Item = Result<Event, Infallible>>> {
     let (sender, receiver) = tokio::sync::mpsc::channel::<Result<Event, Infallible>>(256);
     tokio::spawn(async move {
+        let _place = place;
         let mut cursor = start_after;
         loop {
             let rows = match reader.read(QueryFrom::After(cursor)).await {
@@ -183,44 +239,42 @@ enum QueryFrom {
     Tail(u64),
 }
 
-/// Reads one follower's pages on a blocking thread with one store connection, opened
-/// on the first read and kept for the stream's life.
+/// Reads one follower's pages on a blocking thread, through the followers' one store
+/// connection (opened by the first read of any of them).
 struct LogReader {
     project_dir: PathBuf,
     filter: Arc<Filter>,
-    store: Option<crate::state::StateStore>,
+    store: SharedStore,
 }
 
 impl LogReader {
     /// The cursor the history starts after.
-    async fn start_cursor(&mut self, start: Start) -> anyhow::Result<u64> {
+    async fn start_cursor(&self, start: Start) -> anyhow::Result<u64> {
         let filter = Arc::clone(&self.filter);
         self.with_store(move |store| start_cursor(store, &filter, start)).await
     }
 
-    async fn read(&mut self, from: QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
+    async fn read(&self, from: QueryFrom) -> anyhow::Result<Vec<(u64, Value)>> {
         let filter = Arc::clone(&self.filter);
         self.with_store(move |store| query(store, &filter, &from)).await
     }
 
-    /// Runs `work` on a blocking thread with this reader's store connection.
+    /// Runs `work` on a blocking thread with the followers' store connection.
     async fn with_store<T: Send + 'static>(
-        &mut self,
+        &self,
         work: impl FnOnce(&crate::state::StateStore) -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
         let project_dir = self.project_dir.clone();
-        let store = self.store.take();
-        let (store, result) = tokio::task::spawn_blocking(move || {
-            let store = match store {
+        let store = Arc::clone(&self.store);
+        tokio::task::spawn_blocking(move || {
+            let mut store = store.lock().unwrap_or_else(PoisonError::into_inner);
+            let store = match &mut *store {
                 Some(store) => store,
-                None => crate::state::StateStore::open(&project_dir)?,
+                empty => empty.insert(crate::state::StateStore::open(&project_dir)?),
             };
-            let result = work(&store);
-            anyhow::Ok((store, result))
+            work(store)
         })
-        .await??;
-        self.store = Some(store);
-        result
+        .await?
     }
 }
 

@@ -46,6 +46,8 @@ use crate::telemetry::request_span::RequestSpan;
 pub struct Server {
     pub agent: Arc<Agent>,
     pub sessions: Arc<Sessions>,
+    /// The `/v1/logs` streams.
+    pub followers: Arc<logs::Followers>,
     pub token: Arc<String>,
     /// Set when the server stops, so followers end their streams.
     pub stopping: tokio::sync::watch::Receiver<bool>,
@@ -292,10 +294,10 @@ async fn serve_logs(
         Ok(request) => request,
         Err(problem) => return error(StatusCode::BAD_REQUEST, problem),
     };
-    let dir = server.agent.project().dir.clone();
-    match logs::respond(dir, request, server.agent.log_cursor.subscribe(), server.stopping.clone()).await {
+    match server.followers.respond(request, server.agent.log_cursor.subscribe(), server.stopping.clone()).await {
         Ok(response) => response,
-        Err(problem) => error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
+        Err(refusal @ logs::Refusal::Full) => error(StatusCode::TOO_MANY_REQUESTS, refusal.to_string()),
+        Err(refusal @ logs::Refusal::Unavailable(_)) => error(StatusCode::SERVICE_UNAVAILABLE, refusal.to_string()),
     }
 }
 

@@ -40,7 +40,7 @@ pub fn tokens_match(presented: &str, expected: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::dev_file::write_dev_file;
+    use crate::state::dev_file::DevFileLease;
 
     #[test]
     fn tokens_compare_exactly() {
@@ -56,10 +56,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = StateRoot::create(dir.path()).unwrap();
         let first = load_or_create_token(&root, false).unwrap();
-        write_dev_file(&root, &DevFile { url: "http://127.0.0.1:1".into(), token: first.clone() }).unwrap();
+        let dev = DevFile { url: "http://127.0.0.1:1".into(), token: first.clone(), pid: None };
+        DevFileLease::take(&root).unwrap().unwrap().write(&dev).unwrap();
         assert_eq!(load_or_create_token(&root, false).unwrap(), first);
         assert_ne!(load_or_create_token(&root, true).unwrap(), first);
-        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(root.dev_file()).unwrap().permissions());
-        assert_eq!(mode & 0o777, 0o600);
     }
 }

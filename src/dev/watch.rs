@@ -12,27 +12,33 @@ use crate::check::check_project_with;
 use crate::dev::agent::{Agent, HookSet};
 use crate::diagnostics::Severity;
 use crate::engine::session::LoadPlan;
-use crate::fingerprint::fingerprint;
+use crate::fingerprint::whole_fingerprint;
 use crate::loader::cache::Cache;
 use crate::report::{ProjectDir, concise, plural};
 
 /// How often the code is looked at.
 const POLL: Duration = Duration::from_millis(250);
 
-/// Watches until `stop` is set.
+/// Watches until `stop` is set. A look that could not read every folder (the server is
+/// out of file descriptors for a moment) is no change: it is skipped.
 pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let source = agent.project().source_dir();
         let mut reached = agent.hook_set().plan.files;
-        let mut last = fingerprint(&source, &reached);
+        let mut last = whole_fingerprint(&source, &reached);
         while !stop.load(Ordering::SeqCst) {
             std::thread::sleep(POLL);
-            let now = fingerprint(&source, &reached);
-            if now != last {
-                reload(&agent);
-                reached = agent.hook_set().plan.files;
-                last = fingerprint(&source, &reached);
+            let Some(now) = whole_fingerprint(&source, &reached) else { continue };
+            match &last {
+                Some(last) if *last != now => {}
+                _ => {
+                    last = Some(now);
+                    continue;
+                }
             }
+            reload(&agent);
+            reached = agent.hook_set().plan.files;
+            last = whole_fingerprint(&source, &reached).or(Some(now));
         }
     })
 }

@@ -23,8 +23,10 @@ use crate::untrusted::escape;
 /// How long to keep trying after a connection is lost before giving up (exit 1).
 /// A connection that brings no byte for this long is dead: three missed 15 s heartbeats.
 pub const SILENCE_LIMIT: Duration = Duration::from_secs(45);
-/// A stream works once it brings a record or stays open this long without breaking (an
-/// idle server sends nothing but a heartbeat every 15 s).
+/// A stream works once it brings a record not printed before, or stays open this long
+/// without breaking (an idle server sends nothing but a heartbeat every 15 s). A record
+/// printed before does not count: a server that sends the same line and breaks, again and
+/// again, is given up on after `--retry-for` like one that is down.
 const STEADY: Duration = Duration::from_secs(2);
 /// How long to wait for a TCP (and TLS) connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -113,8 +115,10 @@ impl Outage {
 
 /// What became of one SSE event.
 enum Shown {
-    /// A record (printed, or dropped as printed before).
-    Record,
+    /// A record, printed.
+    Printed,
+    /// A record printed before, dropped.
+    Again,
     /// Something the server sent that is not a record, and why.
     Rejected(String),
 }
@@ -287,7 +291,7 @@ impl Follower<'_> {
     }
 
     /// Prints the stream's records until it ends, breaks or falls silent; and whether it
-    /// worked (brought a record, or stayed open for [`STEADY`]), else the last thing it
+    /// worked (brought a new record, or stayed open for [`STEADY`]), else the last thing it
     /// sent that was not a record.
     async fn read(&mut self, response: Response) -> anyhow::Result<(StreamEnd, bool)> {
         let mut body = response.bytes_stream();
@@ -301,11 +305,11 @@ impl Follower<'_> {
             match parser.next_event() {
                 Ok(Some(event)) => {
                     match self.show(&event)? {
-                        Shown::Record if !worked => {
+                        Shown::Printed if !worked => {
                             worked = true;
                             self.working();
                         }
-                        Shown::Record => {}
+                        Shown::Printed | Shown::Again => {}
                         Shown::Rejected(why) => rejected = Some(why),
                     }
                     continue;
@@ -352,13 +356,12 @@ impl Follower<'_> {
             return Ok(Shown::Rejected("the server sent an event with no record".to_owned()));
         }
         match LogRecord::from_event(&event.id, &event.data) {
-            Ok(record) => {
-                if self.resume.admits(record.cursor) {
-                    self.output.print(&record)?;
-                    self.resume.printed(record.cursor);
-                }
-                Ok(Shown::Record)
+            Ok(record) if self.resume.admits(Some(record.cursor)) => {
+                self.output.print(&record)?;
+                self.resume.printed(Some(record.cursor));
+                Ok(Shown::Printed)
             }
+            Ok(_) => Ok(Shown::Again),
             Err(why) => {
                 self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", escape(&event.id)));
                 Ok(Shown::Rejected(why))

@@ -19,20 +19,28 @@ const SESSION_SHORT_LEN: usize = 8;
 /// One record from the stream: its cursor and the JSON object the server sent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogRecord {
-    /// The SSE `id:` (else the record's own `cursor`); `None` only from a server that sends
-    /// neither, whose records are printed but cannot be resumed after.
-    pub cursor: Option<u64>,
+    /// The SSE `id:`, else the record's own `cursor`.
+    pub cursor: u64,
     pub fields: Map<String, Value>,
 }
 
+/// The fields every record has as text (besides its cursor).
+const TEXT_FIELDS: [&str; 3] = ["at", "level", "message"];
+
 impl LogRecord {
-    /// Reads one SSE event: `id:` the cursor, `data:` one JSON object.
+    /// Reads one SSE event: `id:` the cursor, `data:` one JSON object with a record's fields
+    /// (any other JSON is not a line of the log, and printing it would make one up).
     pub fn from_event(id: &str, data: &str) -> Result<Self, String> {
         let Ok(Value::Object(fields)) = serde_json::from_str::<Value>(data) else {
             return Err("the server sent a record that is not a JSON object".to_owned());
         };
         let cursor = id.trim().parse().ok().or_else(|| fields.get("cursor").and_then(Value::as_u64));
-        Ok(Self { cursor, fields })
+        let has_text = |key: &&str| fields.get(*key).is_some_and(Value::is_string);
+        match cursor {
+            Some(cursor) if TEXT_FIELDS.iter().all(has_text) => Ok(Self { cursor, fields }),
+            _ => Err("the server sent a JSON object that is not a log record (a record has a cursor, `at`, `level` and `message`)"
+                .to_owned()),
+        }
     }
 
     fn text(&self, key: &str) -> Option<&str> {
@@ -112,9 +120,7 @@ fn names_hook(message: Option<&str>, hook: &str) -> bool {
 /// The record with its cursor added as `id`, on one line.
 pub fn json_line(record: &LogRecord) -> serde_json::Result<String> {
     let mut fields = record.fields.clone();
-    if let Some(cursor) = record.cursor {
-        fields.insert("id".to_owned(), Value::from(cursor));
-    }
+    fields.insert("id".to_owned(), Value::from(record.cursor));
     let mut line = serde_json::to_string(&fields)?;
     line.push('\n');
     Ok(line)
@@ -222,10 +228,23 @@ mod tests {
 
     #[test]
     fn the_cursor_comes_from_the_sse_id_else_from_the_record() {
-        assert_eq!(LogRecord::from_event("7", r#"{"cursor":9}"#).unwrap().cursor, Some(7));
-        assert_eq!(LogRecord::from_event("", r#"{"cursor":9}"#).unwrap().cursor, Some(9));
-        assert_eq!(LogRecord::from_event("", r#"{"message":"m"}"#).unwrap().cursor, None);
+        let line = r#""at":"2026-11-30T05:52:01Z","level":"info","message":"m""#;
+        assert_eq!(LogRecord::from_event("7", &format!(r#"{{"cursor":9,{line}}}"#)).unwrap().cursor, 7);
+        assert_eq!(LogRecord::from_event("", &format!(r#"{{"cursor":9,{line}}}"#)).unwrap().cursor, 9);
+        assert!(LogRecord::from_event("", &format!("{{{line}}}")).is_err(), "no cursor");
         assert!(LogRecord::from_event("1", "[1]").is_err());
         assert!(LogRecord::from_event("1", "not json").is_err());
+    }
+
+    #[test]
+    fn a_json_object_without_a_record_s_fields_is_not_a_record() {
+        for data in [
+            r#"{"hello":"world"}"#,
+            r#"{"at":"2026-11-30T05:52:01Z","level":"info"}"#,
+            r#"{"at":"2026-11-30T05:52:01Z","level":"info","message":7}"#,
+        ] {
+            let refused = LogRecord::from_event("1", data).unwrap_err();
+            assert!(refused.contains("a record has a cursor, `at`, `level` and `message`"), "{data}: {refused}");
+        }
     }
 }

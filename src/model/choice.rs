@@ -69,6 +69,7 @@ impl ModelChoice {
                     retries: args.model_retries,
                     connect_timeout: args.model_connect_timeout,
                     idle_timeout: args.model_idle_timeout,
+                    max_duration: args.model_max_duration,
                 };
                 Ok(Self::Provider(Arc::new(Provider::connect(provider, &model, settings, lookup)?)))
             }

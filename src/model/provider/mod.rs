@@ -8,13 +8,16 @@
 //!  conversation ──► start_turn ───┤
 //!                                 ▼
 //!        step: POST <base>/chat/completions ──► SSE chunks ──► ModelOutputs ──► ProviderTurn
-//!          ▲   (retries, timeouts)                                  │            (ModelStream)
-//!          └──── tool calls answered with a stub ◄──────────────────┘
+//!          ▲   (retries, timeouts)              (answer: bounded,    │          (ModelStream; a queue
+//!          │                                     scrub: no key)      │           of at most 1 MiB)
+//!          └──── tool calls answered with a stub ◄───────────────────┘
 //! ```
 
+mod answer;
 mod client;
 mod prices;
 mod request;
+mod scrub;
 mod spec;
 mod stream;
 
@@ -44,10 +47,28 @@ pub struct Settings {
     pub retries: u32,
     /// `--model-connect-timeout`.
     pub connect_timeout: Duration,
-    /// `--model-idle-timeout`: how long the server may send nothing (no headers, or no byte
-    /// of the stream) before the turn gives up. The wait for headers counts from the
-    /// request's start, connecting included.
+    /// `--model-idle-timeout`: how long the server may send no data (no headers, or no
+    /// event of the stream: keep-alive comments and part of an event do not count) before
+    /// the turn gives up. The wait for headers counts from the request's start, connecting
+    /// included.
     pub idle_timeout: Duration,
+    /// `--model-max-duration`: how long one turn's answer may take, all its requests included.
+    pub max_duration: Duration,
+}
+
+/// How much of what the model sent may wait for the turn to take it (in bytes of text):
+/// past this the provider stops reading the stream until the turn catches up, so a server
+/// faster than the turn can record and print holds up the server, not the memory.
+const QUEUED_BYTES: u32 = 1024 * 1024;
+
+/// What an output counts for in the queue: its text, at least 1 and at most the whole queue.
+fn queued_weight(output: &ModelOutput) -> u32 {
+    let bytes = match output {
+        ModelOutput::Text(text) | ModelOutput::Reasoning(text) | ModelOutput::Failed(text) => text.len(),
+        ModelOutput::Log(_, line) => line.len(),
+        ModelOutput::Tools(_) | ModelOutput::Pause(_) | ModelOutput::Completed { .. } => 1,
+    };
+    u32::try_from(bytes).unwrap_or(u32::MAX).clamp(1, QUEUED_BYTES)
 }
 
 /// A provider ready to answer turns; `dev`'s sessions share one (it is `Send + Sync`).
@@ -108,13 +129,14 @@ impl Provider {
     /// Starts one turn: the HTTP work runs on the provider's thread; the returned stream
     /// yields the turn's outputs as they arrive.
     pub fn start_turn(&self, conversation: Vec<ChatMessage>) -> ProviderTurn {
-        let (outputs, receiver) = mpsc::channel();
+        let (sender, receiver) = mpsc::channel();
+        let room = Arc::new(tokio::sync::Semaphore::new(QUEUED_BYTES as usize));
         let (cancel, cancelled) = oneshot::channel();
-        let job = client::turn_job(Arc::clone(&self.shared), conversation, outputs.clone(), cancelled);
-        if self.jobs.send(job).is_err() {
-            let _ = outputs.send(ModelOutput::Failed("the model client's thread has stopped".to_owned()));
+        let outputs = client::Outputs::new(sender.clone(), Arc::clone(&room), Arc::clone(&self.shared));
+        if self.jobs.send(client::turn_job(conversation, outputs, cancelled)).is_err() {
+            let _ = sender.send(ModelOutput::Failed("the model client's thread has stopped".to_owned()));
         }
-        ProviderTurn { outputs: receiver, _cancel: cancel }
+        ProviderTurn { outputs: receiver, room, _cancel: cancel }
     }
 }
 
@@ -134,6 +156,9 @@ impl std::fmt::Debug for Provider {
 /// request's connection is closed and its background work ends.
 pub struct ProviderTurn {
     outputs: mpsc::Receiver<ModelOutput>,
+    /// Room in the queue of outputs, in [`queued_weight`]s: taken by the provider before it
+    /// queues an output, given back as the turn takes it.
+    room: Arc<tokio::sync::Semaphore>,
     /// Dropped with the turn, which the background work sees as the signal to stop.
     _cancel: oneshot::Sender<()>,
 }
@@ -141,7 +166,10 @@ pub struct ProviderTurn {
 impl ModelStream for ProviderTurn {
     fn next(&mut self, wait: Duration) -> Next {
         match self.outputs.recv_timeout(wait) {
-            Ok(output) => Next::Output(output),
+            Ok(output) => {
+                self.room.add_permits(queued_weight(&output) as usize);
+                Next::Output(output)
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => Next::Waiting,
             Err(mpsc::RecvTimeoutError::Disconnected) => Next::Ended,
         }

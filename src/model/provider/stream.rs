@@ -1,9 +1,11 @@
 //! One model step read from its chunks: text and reasoning as they arrive, tool calls put
-//! together from their pieces, the usage the server reports, and the errors it sends.
+//! together from their pieces, the usage the server reports, and the errors it sends; the
+//! key scrubbed from all of it once decoded (see [`super::scrub`]).
 
 use serde_json::{Value, json};
 
 use crate::model::provider::request::{CallMade, stubbed_tool_output};
+use crate::model::provider::scrub::{KeyScrub, Pieces};
 use crate::model::{ModelOutput, ToolCall};
 use crate::untrusted::escape;
 
@@ -102,15 +104,28 @@ pub struct Step {
     finish_reason: Option<String>,
     usage: Option<StepUsage>,
     chunks: usize,
+    /// The key, kept out of every output.
+    scrub: KeyScrub,
+    /// The reply's text and reasoning as shown so far, each scrubbed as a whole.
+    shown_text: Pieces,
+    shown_reasoning: Pieces,
 }
 
 impl Step {
+    /// A step whose outputs never hold the key `scrub` keeps out.
+    pub fn new(scrub: KeyScrub) -> Self {
+        Self { scrub, ..Self::default() }
+    }
+
     /// Reads one `data:` of the stream (not `[DONE]`): the outputs it gives at once, or why
     /// the turn fails.
     pub fn read_chunk(&mut self, data: &str) -> Result<Vec<ModelOutput>, String> {
         self.chunks += 1;
-        let malformed = || format!("the model server sent a malformed chunk: {}", shown(data, SHOWN_CHARS));
-        let chunk: Value = serde_json::from_str(data).map_err(|_| malformed())?;
+        let malformed = |said: &str| format!("the model server sent a malformed chunk: {}", shown(said, SHOWN_CHARS));
+        let Ok(mut chunk) = serde_json::from_str::<Value>(data) else {
+            return Err(malformed(&self.scrub.text(data)));
+        };
+        self.scrub.json(&mut chunk);
         if let Some(error) = chunk.get("error").filter(|error| !error.is_null()) {
             return Err(server_error(error));
         }
@@ -123,7 +138,8 @@ impl Step {
                 Ok(choices.first().map(|choice| self.read_choice(choice)).unwrap_or_default())
             }
             None if usage.is_some() => Ok(Vec::new()),
-            _ => Err(malformed()),
+            // Decoded and scrubbed: its JSON may spell the key with escapes.
+            _ => Err(malformed(&chunk.to_string())),
         }
     }
 
@@ -131,11 +147,17 @@ impl Step {
         let mut outputs = Vec::new();
         let delta = &choice["delta"];
         if let Some(reasoning) = reasoning_of(delta) {
-            outputs.push(ModelOutput::Reasoning(reasoning.to_owned()));
+            let reasoning = self.shown_reasoning.push(&self.scrub, reasoning);
+            if !reasoning.is_empty() {
+                outputs.push(ModelOutput::Reasoning(reasoning));
+            }
         }
         if let Some(text) = delta["content"].as_str().filter(|text| !text.is_empty()) {
             self.text.push_str(text);
-            outputs.push(ModelOutput::Text(text.to_owned()));
+            let text = self.shown_text.push(&self.scrub, text);
+            if !text.is_empty() {
+                outputs.push(ModelOutput::Text(text));
+            }
         }
         if let Some(calls) = delta["tool_calls"].as_array() {
             for call in calls {
@@ -182,25 +204,35 @@ impl Step {
 
     /// Reads a whole `chat.completion` (a server that ignored `stream: true`): its outputs.
     pub fn read_completion(&mut self, body: &str) -> Result<Vec<ModelOutput>, String> {
-        let completion: Value = serde_json::from_str(body).map_err(|_| {
-            format!("the model server answered with JSON that is not a chat completion: {}", shown(body, SHOWN_CHARS))
-        })?;
+        let not_a_completion = |said: &str| {
+            format!("the model server answered with JSON that is not a chat completion: {}", shown(said, SHOWN_CHARS))
+        };
+        let Ok(mut completion) = serde_json::from_str::<Value>(body) else {
+            return Err(not_a_completion(&self.scrub.text(body)));
+        };
+        self.scrub.json(&mut completion);
         if let Some(error) = completion.get("error").filter(|error| !error.is_null()) {
             return Err(server_error(error));
         }
         let Some(choice) = completion["choices"].as_array().and_then(|choices| choices.first()) else {
-            return Err(format!(
-                "the model server answered with JSON that is not a chat completion: {}",
-                shown(body, SHOWN_CHARS)
-            ));
+            return Err(not_a_completion(&completion.to_string()));
         };
         self.chunks = 1;
         self.usage = completion.get("usage").and_then(StepUsage::read);
         // A whole message reads like one chunk whose delta is the message.
         let as_chunk = json!({ "delta": choice["message"], "finish_reason": choice["finish_reason"] });
-        let outputs = self.read_choice(&as_chunk);
+        let mut outputs = self.read_choice(&as_chunk);
+        outputs.extend(self.held_back());
         self.finish_reason.get_or_insert_with(|| "stop".to_owned());
         Ok(outputs)
+    }
+
+    /// Once the step's answer has ended: the text and reasoning held back in case they were
+    /// the start of the key (they were not: it never came).
+    pub fn held_back(&mut self) -> Vec<ModelOutput> {
+        let reasoning = Some(self.shown_reasoning.finish()).filter(|text| !text.is_empty());
+        let text = Some(self.shown_text.finish()).filter(|text| !text.is_empty());
+        reasoning.map(ModelOutput::Reasoning).into_iter().chain(text.map(ModelOutput::Text)).collect()
     }
 
     pub fn chunks(&self) -> usize {
@@ -233,12 +265,16 @@ impl Step {
             .map(|(i, call)| {
                 let id = call.id.clone().unwrap_or_else(|| format!("call_{}", calls_before + i + 1));
                 let made = CallMade { id: id.clone(), name: call.name.clone(), arguments: call.arguments.clone() };
-                let args = (!call.arguments.trim().is_empty()).then(|| {
+                // Put together from pieces, so scrubbed only now, each string once decoded.
+                let mut args = (!call.arguments.trim().is_empty()).then(|| {
                     serde_json::from_str(&call.arguments).unwrap_or_else(|_| Value::String(call.arguments.clone()))
                 });
+                if let Some(args) = &mut args {
+                    self.scrub.json(args);
+                }
                 let event = ToolCall {
-                    call_id: Some(id),
-                    tool_name: call.name.clone(),
+                    call_id: Some(self.scrub.text(&id)),
+                    tool_name: self.scrub.text(&call.name),
                     args,
                     output: Some(stubbed_tool_output()),
                     is_error: false,
