@@ -1300,12 +1300,6 @@ fn a_thrown_error_s_cause_chain_is_in_the_log_line() {
     );
 }
 
-/// Whether the process `pid` still runs (a zombie has ended).
-fn still_runs(pid: &str) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|stat| stat.rsplit(") ").next().is_some_and(|rest| !rest.starts_with('Z')))
-}
-
 /// The pid of the process the `child-process` fixture's hook started.
 fn hook_child(dir: &Path) -> String {
     let record = std::fs::read_to_string(dir.join("record.txt")).unwrap();
@@ -1339,7 +1333,7 @@ fn sigterm_and_sighup_stop_run_as_ctrl_c_does_and_leave_nothing_running() {
         }
         let pid = hook_child(dir.path());
         let ended = std::time::Instant::now();
-        while still_runs(&pid) {
+        while common::still_runs(&pid) {
             assert!(ended.elapsed() < std::time::Duration::from_secs(5), "{signal}: the hook's child {pid} still runs");
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

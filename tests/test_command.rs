@@ -652,9 +652,7 @@ fn sigterm_and_sighup_end_the_tests_and_every_process_they_started() {
         assert!(std::process::Command::new("kill").args([signal, &child.id().to_string()]).status().unwrap().success());
         assert_eq!(child.wait().unwrap().code(), Some(code), "{signal}");
         let ended = std::time::Instant::now();
-        while std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|stat| stat.rsplit(") ").next().is_some_and(|rest| !rest.starts_with('Z')))
-        {
+        while common::still_runs(&pid) {
             assert!(
                 ended.elapsed() < std::time::Duration::from_secs(5),
                 "{signal}: the test's process {pid} still runs"

@@ -194,3 +194,10 @@ pub fn link_workspace_packages(root: &Path) {
         std::os::windows::fs::symlink_dir(link.parent().unwrap().join(target), &link).unwrap();
     }
 }
+
+/// Whether the process `pid` still runs (a zombie has ended): for tests that check nothing
+/// a command started is left behind.
+pub fn still_runs(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit(") ").next().is_some_and(|rest| !rest.starts_with('Z')))
+}
