@@ -200,11 +200,7 @@ fn message_script(server: &Server, script: Option<serde_json::Value>) -> Result<
     if let Some(problem) = server.agent.model.refuses_scripts() {
         return Err((StatusCode::BAD_REQUEST, problem));
     }
-    let parsed = match script {
-        serde_json::Value::Object(_) => serde_json::from_value(script).map_err(|problem| problem.to_string()),
-        _ => Err("it is not a JSON object".to_owned()),
-    };
-    parsed.map(Some).map_err(|problem| {
+    Script::from_json(script).map(Some).map_err(|problem| {
         (
             StatusCode::BAD_REQUEST,
             format!(

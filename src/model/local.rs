@@ -21,6 +21,17 @@ pub struct Script {
     pub steps: Vec<ScriptStep>,
 }
 
+impl Script {
+    /// A script from its JSON (a `run --script` file, a `dev` message's `script`): an object
+    /// `{ "steps": [ … ] }`, never the array serde would also take for it.
+    pub fn from_json(value: serde_json::Value) -> Result<Self, String> {
+        match value {
+            serde_json::Value::Object(_) => serde_json::from_value(value).map_err(|problem| problem.to_string()),
+            _ => Err("it is not a JSON object".to_owned()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub enum ScriptStep {
@@ -136,6 +147,15 @@ fn split_into_pieces(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_script_is_an_object_of_steps_never_an_array() {
+        let object = serde_json::json!({ "steps": [ { "text": "hi" } ] });
+        assert_eq!(super::Script::from_json(object).unwrap().steps.len(), 1);
+        let array = serde_json::json!([[{ "text": "hi" }]]);
+        assert!(serde_json::from_value::<super::Script>(array.clone()).is_ok(), "serde alone takes it");
+        assert_eq!(super::Script::from_json(array).unwrap_err(), "it is not a JSON object");
+    }
+
     #[test]
     fn instructions_are_quoted_cut_at_a_word_with_an_ellipsis() {
         assert_eq!(brief("Be brief.", 80), "Be brief.");

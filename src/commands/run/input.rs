@@ -213,5 +213,7 @@ impl Iterator for ReplayFile {
 pub fn read_script(path: &Path) -> anyhow::Result<local::Script> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read --script file `{}`", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("`{}` is not a model script", path.display()))
+    let not_a_script = || format!("`{}` is not a model script", path.display());
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(not_a_script)?;
+    local::Script::from_json(value).map_err(anyhow::Error::msg).with_context(not_a_script)
 }
