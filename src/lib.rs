@@ -1,49 +1,64 @@
 //! agent-sdk: a fast, exact toolchain for people who write TypeScript agent hooks.
 //!
 //! `validate` and `info` flow one way: [`project`] finds the source folder,
-//! [`discover`] the hook modules, [`analyze`] checks each with the oxc parser,
-//! [`check`] gathers the findings as [`diagnostics`], and [`report`] renders them.
+//! [`check`] discovers the hook modules and analyses each with the oxc parser, gathering
+//! the findings as [`diagnostics`], and [`report`] renders them. `run` and `dev` go on:
+//! [`session`] turns the checked project into a running session of the [`engine`].
+//! docs/ARCHITECTURE.md has the map.
 
-pub mod analyze;
-pub mod check;
-pub mod cli;
-pub mod clock;
+// Modules by floor: each imports only from its own floor or below (`tests/it/floors.rs`
+// holds the table and checks it; docs/ARCHITECTURE.md draws it).
+
+// Floor 7, the commands: one file (or folder) per command, flags to outcome.
 pub mod commands;
-pub mod data_shape;
-pub mod dev;
-pub mod diagnostics;
-pub mod discover;
-pub mod engine;
-pub mod env_file;
-pub mod exit_status;
-pub mod extensions;
-pub mod fingerprint;
-pub mod invocation;
-pub mod io_error;
-pub mod json_file;
-pub mod link_out;
-pub mod loader;
-pub mod logs;
-pub mod model;
-pub mod package_json;
-pub mod printer;
-pub mod project;
-pub mod report;
-pub mod running_binary;
-pub mod runtime;
-pub mod scaffold;
-pub mod sdk;
-pub mod serve_log;
-pub mod session_id;
-pub mod signals;
-pub mod since;
-pub mod sse;
-pub mod state;
-pub mod suggest;
-pub mod telemetry;
-pub mod untrusted;
-pub mod uri;
-pub mod vocabulary;
+
+// Floor 6, the hosting server (`dev`): sessions over HTTP, the serve log as SSE, the watcher.
+pub mod server;
+
+// Floor 5, the meeting point: a checked project becomes a running session (`run`, `dev`).
+pub mod session;
+
+// Floor 4, the static check and the turn engine, side by side.
+pub mod check; // discover → analyze → diagnostics, extension mounts included
+pub mod engine; // one turn, recorded and dispatched to the hooks
+pub mod report; // a checked project rendered: pretty, concise, json, sarif, github, info
+
+// Floor 3, what runs: the Node.js hook runtime and the model.
+pub mod model; // the local scripted model and the providers
+pub mod runtime; // Node.js started, its files, its channels, the host calls hooks make
+
+// Floor 2, what loads modules and what exports telemetry.
+pub mod loader; // TypeScript modules resolved, compiled (cached) and linked for Node
+pub mod telemetry; // OTLP export of the session's spans, metrics and logs
+
+// Floor 1, the ground: data, the store, the SDK's files and small leaves.
+pub mod cli; // every command-line type; the doc comments are `--help`
+pub mod clock; // timestamps, durations, ids
+pub mod data_shape; // an event's `data` shape, read from the vocabulary
+pub mod diagnostics; // codes, findings, suppressions, line indexes
+pub mod env_file; // `.env` files for the runtime
+pub mod exit_status; // the one exit-status type
+pub mod fingerprint; // what changes when the agent's code does
+pub mod fs; // private folders, whole-file and if-changed writes, JSON files, links out
+pub mod invocation; // how the user runs this binary, for hints
+pub mod io_error; // I/O errors in a user's words
+pub mod package_json; // a project's package.json as commands edit it
+pub mod parse; // oxc parsing on a stack big enough for any input
+pub mod printer; // the one way output reaches the terminal
+pub mod project; // the project on disk: layout and name
+pub mod protocol; // every message across the Node.js boundary
+pub mod running_binary; // this very binary, for processes that run it again
+pub mod scaffold; // what `init` writes
+pub mod sdk; // the SDK packages: declarations, JavaScript files, event examples
+pub mod session_id; // session ids from outside
+pub mod signals; // Ctrl-C, SIGTERM, SIGHUP
+pub mod since; // `--since` ages and times
+pub mod sse; // Server-Sent Events read in linear time
+pub mod state; // the store: event log, serve log, sessions, dev.json
+pub mod suggest; // "did you mean"
+pub mod untrusted; // text we did not write, made safe to print
+pub mod uri; // paths as URIs
+pub mod vocabulary; // the event vocabulary
 
 use std::process::ExitCode;
 

@@ -111,6 +111,11 @@ fn auto_color(is_terminal: bool, var: impl Fn(&str) -> Option<std::ffi::OsString
     forced("FORCE_COLOR") || forced("CLICOLOR_FORCE") || is_terminal
 }
 
+/// `1 error`, `2 warnings`.
+pub fn plural(count: usize, noun: &str) -> String {
+    if count == 1 { format!("{count} {noun}") } else { format!("{count} {noun}s") }
+}
+
 #[cfg(test)]
 mod tests {
     use super::auto_color;

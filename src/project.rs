@@ -140,7 +140,7 @@ fn package_name(dir: &Path) -> Result<Option<String>, String> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error.to_string()),
     };
-    let json = crate::json_file::parse(&text).map_err(|error| error.to_string())?;
+    let json = crate::fs::json::parse(&text).map_err(|error| error.to_string())?;
     Ok(json.get("name").and_then(|name| name.as_str()).filter(|name| !name.is_empty()).map(str::to_owned))
 }
 

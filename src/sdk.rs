@@ -5,6 +5,7 @@
 //! live beside it, with `validate`'s check that those are there and current ([`freshness`]).
 
 pub mod declarations;
+pub mod event_examples;
 pub mod files;
 pub mod freshness;
 pub mod node_modules;

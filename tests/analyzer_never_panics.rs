@@ -9,14 +9,14 @@
 use std::collections::HashSet;
 use std::fmt::Debug;
 
-use agent_sdk::analyze::{HookAnalysis, analyze_module};
+use agent_sdk::check::analyze::{HookAnalysis, analyze_module};
 use agent_sdk::diagnostics::Code;
 use proptest::prelude::*;
 use proptest::sample::{Index, select};
 use proptest::test_runner::{Config, TestCaseResult, TestRunner};
 
 /// The stack `analyze_module` expects of its caller (the CLI's analysis threads have it).
-const STACK_BYTES: usize = agent_sdk::analyze::STACK_BYTES;
+const STACK_BYTES: usize = agent_sdk::parse::STACK_BYTES;
 
 /// Cases per property: enough to find shallow bugs, few enough to run in seconds in a debug build.
 const CASES: u32 = 256;

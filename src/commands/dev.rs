@@ -6,22 +6,17 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use anyhow::Context;
 
-use crate::check::check_located;
-use crate::cli::{ColorChoice, DevArgs};
-use crate::dev::agent::{Agent, HookSet};
-use crate::dev::logs::Followers;
-use crate::dev::sessions::Sessions;
-use crate::dev::token::load_or_create_token;
-use crate::dev::{Server, connections, is_loopback, router, watch};
-use crate::diagnostics::Severity;
-use crate::engine::session::{LoadPlan, SessionSetup};
+use crate::cli::DevArgs;
 use crate::exit_status::{Exit, ExitStatus};
-use crate::loader::cache::Cache;
 use crate::model::choice::ModelChoice;
 use crate::printer::Printer;
-use crate::project;
-use crate::report;
 use crate::runtime::node_version::{NodeUse, probe_node};
+use crate::server::agent::{Agent, HookSet};
+use crate::server::logs::Followers;
+use crate::server::sessions::Sessions;
+use crate::server::token::load_or_create_token;
+use crate::server::{Server, connections, is_loopback, router, watch};
+use crate::session::{self, Started};
 use crate::state::StateRoot;
 use crate::state::dev_file::{DevFile, DevFileLease};
 
@@ -33,26 +28,20 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             "refusing to listen on {address}: that exposes the agent to the network; pass --allow-remote if you mean it"
         );
     }
-    let located = project::locate(&args.dir.dir)?;
-    let prepared = match located.project.clone() {
-        Some(project) => Some(SessionSetup::prepare(project, args.env.files(), args.hook_timeout)?),
-        None => None,
+    let options = session::Options {
+        dir: &args.dir.dir,
+        env: args.env.files(),
+        hook_timeout: args.hook_timeout,
+        mount_as: "dev",
+        refused: "the server did not start",
     };
-    let cache = prepared.as_ref().map(|(setup, _)| Cache::new(&setup.state_root));
-    let mut checked = check_located(located, cache.as_ref());
-    if let Some((setup, _)) = &prepared {
-        crate::extensions::mount(&mut checked, &setup.runtime_config("dev"), setup.hook_timeout);
-    }
-    let Some((mut setup, env)) = prepared.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
-    else {
-        return Err(refuse(&checked, printer));
-    };
-    probe_node(&setup.node, &setup.env, NodeUse::Hooks)?;
-    let model = ModelChoice::choose(&args.model, None, &|name| env.lookup(name))?;
-    let telemetry_lines = setup.export(&env)?;
+    let started = session::start(&options, printer, |_, _| Ok(()))?;
+    probe_node(&started.setup.node, &started.setup.env, NodeUse::Hooks)?;
+    let model = ModelChoice::choose(&args.model, None, &|name| started.env.lookup(name))?;
+    let startup_lines = started.startup_lines(&model);
+    let Started { setup, plan, .. } = started;
     let state_root = setup.state_root.clone();
     let token = load_or_create_token(&state_root, args.rotate_token)?;
-    let plan = LoadPlan::new(&checked, &setup.runtime_dir())?;
     let (log_cursor, _) = tokio::sync::watch::channel(0);
     let agent = Arc::new(Agent {
         setup,
@@ -84,18 +73,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             first.url
         ));
     }
-    let dir = crate::report::ProjectDir::new(&agent.project().dir, &checked);
-    crate::report::concise::log_warnings(&checked, &dir).into_iter().for_each(|warning| log.warn(warning));
-    if let Some(line) = env.summary() {
-        log.info(line);
-    }
-    if let Some(line) = agent.setup.otel.summary() {
-        log.info(line);
-    }
-    telemetry_lines.into_iter().for_each(|record| log.write(record));
-    if let ModelChoice::Provider(provider) = &agent.model {
-        log.info(provider.describe());
-    }
+    startup_lines.into_iter().for_each(|record| log.write(record));
     if !is_loopback(&address) {
         log.warn(format!(
             "listening on {address}, which is reachable from the network: anyone with the token can use the agent"
@@ -179,7 +157,7 @@ fn claim_dev_file(root: &StateRoot, args: &DevArgs) -> anyhow::Result<Claim> {
 /// and how it was started), else by the pid the file holds.
 fn who(dev: &DevFile) -> String {
     let port = reqwest::Url::parse(&dev.url).ok().and_then(|url| url.port_or_known_default());
-    match port.and_then(crate::dev::port_owner::agent_sdk_on) {
+    match port.and_then(crate::server::port_owner::agent_sdk_on) {
         Some(owner) => owner.to_string(),
         None => dev.pid.map_or_else(|| "pid unknown".to_owned(), |pid| format!("pid {pid}")),
     }
@@ -191,7 +169,7 @@ fn listen(address: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
     let listener = match std::net::TcpListener::bind(address) {
         Ok(listener) => listener,
         Err(problem) if problem.kind() == std::io::ErrorKind::AddrInUse => {
-            let who = match crate::dev::port_owner::agent_sdk_on(address.port()) {
+            let who = match crate::server::port_owner::agent_sdk_on(address.port()) {
                 Some(other) => format!("another agent-sdk server holds it ({other})"),
                 None => format!("{problem}"),
             };
@@ -203,13 +181,6 @@ fn listen(address: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
     };
     listener.set_nonblocking(true).context("could not serve the socket")?;
     Ok(listener)
-}
-
-/// Prints why the server does not start, and ends with exit 1.
-fn refuse(checked: &crate::check::CheckedProject, printer: &Printer) -> anyhow::Error {
-    printer.stderr(&report::pretty(checked, &Printer::new(ColorChoice::Never)));
-    let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
-    Exit::failure(format!("{what}, so the server did not start; see above")).into()
 }
 
 /// Ctrl-C, SIGTERM or SIGHUP (a closed terminal): a requested stop, as hosting stops.

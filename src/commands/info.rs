@@ -1,8 +1,8 @@
 //! `agent-sdk info`: describe the project's agent and the hooks that would load.
 
+use crate::check::extensions::check_project;
 use crate::cli::InfoArgs;
 use crate::exit_status::ExitStatus;
-use crate::extensions::check_project;
 use crate::printer::Printer;
 use crate::report;
 use crate::report::info::{broken_hooks_note, render_json, render_tree};

@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use crate::cli::{InitArgs, LayoutChoice};
 use crate::exit_status::{Exit, ExitStatus};
-use crate::link_out::{LinkOut, link_out};
+use crate::fs::link_out::{LinkOut, link_out};
 use crate::package_json::{PackageJson, fragment, quoted};
 use crate::printer::Printer;
 use crate::project::Layout;
@@ -180,7 +180,7 @@ fn holds(dir: &Path, file: &ScaffoldFile) -> bool {
 fn agent_name(args: &InitArgs, printer: &Printer) -> String {
     let existing = std::fs::read_to_string(args.dir.join("package.json")).ok();
     let named = existing
-        .and_then(|text| crate::json_file::parse(&text).ok())
+        .and_then(|text| crate::fs::json::parse(&text).ok())
         .and_then(|json| json["name"].as_str().map(str::to_owned))
         .filter(|name| !name.is_empty());
     if let Some(name) = named {

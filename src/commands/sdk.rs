@@ -122,7 +122,7 @@ fn tsconfig_hint(dir: &Path) -> Option<String> {
                 .to_owned(),
         );
     };
-    let mut text = crate::json_file::without_bom(&text).to_owned();
+    let mut text = crate::fs::json::without_bom(&text).to_owned();
     json_strip_comments::strip(&mut text).ok()?;
     let tsconfig: serde_json::Value = serde_json::from_str(&text).ok()?;
     let options = &tsconfig["compilerOptions"];

@@ -1,9 +1,9 @@
 //! `agent-sdk validate`: check every hook statically and report; the CI gate.
 
+use crate::check::extensions::check_project;
 use crate::cli::{OutputFormat, ValidateArgs};
 use crate::diagnostics::Severity;
 use crate::exit_status::ExitStatus;
-use crate::extensions::check_project;
 use crate::printer::Printer;
 use crate::report;
 

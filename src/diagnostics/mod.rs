@@ -99,3 +99,12 @@ impl<'s> SourceFile<'s> {
         Diagnostic::new(code, message, help).with_path(self.path).with_label(self.label(span.0, span.1, label))
     }
 }
+/// A module too big to parse with the memory available (see [`crate::parse`]).
+pub fn too_big_to_parse(display_path: &str) -> Diagnostic {
+    Diagnostic::new(
+        Code::Unreadable,
+        "it is too big to parse with the memory available",
+        "a hook is a small module: move generated code or data out of `hooks/` and import it instead",
+    )
+    .with_path(display_path)
+}

@@ -154,7 +154,7 @@ mod tests {
 
     /// `find` on `text` with the comments the parser reads in it.
     fn find_in(text: &str) -> Vec<Suppression> {
-        find(text, &crate::analyze::line_comments("hook.ts", text))
+        find(text, &crate::parse::line_comments("hook.ts", text))
     }
 
     #[test]

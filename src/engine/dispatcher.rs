@@ -9,66 +9,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use crate::check::CheckedProject;
+use crate::engine::plan::{HookToLoad, LoadPlan};
 use crate::engine::shared::LaneLink;
+use crate::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
 use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{
     FromRuntime, Runtime, RuntimeConfig, RuntimeLink, Stream, check_node_version, diagnose_node,
 };
-use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
 use crate::runtime::slot::{RunningHandler, RuntimeState};
-use crate::serve_log::ServeLog;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
+use crate::state::serve_log::ServeLog;
 use crate::telemetry::{Parent, hook_spans};
-
-/// A hook as the runtime loads it.
-#[derive(Debug, Clone)]
-pub struct HookToLoad {
-    pub name: String,
-    /// `file://` URL of its source module.
-    pub url: String,
-    /// Source path relative to `--dir`.
-    pub source: String,
-    /// For a hook an extension mounts: its name inside the extension (`url` is then the
-    /// mount file's).
-    pub key: Option<String>,
-}
-
-/// The hooks a runtime loads, and the manifest its loader serves them with.
-#[derive(Debug, Clone, Default)]
-pub struct LoadPlan {
-    pub hooks: Vec<HookToLoad>,
-    pub manifest: Arc<Value>,
-    /// Every file the hooks reach (for `dev` to watch).
-    pub files: Vec<PathBuf>,
-    /// The instructions the mounted extensions add to the agent's, in namespace order.
-    pub instructions: Vec<String>,
-}
-
-impl LoadPlan {
-    /// The hooks of a checked project that would load, with what the runtime needs to load
-    /// them from their sources.
-    pub fn new(checked: &CheckedProject, runtime_dir: &Path) -> Result<Self, crate::loader::NotUtf8Path> {
-        let hooks = checked
-            .loaded()
-            .map(|hook| HookToLoad {
-                name: hook.name.clone(),
-                url: crate::uri::file_url(&hook.real_path),
-                source: hook.path.clone(),
-                key: hook.mount.as_ref().map(|mount| mount.key.clone()),
-            })
-            .collect();
-        let manifest = crate::loader::manifest(&checked.modules, runtime_dir)?;
-        let files = checked.modules.modules.iter().map(|module| module.path.clone()).collect();
-        let instructions = crate::extensions::mounted::instructions(checked);
-        Ok(Self { hooks, manifest: Arc::new(manifest), files, instructions })
-    }
-}
 
 /// Past the hook timeout, how long a handler that never yields gets before the runtime is
 /// killed (the runtime's own timer handles every handler that does yield).
@@ -172,7 +125,7 @@ impl DispatchStats {
 }
 
 fn plural(count: u64, noun: &str) -> String {
-    crate::report::plural(usize::try_from(count).unwrap_or(usize::MAX), noun)
+    crate::printer::plural(usize::try_from(count).unwrap_or(usize::MAX), noun)
 }
 
 struct Pending {

@@ -14,7 +14,7 @@
 
 pub mod dispatcher;
 pub mod feed;
-pub mod session;
+pub mod plan;
 pub mod shared;
 pub mod turn;
 pub mod undelivered;

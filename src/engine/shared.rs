@@ -14,13 +14,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::engine::dispatcher::{Dispatcher, LoadPlan};
+use crate::engine::dispatcher::Dispatcher;
+use crate::engine::plan::LoadPlan;
+use crate::protocol::ToNode;
 use crate::runtime::host::{Batch, FromRuntime, Runtime, RuntimeConfig, RuntimeLink};
 use crate::runtime::lanes::{Lane, Lanes, Routed};
-use crate::runtime::protocol::ToNode;
 use crate::runtime::slot::{RunningHandler, SlotReading};
-use crate::serve_log::ServeLog;
 use crate::state::StateStore;
+use crate::state::serve_log::ServeLog;
 
 /// How often the keeper looks whether a session asked for the runtime to be stopped, or the
 /// last session left, while nothing else wakes it.

@@ -1,7 +1,7 @@
 //! Compiling a module of any size Node can load. oxc's parser recurses once or more per
 //! level of nesting and a stack overflow ends the process, so a module is compiled on a
 //! stack sized for the worst nesting its size could hold (2 KiB a byte,
-//! [`crate::analyze::on_a_big_enough_stack`]). For a module of megabytes (generated data,
+//! [`crate::parse::on_a_big_enough_stack`]). For a module of megabytes (generated data,
 //! a bundle) that is more address space than a machine gives (24 GiB for 12 MB); such a
 //! module is compiled in a process of its own instead (`agent-sdk __compile`), on a stack of
 //! [`OWN_PROCESS_STACK`]: room for over 500,000 levels (compiling takes at most about 1.8 KiB
@@ -25,7 +25,7 @@ const IN_PROCESS_MAX_BYTES: usize = 512 * 1024;
 const OWN_PROCESS_STACK: usize = 1024 * 1024 * 1024;
 
 /// The smallest stack a process of its own tries before giving up: the analysis pool's.
-const SMALLEST_STACK: usize = crate::analyze::STACK_BYTES;
+const SMALLEST_STACK: usize = crate::parse::STACK_BYTES;
 
 /// What [`compile`] needs, sent to `agent-sdk __compile` on its stdin.
 #[derive(Debug, Serialize, Deserialize)]
@@ -49,7 +49,7 @@ pub fn compile(
 ) -> Result<Compiled, Vec<Problem>> {
     if source.len() <= IN_PROCESS_MAX_BYTES {
         let compile_here = || transform::compile(path, source, format, options, output);
-        if let Some(compiled) = crate::analyze::on_a_big_enough_stack(source.len(), compile_here) {
+        if let Some(compiled) = crate::parse::on_a_big_enough_stack(source.len(), compile_here) {
             return compiled;
         }
     }

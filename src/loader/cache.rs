@@ -13,7 +13,7 @@
 //! asks for the module again, and a missing entry is a miss.
 
 use std::collections::HashSet;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -91,11 +91,11 @@ impl Cache {
 
     /// Stores a compiled module under `key` (code first, so an entry always has its code).
     pub fn put(&self, key: &str, compiled: &Compiled) -> std::io::Result<Cached> {
-        crate::state::create_private_dir_all(&self.dir)?;
+        crate::fs::create_private_dir_all(&self.dir)?;
         let code = match &compiled.code {
             Some(code) => {
                 let path = self.code_path(key);
-                write_atomically(&path, code.as_bytes())?;
+                crate::fs::write_atomically(&path, code.as_bytes())?;
                 Some(path)
             }
             None => None,
@@ -105,7 +105,7 @@ impl Cache {
             exports: compiled.exports.clone(),
             has_code: compiled.code.is_some(),
         };
-        write_atomically(&self.entry_path(key), serde_json::to_string(&entry)?.as_bytes())?;
+        crate::fs::write_atomically(&self.entry_path(key), serde_json::to_string(&entry)?.as_bytes())?;
         Ok(Cached { imports: compiled.imports.clone(), exports: compiled.exports.clone(), code })
     }
 
@@ -162,41 +162,6 @@ fn binary_stamp() -> &'static str {
         let (size, modified) = binary.map_or((0, None), |metadata| (metadata.len(), metadata.modified().ok()));
         format!("{} {size} {modified:?}", env!("CARGO_PKG_VERSION"))
     })
-}
-
-/// Writes `bytes` to a fresh temporary file beside `path`, then renames it over `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let unique = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let temporary = path.with_extension(format!("tmp-{}-{unique}", std::process::id()));
-    let written = std::fs::File::create(&temporary).and_then(|mut file| file.write_all(bytes));
-    if let Err(error) = written.and_then(|()| std::fs::rename(&temporary, path)) {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(error);
-    }
-    Ok(())
-}
-
-/// Writes `text` to `path` unless it already holds exactly that, so a second run writes
-/// nothing (one read per file); a write replaces the file whole, since another process (a
-/// second agent-sdk, an editor, `tsc`) may be reading it. A missing folder is made with
-/// `create_folder` (only then). Returns whether it wrote.
-pub fn write_if_changed(
-    path: &Path,
-    text: &str,
-    create_folder: fn(&Path) -> std::io::Result<()>,
-) -> std::io::Result<bool> {
-    if std::fs::read(path).is_ok_and(|existing| existing == text.as_bytes()) {
-        return Ok(false);
-    }
-    match write_atomically(path, text.as_bytes()) {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            create_folder(path.parent().unwrap_or(Path::new(".")))?;
-            write_atomically(path, text.as_bytes())?;
-        }
-        written => written?,
-    }
-    Ok(true)
 }
 
 #[cfg(test)]

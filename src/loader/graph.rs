@@ -116,7 +116,7 @@ pub fn walk(
 /// needs for a module no string literal reaches (`import(name)` of a computed name). The
 /// modules are compiled on the analysis pool's threads, whose stacks parsing needs.
 pub fn walk_files(root: &Path, files: &[PathBuf], resolver: &Resolver, cache: Option<&Cache>) -> ModuleGraph {
-    let pool = crate::analyze::analysis_pool();
+    let pool = crate::parse::analysis_pool();
     let visit_all = || files.par_iter().map(|path| visit(path, display_path(root, path), resolver, cache)).collect();
     let entries = match pool {
         Some(pool) => pool.install(visit_all),

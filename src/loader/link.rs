@@ -251,7 +251,7 @@ fn scan_file(path: &Path, format: ModuleFormat) -> Option<(ModuleFormat, OwnExpo
     }
     let source = std::fs::read_to_string(path).ok()?;
     let source_type = if format == ModuleFormat::Esm { SourceType::mjs() } else { SourceType::cjs() };
-    crate::analyze::on_a_big_enough_stack(source.len(), || {
+    crate::parse::on_a_big_enough_stack(source.len(), || {
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, &source, source_type).parse();
         if parsed.panicked || parsed.diagnostics.errors().next().is_some() {

@@ -272,7 +272,7 @@ impl Resolver {
             visited.push(folder.to_path_buf());
             let manifest = folder.join("package.json");
             if let Ok(text) = std::fs::read_to_string(&manifest) {
-                found = match crate::json_file::parse(&text) {
+                found = match crate::fs::json::parse(&text) {
                     Ok(json) if json["type"] == "module" => PackageScope { format: ModuleFormat::Esm, broken: None },
                     Ok(_) => PackageScope { format: ModuleFormat::CommonJs, broken: None },
                     Err(error) => {
@@ -370,7 +370,7 @@ impl Resolver {
         let imports = manifest
             .as_ref()
             .and_then(|path| std::fs::read_to_string(path).ok())
-            .and_then(|text| crate::json_file::parse(&text).ok())
+            .and_then(|text| crate::fs::json::parse(&text).ok())
             .map(|json| json["imports"].clone())
             .unwrap_or_default();
         let shown = manifest.as_deref().map_or_else(|| "package.json".to_owned(), |path| self.shown(path));

@@ -6,10 +6,10 @@ use std::fmt::Write;
 use owo_colors::OwoColorize;
 use serde::Serialize;
 
-use super::plural;
 use crate::check::CheckedProject;
+use crate::check::extensions::Mount;
 use crate::diagnostics::Severity;
-use crate::extensions::Mount;
+use crate::printer::plural;
 use crate::untrusted::escape;
 
 /// Bumped only when a field changes meaning or goes away; new fields may be added.

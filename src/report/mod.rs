@@ -71,8 +71,3 @@ impl Summary {
         }
     }
 }
-
-/// `1 error`, `2 warnings`.
-pub(crate) fn plural(count: usize, noun: &str) -> String {
-    if count == 1 { format!("{count} {noun}") } else { format!("{count} {noun}s") }
-}

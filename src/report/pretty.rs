@@ -8,9 +8,10 @@ use std::collections::HashMap;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report};
 use owo_colors::OwoColorize;
 
-use super::{Summary, plural};
+use super::Summary;
 use crate::check::CheckedProject;
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::printer::plural;
 use crate::untrusted::escape;
 
 /// Fixed so that output does not depend on the terminal it was captured from.

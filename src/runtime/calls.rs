@@ -7,7 +7,7 @@ use std::path::{Component, Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::runtime::protocol::{Call, Otel, OtelKind, Reply};
+use crate::protocol::{Call, Otel, OtelKind, Reply};
 use crate::state::StateStore;
 
 /// Metrics a run's hooks recorded, through `ctx.host.otel` or the instruments of
@@ -272,7 +272,7 @@ impl HostCalls {
             crate::session_id::check_session_id(&self.session_id)?;
         }
         let root = self.scope_root(scope);
-        crate::state::create_private_dir_all(&root).map_err(|error| error.to_string())?;
+        crate::fs::create_private_dir_all(&root).map_err(|error| error.to_string())?;
         let root = root.canonicalize().map_err(|error| error.to_string())?;
         // Walk down what exists, resolving each link where it stands; what does not exist
         // yet is created under the last real folder, inside the scope.
@@ -297,7 +297,7 @@ impl HostCalls {
     fn write_file(&self, path: &str, data: &str, scope: &str) -> Result<(), String> {
         let target = self.scoped_path(path, scope_name(scope))?;
         if let Some(parent) = target.parent() {
-            crate::state::create_private_dir_all(parent)
+            crate::fs::create_private_dir_all(parent)
                 .map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))?;
         }
         std::fs::write(target, data).map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))
@@ -313,7 +313,7 @@ impl HostCalls {
         let target = self.scoped_path(path, scope_name(scope))?;
         let failed = |error: std::io::Error| format!("ctx.host.files.append(`{path}`): {error}");
         if let Some(parent) = target.parent() {
-            crate::state::create_private_dir_all(parent).map_err(failed)?;
+            crate::fs::create_private_dir_all(parent).map_err(failed)?;
         }
         let mut file = std::fs::OpenOptions::new().append(true).create(true).open(target).map_err(failed)?;
         // Released when the file closes, at the end of this call.

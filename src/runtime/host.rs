@@ -14,9 +14,9 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use anyhow::Context;
 
+use crate::protocol::{FromNode, LaneOf, Reply, ToNode};
 use crate::runtime::calls::HostCalls;
 use crate::runtime::lanes::{Lanes, Routed};
-use crate::runtime::protocol::{FromNode, LaneOf, Reply, ToNode};
 use crate::runtime::reader::{self, Arrived, Source};
 use crate::runtime::replies::Replies;
 use crate::runtime::slot::{HandlerSlot, RuntimeState};
@@ -178,7 +178,7 @@ pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
 
 /// Writes `text` to `path` unless it already holds exactly that, so a warm start writes nothing.
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
-    crate::loader::cache::write_if_changed(path, text, crate::state::create_private_dir_all).map(drop)
+    crate::fs::write_if_changed(path, text, crate::fs::create_private_dir_all).map(drop)
 }
 
 impl Runtime {

@@ -3,13 +3,12 @@
 //! host calls answered from the state store.
 
 pub mod calls;
-pub mod event_examples;
 pub mod host;
 pub mod lanes;
 pub mod modules;
 pub mod node_version;
 pub mod otel_api;
-pub mod protocol;
 pub mod reader;
 pub mod replies;
+pub mod setup;
 pub mod slot;

@@ -17,9 +17,8 @@ use crate::state::StateRoot;
 /// Answers the runtime's requests from `requests` on `answers` until the runtime closes its
 /// end, for the project at `root` (absolute, links resolved).
 pub fn serve(requests: PipeReader, mut answers: PipeWriter, root: PathBuf) -> std::io::Result<()> {
-    // The stack every thread that parses has (see `analyze::on_a_big_enough_stack`).
-    let thread =
-        std::thread::Builder::new().name("agent-sdk-modules".to_owned()).stack_size(crate::analyze::STACK_BYTES);
+    // The stack every thread that parses has (see `crate::parse::on_a_big_enough_stack`).
+    let thread = std::thread::Builder::new().name("agent-sdk-modules".to_owned()).stack_size(crate::parse::STACK_BYTES);
     thread.spawn(move || {
         // Made at the first request: most runtimes never ask.
         let mut on_demand: Option<OnDemand> = None;

@@ -64,7 +64,7 @@ pub fn version_for(project_root: &Path) -> String {
     let newest = project_root
         .ancestors()
         .filter_map(|dir| std::fs::read_to_string(dir.join("node_modules/@opentelemetry/api/package.json")).ok())
-        .filter_map(|text| crate::json_file::parse(&text).ok()?["version"].as_str().and_then(parse))
+        .filter_map(|text| crate::fs::json::parse(&text).ok()?["version"].as_str().and_then(parse))
         .chain(parse(KNOWN_NEWEST))
         .filter(|&(major, _, _)| major == 1)
         .max()

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Sender, channel};
 
-use crate::runtime::protocol::ToNode;
+use crate::protocol::ToNode;
 
 /// Writes the replies to one runtime.
 pub struct Replies {
@@ -81,7 +81,7 @@ mod tests {
     use std::io::Read;
 
     use super::*;
-    use crate::runtime::protocol::Reply;
+    use crate::protocol::Reply;
 
     /// Far more replies than the pipe holds, while nobody reads it: the sender never blocks,
     /// and once the pipe is read every reply comes, whole and in order.

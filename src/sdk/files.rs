@@ -27,10 +27,8 @@ pub const SDK_FILES: &[(&str, &str)] = &[
 /// vocabulary (`events.cjs`, the test kit's event defaults).
 pub fn sdk_files() -> impl Iterator<Item = (&'static str, Cow<'static, str>)> {
     let embedded = SDK_FILES.iter().map(|&(name, text)| (name, Cow::Borrowed(text)));
-    embedded.chain(std::iter::once((
-        crate::runtime::event_examples::FILE,
-        Cow::Owned(crate::runtime::event_examples::render()),
-    )))
+    embedded
+        .chain(std::iter::once((crate::sdk::event_examples::FILE, Cow::Owned(crate::sdk::event_examples::render()))))
 }
 
 use std::borrow::Cow;

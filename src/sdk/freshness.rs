@@ -46,7 +46,7 @@ fn find(project_dir: &Path, package: &str) -> Found {
     let start = project_dir.canonicalize().unwrap_or_else(|_| project_dir.to_path_buf());
     let manifest = start.ancestors().map(|dir| manifest_path(dir, package)).find(|path| path.is_file());
     let Some(manifest) = manifest else { return Found::Missing };
-    let json = std::fs::read_to_string(&manifest).ok().and_then(|text| crate::json_file::parse(&text).ok());
+    let json = std::fs::read_to_string(&manifest).ok().and_then(|text| crate::fs::json::parse(&text).ok());
     let Some(json) = json else { return Found::Stamped(None) };
     match json.get(STAMP_FIELD) {
         None => Found::Current,

@@ -241,7 +241,7 @@ impl Json<'_> {
 
 /// Writes `text` to `path` unless it holds exactly that already; whether it wrote.
 fn write_if_changed(path: &Path, text: &str) -> std::io::Result<bool> {
-    crate::loader::cache::write_if_changed(path, text, |folder| std::fs::create_dir_all(folder))
+    crate::fs::write_if_changed(path, text, |folder| std::fs::create_dir_all(folder))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::SDK_PACKAGES;
 use super::node_modules::{EntryPlan, plan_entry};
 use super::packages::{STAMP_FIELD, package_dir, vendor_dir};
-use crate::link_out::{LinkOut, link_out};
+use crate::fs::link_out::{LinkOut, link_out};
 
 /// What a package folder holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub fn held(dir: &Path) -> Held {
 /// Whether `dir/package.json` carries agent-sdk's stamp, of any version.
 fn is_stamped(dir: &Path) -> bool {
     let text = std::fs::read_to_string(dir.join("package.json")).unwrap_or_default();
-    crate::json_file::parse(&text).is_ok_and(|json| json[STAMP_FIELD]["writtenBy"].is_string())
+    crate::fs::json::parse(&text).is_ok_and(|json| json[STAMP_FIELD]["writtenBy"].is_string())
 }
 
 /// What will be done for one package.

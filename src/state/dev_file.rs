@@ -19,14 +19,38 @@ use super::StateRoot;
 /// after taking the lock).
 const HOLDER_WAIT: Duration = Duration::from_secs(1);
 
-/// What `agent-sdk logs` reads to find a local dev server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What `agent-sdk logs` reads to find a local dev server; the one type of `dev.json`, for
+/// the server that writes it and the clients that read it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DevFile {
+    /// Empty in a file without one (then no server is named).
+    #[serde(default)]
     pub url: String,
+    #[serde(default)]
     pub token: String,
     /// The server's process, to name it to a second one (files written before it had none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pid: Option<u32>,
+}
+
+/// Why `dev.json` could not be read.
+#[derive(Debug)]
+pub enum DevFileError {
+    Unreadable(std::io::Error),
+    /// It is not what `dev` writes.
+    NotDevFile(serde_json::Error),
+}
+
+impl DevFile {
+    /// Reads `dev.json` at `path`: `None` when there is none (no local server was started).
+    pub fn read(path: &std::path::Path) -> Result<Option<Self>, DevFileError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(DevFileError::Unreadable(error)),
+        };
+        serde_json::from_str(&text).map(Some).map_err(DevFileError::NotDevFile)
+    }
 }
 
 /// The right to write `dev.json`, until dropped.

@@ -7,8 +7,9 @@
 pub mod dev_file;
 pub mod envelope;
 pub mod log_record;
+pub mod serve_log;
 pub mod session_info;
 pub mod session_lease;
 mod store;
 
-pub use store::{LogRow, STATE_DIR, StateRoot, StateStore, create_private_dir_all};
+pub use store::{LogRow, STATE_DIR, StateRoot, StateStore};

@@ -47,7 +47,7 @@ impl SessionLease {
     /// another process holds it.
     pub fn take(root: &super::StateRoot, session_id: &str) -> anyhow::Result<Self> {
         let dir = root.sessions();
-        crate::state::create_private_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;
+        crate::fs::create_private_dir_all(&dir).with_context(|| format!("could not create `{}`", dir.display()))?;
         let path = dir.join(lock_file_name(session_id));
         loop {
             let mut file = OpenOptions::new()

@@ -34,7 +34,7 @@ impl StateRoot {
     /// `.gitignore` (see [`ignore_in_git`]), as an absolute path.
     pub fn create(dir: &Path) -> std::io::Result<Self> {
         let path = dir.join(STATE_DIR);
-        create_private_dir_all(&path)?;
+        crate::fs::create_private_dir_all(&path)?;
         ignore_in_git(&path)?;
         Ok(Self { path: path.canonicalize()? })
     }
@@ -94,14 +94,6 @@ fn ignore_in_git(root: &Path) -> std::io::Result<()> {
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(error) => Err(error),
     }
-}
-
-/// Creates the folder `path` and any missing parent with mode 0700 (less the umask): the
-/// state root holds the event log, the hooks' files and the dev token, for this user
-/// only. A folder that already exists keeps its mode: a user's own choice is not undone.
-pub fn create_private_dir_all(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
 }
 
 /// One recorded serve-log line.

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use opentelemetry::trace::{Event, Link, SpanContext, SpanId, SpanKind, Status, TraceFlags, TraceId, TraceState};
 use opentelemetry::{InstrumentationScope, KeyValue};
 
-use crate::runtime::protocol::{HandlerEnded, HandlerOutcome, Otel};
+use crate::protocol::{HandlerEnded, HandlerOutcome, Otel};
 use crate::state::envelope::Envelope;
 use crate::telemetry::{Ended, Parent, Telemetry, attributes_of};
 

@@ -11,7 +11,7 @@ use opentelemetry::{Array, InstrumentationScope, KeyValue, StringValue, Value as
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use serde_json::Value;
 
-use crate::runtime::protocol::{Otel, OtelKind};
+use crate::protocol::{Otel, OtelKind};
 
 /// The GenAI semantic conventions' advised buckets for token counts.
 const TOKEN_BUCKETS: [f64; 14] = [

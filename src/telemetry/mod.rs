@@ -284,3 +284,8 @@ impl Telemetry {
         warnings
     }
 }
+impl crate::state::serve_log::ExportRecords for Telemetry {
+    fn log(&self, record: &Record) {
+        Telemetry::log(self, record);
+    }
+}

@@ -11,7 +11,7 @@ use crate::cli::RunArgs;
 use crate::clock::{new_id, now_rfc3339};
 use crate::engine::turn::TurnEvent;
 use crate::model::local;
-use crate::report::plural;
+use crate::printer::plural;
 use crate::state::envelope::Envelope;
 use crate::vocabulary;
 

@@ -7,27 +7,23 @@ mod output;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
-use crate::check::check_located;
-use crate::cli::{ColorChoice, RunArgs};
+use crate::cli::RunArgs;
 use crate::clock::new_id;
-use crate::diagnostics::Severity;
 use crate::engine::dispatcher::{Dispatcher, Finished};
 use crate::engine::feed::{Feed, Outcome};
-use crate::engine::session::{self, LoadPlan, SessionFacts, SessionSetup};
 use crate::engine::undelivered::{self, Undelivered};
 use crate::env_file;
-use crate::exit_status::{Exit, ExitStatus};
-use crate::loader::cache::Cache;
+use crate::exit_status::ExitStatus;
 use crate::model::choice::ModelChoice;
 use crate::model::local::Script;
 use crate::model::provider::ModelSpec;
 use crate::printer::Printer;
-use crate::project::{self, Project};
-use crate::report::{self, plural};
+use crate::printer::plural;
 use crate::runtime::host::Runtime;
-use crate::serve_log::ServeLog;
+use crate::session::{self, SessionFacts, SessionSetup, Started};
 use crate::signals::{self, Stop};
 use crate::state::StateStore;
+use crate::state::serve_log::ServeLog;
 use crate::state::session_lease::SessionLease;
 use crate::telemetry::turn_trace::Traced;
 use input::{Input, read_script};
@@ -53,40 +49,20 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let script = args.script.as_deref().map(read_script).transpose()?;
     let input = Input::from_args(args)?;
     // Node starts as early as it can: it boots while the project is checked and compiled.
-    let located = project::locate(&args.dir.dir)?;
-    let early = match located.project.clone() {
-        Some(project) => Some(start_early(project, args, script, &session_id)?),
-        None => None,
+    let options = session::Options {
+        dir: &args.dir.dir,
+        env: args.env.files(),
+        hook_timeout: args.hook_timeout,
+        mount_as: &session_id,
+        refused: "nothing ran",
     };
-    let cache = early.as_ref().map(|(setup, ..)| Cache::new(&setup.state_root));
-    let mut checked = check_located(located, cache.as_ref());
-    if let Some((setup, ..)) = &early {
-        crate::extensions::mount(&mut checked, &setup.runtime_config(&session_id), setup.hook_timeout);
-    }
-    let Some((mut setup, runtime, env, model, _lease)) =
-        early.filter(|_| checked.count(Severity::Error) == 0 && checked.project.is_some())
-    else {
-        printer.stderr(&report::pretty(&checked, &Printer::new(ColorChoice::Never)));
-        let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
-        return Err(Exit::failure(format!("{what}, so nothing ran; see above")).into());
-    };
-    let Some(project) = &checked.project else { unreachable!("checked above") };
-    let dir = report::ProjectDir::new(&project.dir, &checked);
-    report::concise::log_warnings(&checked, &dir).into_iter().for_each(|warning| log.warn(warning));
-    if let Some(line) = env.summary() {
-        log.info(line);
-    }
-    if let ModelChoice::Provider(provider) = &model {
-        log.info(provider.describe());
-    }
-    if let Some(line) = setup.otel.summary() {
-        log.info(line);
-    }
-    setup.export(&env)?.into_iter().for_each(|record| log.write(record));
+    let started = session::start(&options, printer, |setup, env| start_early(setup, env, args, script, &session_id))?;
+    started.startup_lines(&started.early.1).into_iter().for_each(|record| log.write(record));
+    let Started { setup, checked, plan, early: (runtime, model, _lease), .. } = started;
+    let Some(project) = &checked.project else { unreachable!("past the gate") };
     if let Some(telemetry) = &setup.telemetry {
-        log.export_to(Arc::clone(telemetry));
+        log.export_to(Arc::clone(telemetry) as Arc<dyn crate::state::serve_log::ExportRecords>);
     }
-    let plan = LoadPlan::new(&checked, &setup.runtime_dir())?;
     // An early return from here on drops the runtime, which kills it.
     let store = StateStore::open(&project.dir)?;
     log.record_to(StateStore::open(&project.dir)?);
@@ -109,7 +85,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
         _ => None,
     };
-    let mut dispatcher = setup.load(runtime, &facts, &plan, &log, &store)?;
+    let mut dispatcher = session::load(&setup, runtime, &facts, &plan, &log, &store)?;
     let hook_count = dispatcher.loaded;
     log.info(format!("session {session_id}: {} loaded", plural(hook_count, "hook")));
 
@@ -267,16 +243,16 @@ fn redeliver_or_mention(
     Ok(())
 }
 
-/// Prepares what the session needs, chooses its model (one that cannot be used stops the
-/// run here), takes its lease (a session in use by another process stops the run before
-/// anything is written), and starts Node for it.
+/// Chooses the session's model (one that cannot be used stops the run here), takes its
+/// lease (a session in use by another process stops the run before anything is written),
+/// and starts Node for it, while the project is checked.
 fn start_early(
-    project: Project,
+    setup: &SessionSetup,
+    env: &env_file::LoadedEnv,
     args: &RunArgs,
     script: Option<Script>,
     session_id: &str,
-) -> anyhow::Result<(SessionSetup, Runtime, env_file::LoadedEnv, ModelChoice, SessionLease)> {
-    let (setup, env) = SessionSetup::prepare(project, args.env.files(), args.hook_timeout)?;
+) -> anyhow::Result<(Runtime, ModelChoice, SessionLease)> {
     // Only a message asks a model: `--replay` and `--event` need no key.
     let model = match &args.message {
         Some(_) => ModelChoice::choose(&args.model, script, &|name| env.lookup(name))?,
@@ -284,5 +260,5 @@ fn start_early(
     };
     let lease = SessionLease::take(&setup.state_root, session_id)?;
     let runtime = setup.start_runtime(session_id)?;
-    Ok((setup, runtime, env, model, lease))
+    Ok((runtime, model, lease))
 }

@@ -23,7 +23,7 @@ pub fn imports_vitest(path: &Path) -> bool {
         return false;
     }
     let shown = path.to_string_lossy();
-    let parsed = crate::analyze::parse_then(&shown, &text, |_, _, program| {
+    let parsed = crate::check::analyze::parse_then(&shown, &text, |_, _, program| {
         program.body.iter().any(|statement| match statement {
             oxc::ast::ast::Statement::ImportDeclaration(import) => is_vitest(import.source.value.as_str()),
             _ => false,

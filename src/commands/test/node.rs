@@ -7,10 +7,10 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::Context;
 
-use crate::engine::session::SessionSetup;
 use crate::exit_status::Exit;
 use crate::runtime::host::{kill_group, own_process_group};
 use crate::runtime::node_version::{NodeUnusable, NodeUse, NodeVersion, read_version, version_command};
+use crate::session::SessionSetup;
 
 /// The check that the Node.js of `setup` can run the tests: `node --version`, started at
 /// once (with the environment files' variables, as the tests get them) and awaited only
@@ -56,9 +56,9 @@ impl ManifestFile {
     pub fn write(setup: &SessionSetup, manifest: &serde_json::Value) -> anyhow::Result<Self> {
         let path = setup.runtime_dir().join("tests").join(format!("manifest-{}.json", std::process::id()));
         if let Some(parent) = path.parent() {
-            crate::state::create_private_dir_all(parent).context("could not write the tests' manifest")?;
+            crate::fs::create_private_dir_all(parent).context("could not write the tests' manifest")?;
         }
-        crate::loader::cache::write_atomically(&path, manifest.to_string().as_bytes())
+        crate::fs::write_atomically(&path, manifest.to_string().as_bytes())
             .context("could not write the tests' manifest")?;
         Ok(Self(path))
     }

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::Deserialize;
 
-use crate::engine::session::SessionSetup;
 use crate::report::FailedTest;
+use crate::session::SessionSetup;
 
 /// The one JSON line `test-results.mjs` writes.
 #[derive(Debug, Deserialize)]
@@ -68,7 +68,7 @@ impl ResultsFile {
     pub fn new(setup: &SessionSetup) -> anyhow::Result<Self> {
         let path = setup.runtime_dir().join("tests").join(format!("results-{}.json", std::process::id()));
         if let Some(parent) = path.parent() {
-            crate::state::create_private_dir_all(parent).context("could not make a place for the tests' results")?;
+            crate::fs::create_private_dir_all(parent).context("could not make a place for the tests' results")?;
         }
         let _ = std::fs::remove_file(&path);
         Ok(Self(path))

@@ -261,7 +261,8 @@ mod tests {
     use super::*;
 
     fn shape(text: &str) -> Result<MountShape, Box<Diagnostic>> {
-        crate::analyze::parse_then("bot/extensions/ci.ts", text, |file, _, program| read_shape(file, &program)).unwrap()
+        crate::check::analyze::parse_then("bot/extensions/ci.ts", text, |file, _, program| read_shape(file, &program))
+            .unwrap()
     }
 
     #[test]

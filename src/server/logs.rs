@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::clock::format_timestamp;
-use crate::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
+use crate::state::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
 
 /// A heartbeat comment this often while idle.
 pub const HEARTBEAT: Duration = Duration::from_secs(15);

@@ -1,4 +1,23 @@
 //! `agent-sdk logs`: print a server's serve log, and with `--follow` keep printing it.
+//!
+//! The `logs` client: reads a server's serve log over Server-Sent Events and prints it,
+//! resuming after a dropped connection so that no line is lost or printed twice.
+//!
+//! ```text
+//!  flags / env / dev.json ──▶ connect (host, token, plain-HTTP rule)
+//!  --since / --level ───────▶ query (GET /v1/logs?…)
+//!                                   │
+//!                                   ▼
+//!          follow: request ─▶ sse (events) ─▶ resume (drop cursor ≤ last printed) ─▶ print
+//!             ▲                    │
+//!             └── backoff ◀── lost (end, read error, 5xx, 45 s of silence)
+//! ```
+
+pub mod connect;
+pub mod follow;
+pub mod print;
+pub mod query;
+pub mod resume;
 
 use std::path::Path;
 
@@ -6,15 +25,49 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::cli::LogsArgs;
-use crate::dev::logs::{LogQuery, LogRequest, read_history};
 use crate::exit_status::{Exit, ExitStatus};
-use crate::logs::Stop;
-use crate::logs::connect::{Given, check_transport, dev_json_path, discover, read_dev_json};
-use crate::logs::follow::follow;
-use crate::logs::print::{LogRecord, Output, Style};
-use crate::logs::query::Query;
 use crate::printer::Printer;
+use crate::server::logs::{LogQuery, LogRequest, read_history};
 use crate::state::{STATE_DIR, StateRoot, StateStore};
+use connect::{Given, check_transport, dev_json_path, discover, read_dev_json};
+use follow::follow;
+use print::{LogRecord, Output, Style};
+use query::Query;
+
+/// Why `logs` ends early: what to tell the user, and the exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stop {
+    pub status: ExitStatus,
+    pub message: String,
+    /// No server answered at all (none was started, or it is not running): the local
+    /// history may be read instead.
+    pub no_server: bool,
+}
+
+impl Stop {
+    /// Exit 1: the server is missing, refused us, or went away for good.
+    pub fn failure(message: impl Into<String>) -> Self {
+        Self { status: ExitStatus::Failure, message: message.into(), no_server: false }
+    }
+
+    /// Exit 1 (unless there is a local history to print): no server answered.
+    pub fn no_server(message: impl Into<String>) -> Self {
+        Self { no_server: true, ..Self::failure(message) }
+    }
+
+    /// Exit 2: a bad flag or a broken local setup.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self { status: ExitStatus::Error, message: message.into(), no_server: false }
+    }
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Stop {}
 
 /// Prints the log's history (and with `--follow` what comes after) until the history ends
 /// or Ctrl-C: exit 0. With no server running here, prints the local history instead (exit
@@ -65,7 +118,7 @@ fn print_logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<()> {
 
 /// Follows the server's log until the history ends, or Ctrl-C.
 fn follow_server(
-    endpoint: &crate::logs::connect::Endpoint,
+    endpoint: &crate::commands::logs::connect::Endpoint,
     query: &Query,
     output: Output<'_>,
     retry_for: std::time::Duration,

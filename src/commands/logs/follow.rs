@@ -16,8 +16,8 @@ use super::connect::Endpoint;
 use super::print::{LogRecord, Output};
 use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
-use crate::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
 use crate::sse::{SseEvent, SseParser};
+use crate::state::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
 use crate::untrusted::escape;
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).

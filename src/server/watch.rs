@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::check::check_project_with;
-use crate::dev::agent::{Agent, HookSet};
 use crate::diagnostics::Severity;
-use crate::engine::session::LoadPlan;
 use crate::fingerprint::whole_fingerprint;
-use crate::loader::cache::Cache;
-use crate::report::{ProjectDir, concise, plural};
+use crate::printer::plural;
+use crate::project;
+use crate::report::{ProjectDir, concise};
+use crate::server::agent::{Agent, HookSet};
+use crate::session::{self, Checked};
 
 /// How often the code is looked at.
 const POLL: Duration = Duration::from_millis(250);
@@ -45,26 +45,24 @@ pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
 
 fn reload(agent: &Agent) {
     let Ok(log) = agent.serve_log(None) else { return };
-    let cache = Cache::new(&agent.setup.state_root);
-    let mut checked = match check_project_with(&agent.project().dir, Some(&cache)) {
-        Ok(checked) => checked,
+    let located = match project::locate(&agent.project().dir) {
+        Ok(located) => located,
         Err(problem) => return log.error(format!("could not re-check the hooks: {problem}")),
     };
-    crate::extensions::mount(&mut checked, &agent.setup.runtime_config("dev"), agent.setup.hook_timeout);
-    let errors = checked.count(Severity::Error);
-    if errors > 0 || checked.project.is_none() {
-        let dir = ProjectDir::new(&agent.project().dir, &checked);
-        for diagnostic in checked.diagnostics.iter().filter(|diagnostic| diagnostic.severity() == Severity::Error) {
-            log.error(concise::line(diagnostic, &dir));
+    let plan = match session::check(located, Some(&agent.setup), "dev") {
+        Ok(Checked::Loadable { plan, .. }) => plan,
+        Ok(Checked::Refused(checked)) => {
+            let errors = checked.count(Severity::Error);
+            let dir = ProjectDir::new(&agent.project().dir, &checked);
+            for diagnostic in checked.diagnostics.iter().filter(|diagnostic| diagnostic.severity() == Severity::Error) {
+                log.error(concise::line(diagnostic, &dir));
+            }
+            let what = match errors {
+                0 => "there is no agent here any more".to_owned(),
+                _ => format!("the changed hooks have {}", plural(errors, "error")),
+            };
+            return log.warn(format!("{what}; still serving the last good ones"));
         }
-        let what = match errors {
-            0 => "there is no agent here any more".to_owned(),
-            _ => format!("the changed hooks have {}", plural(errors, "error")),
-        };
-        return log.warn(format!("{what}; still serving the last good ones"));
-    }
-    let plan = match LoadPlan::new(&checked, &agent.setup.runtime_dir()) {
-        Ok(plan) => plan,
         Err(problem) => {
             return log.error(format!("could not load the changed hooks: {problem}; still serving the last good ones"));
         }

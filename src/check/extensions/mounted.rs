@@ -4,7 +4,7 @@
 
 use crate::check::{CheckedProject, HookReport, MountedAs};
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
-use crate::runtime::protocol::{MountProblemKind, Mounted};
+use crate::protocol::{MountProblemKind, Mounted};
 use crate::vocabulary;
 
 use super::Mount;
@@ -137,7 +137,7 @@ fn unknown_disabled(file: &SourceFile, mount: &Mount, shape: &MountShape, mounte
         "it has no hooks".to_owned()
     } else {
         let quoted: Vec<String> = keys.iter().map(|key| format!("`{key}`")).collect();
-        format!("its hooks are {}", crate::discover::and_list(&quoted))
+        format!("its hooks are {}", crate::check::discover::and_list(&quoted))
     };
     let mut seen = Vec::new();
     let mut diagnostics = Vec::new();

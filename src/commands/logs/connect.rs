@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 
 use reqwest::Url;
 use reqwest::header::HeaderValue;
-use serde::Deserialize;
 
 use super::Stop;
 use crate::state::StateRoot;
+use crate::state::dev_file::{DevFile, DevFileError};
 use crate::untrusted::escape;
 
 /// The bearer token. Its `Debug` never shows it, so it cannot leak into a message.
@@ -30,22 +30,6 @@ impl Token {
 impl std::fmt::Debug for Token {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Token(<redacted>)")
-    }
-}
-
-/// What `agent-sdk dev` writes for its clients: `{"url": …, "token": …}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
-pub struct DevJson {
-    #[serde(default)]
-    pub url: Option<String>,
-    #[serde(default)]
-    token: Option<String>,
-}
-
-impl DevJson {
-    #[cfg(test)]
-    pub fn new(url: &str, token: &str) -> Self {
-        Self { url: Some(url.to_owned()), token: Some(token.to_owned()) }
     }
 }
 
@@ -80,15 +64,13 @@ pub fn dev_json_path(dir: &Path) -> PathBuf {
 }
 
 /// Reads `dev.json`: `None` when there is none (no local server was started).
-pub fn read_dev_json(path: &Path) -> Result<Option<DevJson>, Stop> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(Stop::usage(format!("could not read {}: {error}", path.display()))),
-    };
-    serde_json::from_str(&text).map(Some).map_err(|error| {
-        let dev = format!("{} dev", crate::invocation::command());
-        Stop::usage(format!("{} is not what `{dev}` writes ({error}); restart `{dev}`", path.display()))
+pub fn read_dev_json(path: &Path) -> Result<Option<DevFile>, Stop> {
+    DevFile::read(path).map_err(|error| match error {
+        DevFileError::Unreadable(error) => Stop::usage(format!("could not read {}: {error}", path.display())),
+        DevFileError::NotDevFile(error) => {
+            let dev = format!("{} dev", crate::invocation::command());
+            Stop::usage(format!("{} is not what `{dev}` writes ({error}); restart `{dev}`", path.display()))
+        }
     })
 }
 
@@ -99,29 +81,33 @@ pub fn read_dev_json(path: &Path) -> Result<Option<DevJson>, Stop> {
 pub fn discover(
     flags: &Given,
     env: &Given,
-    dev_json: impl FnOnce() -> Result<Option<DevJson>, Stop>,
+    dev_json: impl FnOnce() -> Result<Option<DevFile>, Stop>,
 ) -> Result<Endpoint, Stop> {
     let given_host = flags.host.clone().or_else(|| non_empty(&env.host));
     let given_token = flags.token.clone().or_else(|| non_empty(&env.token));
     let local = if given_host.is_none() || given_token.is_none() {
         dev_json()?.unwrap_or_default()
     } else {
-        DevJson::default()
+        DevFile::default()
     };
-    let Some(host_text) = given_host.clone().or_else(|| non_empty(&local.url)) else {
+    let Some(host_text) = given_host.clone().or_else(|| non_blank(&local.url)) else {
         return Err(Stop::no_server(format!(
             "no dev server found; start one with `{} dev` (or pass --host)",
             crate::invocation::command()
         )));
     };
     let host = parse_host(&host_text)?;
-    let local_token = non_empty(&local.token).filter(|_| given_host.is_none() || is_loopback(&host));
+    let local_token = non_blank(&local.token).filter(|_| given_host.is_none() || is_loopback(&host));
     let token = given_token.or(local_token).map(|token| Token(token.trim().to_owned()));
     Ok(Endpoint { host, token })
 }
 
 fn non_empty(value: &Option<String>) -> Option<String> {
-    value.as_deref().map(str::trim).filter(|value| !value.is_empty()).map(str::to_owned)
+    value.as_deref().and_then(non_blank)
+}
+
+fn non_blank(value: &str) -> Option<String> {
+    Some(value.trim()).filter(|value| !value.is_empty()).map(str::to_owned)
 }
 
 /// `http://127.0.0.1:7311`, or `127.0.0.1:7311` (taken as `http://`), as a base URL.
@@ -191,7 +177,7 @@ mod tests {
         Given { host: host.map(str::to_owned), token: token.map(str::to_owned) }
     }
 
-    fn no_dev_json() -> Result<Option<DevJson>, Stop> {
+    fn no_dev_json() -> Result<Option<DevFile>, Stop> {
         Ok(None)
     }
 
@@ -201,7 +187,7 @@ mod tests {
 
     #[test]
     fn flags_win_over_env_and_dev_json() {
-        let local = || Ok(Some(DevJson::new("http://127.0.0.1:7311", "local")));
+        let local = || Ok(Some(DevFile { url: "http://127.0.0.1:7311".into(), token: "local".into(), pid: None }));
         let flags = given(Some("http://127.0.0.1:9000"), Some("flag"));
         let env = given(Some("http://127.0.0.1:8000"), Some("env"));
         let endpoint = discover(&flags, &env, local).unwrap();
@@ -211,7 +197,7 @@ mod tests {
 
     #[test]
     fn env_wins_over_dev_json_and_each_value_falls_back_on_its_own() {
-        let local = || Ok(Some(DevJson::new("http://127.0.0.1:7311", "local")));
+        let local = || Ok(Some(DevFile { url: "http://127.0.0.1:7311".into(), token: "local".into(), pid: None }));
         let endpoint =
             discover(&given(None, Some("flag")), &given(Some("http://localhost:8000"), None), local).unwrap();
         assert_eq!(endpoint.host.as_str(), "http://localhost:8000/");
@@ -223,7 +209,7 @@ mod tests {
 
     #[test]
     fn dev_json_fills_both_and_empty_env_values_count_as_unset() {
-        let local = || Ok(Some(DevJson::new("http://127.0.0.1:7311", "local")));
+        let local = || Ok(Some(DevFile { url: "http://127.0.0.1:7311".into(), token: "local".into(), pid: None }));
         let endpoint = discover(&Given::default(), &given(Some(""), Some(" ")), local).unwrap();
         assert_eq!(endpoint.host.as_str(), "http://127.0.0.1:7311/");
         assert_eq!(token(&endpoint), Some("local"));
@@ -238,7 +224,7 @@ mod tests {
 
     #[test]
     fn the_local_token_is_not_sent_to_a_remote_host() {
-        let local = || Ok(Some(DevJson::new("http://127.0.0.1:7311", "local")));
+        let local = || Ok(Some(DevFile { url: "http://127.0.0.1:7311".into(), token: "local".into(), pid: None }));
         let endpoint = discover(&given(Some("https://logs.example.com"), None), &Given::default(), local).unwrap();
         assert_eq!(token(&endpoint), None);
         let endpoint = discover(&given(Some("localhost:7400"), None), &Given::default(), local).unwrap();
@@ -330,7 +316,10 @@ mod tests {
         assert_eq!(read_dev_json(&path).unwrap(), None);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, r#"{"url":"http://127.0.0.1:7311","token":"ab12","pid":1}"#).unwrap();
-        assert_eq!(read_dev_json(&path).unwrap(), Some(DevJson::new("http://127.0.0.1:7311", "ab12")));
+        assert_eq!(
+            read_dev_json(&path).unwrap(),
+            Some(DevFile { url: "http://127.0.0.1:7311".into(), token: "ab12".into(), pid: None })
+        );
         std::fs::write(&path, "{").unwrap();
         let stop = read_dev_json(&path).unwrap_err();
         assert_eq!(stop.status, crate::exit_status::ExitStatus::Error);

@@ -27,6 +27,12 @@ fn text_lines(record: &Record) -> String {
     crate::untrusted::prefixed_lines(&format!("{} {}", record.at, record.level.label()), &record.message)
 }
 
+/// Where serve-log records go besides stderr and the store: the OpenTelemetry log exporter
+/// (`crate::telemetry::Telemetry`), which sits above the store.
+pub trait ExportRecords: Send + Sync {
+    fn log(&self, record: &Record);
+}
+
 /// Writes serve-log records to stderr, each tagged with the session, and (once a state
 /// store is attached) records them durably, each with a cursor.
 pub struct ServeLog {
@@ -40,7 +46,7 @@ pub struct ServeLog {
     /// `--quiet`: only warnings and errors reach stderr (every line is still recorded).
     quiet: bool,
     /// Where records are exported as OpenTelemetry log records, when they are.
-    exporter: Option<Arc<crate::telemetry::Telemetry>>,
+    exporter: Option<Arc<dyn ExportRecords>>,
 }
 
 impl ServeLog {
@@ -77,7 +83,7 @@ impl ServeLog {
 
     /// Exports every record from now on (and those written so far, which are still to be
     /// recorded) as an OpenTelemetry log record.
-    pub fn export_to(&mut self, telemetry: Arc<crate::telemetry::Telemetry>) {
+    pub fn export_to(&mut self, telemetry: Arc<dyn ExportRecords>) {
         self.unrecorded.borrow().iter().for_each(|record| telemetry.log(record));
         self.exporter = Some(telemetry);
     }

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::check::discover::{FileKind, and_list, file_kind};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::discover::{FileKind, and_list, file_kind};
 use crate::project::Project;
 
 /// One mount file found on disk.

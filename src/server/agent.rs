@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use crate::cli::LogFormat;
 use crate::engine::dispatcher::Dispatcher;
-use crate::engine::session::{LoadPlan, SessionFacts, SessionSetup};
 use crate::engine::shared::{Keeping, SharedRuntime};
 use crate::model::choice::ModelChoice;
 use crate::project::Project;
-use crate::serve_log::ServeLog;
+use crate::session::{LoadPlan, SessionFacts, SessionSetup};
 use crate::state::StateStore;
+use crate::state::serve_log::ServeLog;
 use crate::state::session_info::SessionInfo;
 
 /// The hooks sessions load; `generation` changes when they are reloaded.
@@ -68,7 +68,7 @@ impl Agent {
         log.record_to(StateStore::open(&self.project().dir)?);
         log.notify(Arc::clone(&self.log_cursor));
         if let Some(telemetry) = &self.setup.telemetry {
-            log.export_to(Arc::clone(telemetry));
+            log.export_to(Arc::clone(telemetry) as Arc<dyn crate::state::serve_log::ExportRecords>);
         }
         Ok(log)
     }
@@ -86,10 +86,10 @@ impl Agent {
     ) -> anyhow::Result<Dispatcher<'s>> {
         let shared = self.shared_runtime(hooks)?;
         let facts = self.facts(session_id, info);
-        let (loaded, load_failed, lane) = shared.attach(session_id, self.setup.ctx(&facts))?;
+        let (loaded, load_failed, lane) = shared.attach(session_id, crate::session::ctx(&self.setup, &facts))?;
         log.info(format!(
             "session {session_id}: {} (the runtime's, loaded once for every session)",
-            crate::report::plural(loaded, "hook")
+            crate::printer::plural(loaded, "hook")
         ));
         let config = self.setup.runtime_config(session_id);
         let mut dispatcher =

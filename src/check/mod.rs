@@ -1,19 +1,23 @@
 //! The whole static check of a project as data: `discover → analyze → diagnostics`.
 //! `validate`, `info` and `run` all start here; none of them prints from in here.
 
+pub mod analyze;
+pub mod discover;
+pub mod extensions;
+
 use std::collections::HashMap;
-use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::analyze::{self, HookAnalysis, analysis_pool};
+use crate::check::analyze::HookAnalysis;
+use crate::check::discover::HookModule;
+use crate::check::extensions::Mount;
 use crate::diagnostics::{Code, Diagnostic, Severity, suppression};
-use crate::discover::{self, HookModule};
-use crate::extensions::Mount;
 use crate::loader::cache::Cache;
 use crate::loader::graph::{self, ModuleGraph, Visited};
 use crate::loader::resolver::Resolver;
-use crate::project::{self, DirError, Located, Project};
+use crate::parse::analysis_pool;
+use crate::project::{Located, Project};
 
 /// One discovered hook module and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,7 +28,7 @@ pub struct HookReport {
     /// The module with every link resolved: the path Node loads it by.
     pub real_path: std::path::PathBuf,
     /// The event keys, in source order; `None` when they cannot be known before the module
-    /// runs (see [`crate::analyze::HookAnalysis::known_events`]).
+    /// runs (see [`crate::check::analyze::HookAnalysis::known_events`]).
     pub events: Option<Vec<String>>,
     /// Why the hook would not load (`None`: it loads).
     pub skipped: Option<Code>,
@@ -55,7 +59,7 @@ pub struct CheckedProject {
     /// Every module the hooks that would load reach, as Node will load them.
     pub modules: ModuleGraph,
     /// Every mount file under `<src>/extensions/`, in namespace order; what each mounts is
-    /// known once [`crate::extensions::mount`] ran them.
+    /// known once [`crate::check::extensions::mount`] ran them.
     pub mounts: Vec<Mount>,
 }
 
@@ -70,16 +74,10 @@ impl CheckedProject {
     }
 }
 
-/// Checks the project at `dir` statically, keeping the compiled modules in `cache` (as `dev`
-/// does on a change; `validate` and `info` go through [`crate::extensions::check_project`],
-/// which runs the mounts too). Only a missing or unreadable `dir` is an `Err`; every problem
+/// Checks a located project statically, keeping the compiled modules in `cache` (`validate`
+/// and `info` go through [`crate::check::extensions::check_project`], `run`, `dev` and its
+/// watcher through [`crate::session::check`]: both run the mounts too). Every problem
 /// inside the project is a diagnostic.
-pub fn check_project_with(dir: &Path, cache: Option<&Cache>) -> Result<CheckedProject, DirError> {
-    Ok(check_located(project::locate(dir)?, cache))
-}
-
-/// Checks a project already located (`run` and `dev` locate it first, to start on the
-/// runtime while it is checked), keeping the compiled modules in `cache`.
 pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject {
     let mut checked = CheckedProject { diagnostics: located.diagnostics, ..CheckedProject::default() };
     let Some(project) = located.project else {
@@ -119,7 +117,7 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
     }
     checked.diagnostics.extend(discovery.diagnostics);
     let hook_entries = entries.len();
-    let (mounts, mut mount_entries) = crate::extensions::read_mounts(&project, &resolver, cache, &mut checked);
+    let (mounts, mut mount_entries) = crate::check::extensions::read_mounts(&project, &resolver, cache, &mut checked);
     let mount_indexes: Vec<usize> = mount_entries.iter().map(|(index, _)| *index).collect();
     entries.extend(mount_entries.drain(..).map(|(_, entry)| entry));
     checked.mounts = mounts;
@@ -139,7 +137,7 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
 /// comment: only hook modules can have warnings or advice, and a module they import can
 /// have only errors, which no comment silences.
 fn apply_suppressions(checked: &mut CheckedProject) {
-    // A mount file's are applied once its mount ran ([`crate::extensions::mount`]): what it
+    // A mount file's are applied once its mount ran ([`crate::check::extensions::mount`]): what it
     // mounts is found only then.
     let is_mount = |path: &str| checked.mounts.iter().any(|mount| mount.file.display_path == path);
     let mut paths: Vec<&String> = checked
@@ -158,7 +156,7 @@ fn apply_suppressions(checked: &mut CheckedProject) {
 /// `diagnostics`. The comments are the parser's (parsed again, only for a file that holds
 /// the directive's text), on a thread with the stack a parse needs.
 pub(crate) fn apply_suppressions_of(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str) {
-    let read = || analyze::on_a_big_enough_stack(text.len(), || analyze::line_comments(path, text));
+    let read = || crate::parse::on_a_big_enough_stack(text.len(), || crate::parse::line_comments(path, text));
     let comments = match analysis_pool() {
         Some(pool) => pool.install(read),
         None => read(),
@@ -222,7 +220,7 @@ fn check_module(
             return ModuleCheck { analysis, source: None, entry: None };
         }
     };
-    let checked = analyze::on_a_big_enough_stack(text.len(), || {
+    let checked = crate::parse::on_a_big_enough_stack(text.len(), || {
         analyze::analyze_then(&module.display_path, &text, |analysis, allocator, program| {
             let loads = skip_reason(name_problem, &analysis.diagnostics).is_none();
             loads.then(|| {
@@ -241,7 +239,7 @@ fn check_module(
         Some((analysis, entry)) => (analysis, entry.flatten()),
         None => (
             HookAnalysis {
-                diagnostics: vec![analyze::too_big_to_parse(&module.display_path)],
+                diagnostics: vec![crate::diagnostics::too_big_to_parse(&module.display_path)],
                 ..HookAnalysis::default()
             },
             None,

@@ -1,38 +1,21 @@
-//! One way to assemble a session for `run` and `dev` alike: the hooks to load and how
-//! (the [`LoadPlan`]), the runtime's configuration, the `ctx` handlers see, the runtime
-//! started and its hooks loaded, and the recorder that numbers the session's events. Two
-//! commands building these by hand would drift and disagree in front of a user.
+//! What every session of a project shares, ready to start runtimes: the environment files
+//! read, the state root, the Node.js to run, the runtime's files written, the hook timeout,
+//! the OpenTelemetry providers and exporters. `run`, `dev`, `test` and `validate` (for an
+//! extension's mount) prepare it the same way.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use serde_json::{Value, json};
 
 use crate::cli::EnvFiles;
-use crate::engine::dispatcher::Dispatcher;
-pub use crate::engine::dispatcher::LoadPlan;
-use crate::engine::feed::Recorder;
 use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
-use crate::serve_log::ServeLog;
+use crate::state::StateRoot;
 use crate::state::log_record::{Level, Record};
-use crate::state::{StateRoot, StateStore};
 use crate::telemetry::{ExportConfig, Telemetry};
-
-/// Who the session is, as `ctx.session` and `ctx.channel` say.
-pub struct SessionFacts<'f> {
-    pub id: &'f str,
-    pub channel_id: &'f str,
-    pub mode: &'f str,
-    pub purpose: &'f str,
-    /// The session's title, when its creator gave one (`dev`'s `POST /v1/sessions`).
-    pub title: Option<&'f str>,
-    /// `None` when the session cannot take follow-ups (`run` is one-shot).
-    pub continuation_token: Option<&'f str>,
-}
 
 /// Refuses a project Node.js could not load: one whose path is not UTF-8 text (Node takes
 /// module paths as strings, so no string names its files). A usage error, before anything
@@ -134,41 +117,4 @@ impl SessionSetup {
     pub fn start_runtime(&self, session_id: &str) -> anyhow::Result<Runtime> {
         Runtime::start(&self.runtime_config(session_id))
     }
-
-    /// The `ctx` every handler of the session receives (SPEC §7), without its functions.
-    pub fn ctx(&self, facts: &SessionFacts) -> Value {
-        let mut session = json!({ "id": facts.id, "channelId": facts.channel_id, "mode": facts.mode, "purpose": facts.purpose, "auth": null });
-        // Present only when set, as the vendor documents `title`.
-        if let Some(title) = facts.title {
-            session["title"] = json!(title);
-        }
-        json!({
-            "session": session,
-            "agent": { "name": self.project.name },
-            "channel": { "id": facts.channel_id, "continuationToken": facts.continuation_token },
-            "stateRoot": self.state_root.path(),
-        })
-    }
-
-    /// A dispatcher for `runtime` (started with [`SessionSetup::start_runtime`]), with
-    /// `plan`'s hooks loaded into it.
-    pub fn load<'s>(
-        &self,
-        runtime: Runtime,
-        facts: &SessionFacts,
-        plan: &LoadPlan,
-        log: &'s ServeLog,
-        store: &'s StateStore,
-    ) -> anyhow::Result<Dispatcher<'s>> {
-        let config = self.runtime_config(facts.id);
-        let mut dispatcher =
-            Dispatcher::new(config, runtime, plan.clone(), self.ctx(facts), self.hook_timeout, log, store);
-        dispatcher.load()?;
-        Ok(dispatcher)
-    }
-}
-
-/// The recorder of a session's next events: indexes go on from the recorded ones.
-pub fn recorder<'s>(store: &'s StateStore, session_id: &'s str) -> anyhow::Result<Recorder<'s>> {
-    Ok(Recorder { store, session_id, next: store.next_index(session_id)? })
 }

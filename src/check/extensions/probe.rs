@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::protocol::{FromNode, MountProblem, MountProblemKind, MountToImport, Mounted, ToNode};
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
-use crate::runtime::protocol::{FromNode, MountProblem, MountProblemKind, MountToImport, Mounted, ToNode};
 
 /// Past the hook timeout, how long an import that never yields gets before Node is killed.
 const KILL_GRACE: Duration = Duration::from_millis(500);

@@ -21,7 +21,7 @@ use crate::loader::cache::Cache;
 use crate::loader::graph::{self, Visited};
 use crate::loader::resolver::Resolver;
 use crate::project::Project;
-use crate::runtime::protocol::Mounted;
+use crate::protocol::Mounted;
 use discover::MountFile;
 use mount_file::MountShape;
 
@@ -75,32 +75,31 @@ fn read_mount(
     cache: Option<&Cache>,
     checked: &mut CheckedProject,
 ) -> (Option<MountShape>, Option<Visited>) {
-    let text = match crate::analyze::read::read_hook(&file.path, &file.display_path) {
+    let text = match crate::check::analyze::read::read_hook(&file.path, &file.display_path) {
         Ok(text) => text,
         Err(diagnostic) => {
             checked.diagnostics.push(*diagnostic);
             return (None, None);
         }
     };
-    let read =
-        crate::analyze::on_a_big_enough_stack(text.len(), || {
-            crate::analyze::parse_then(&file.display_path, &text, |source, allocator, program| {
-                match mount_file::read_shape(source, &program) {
-                    Ok(shape) => {
-                        let entry = graph::visit_entry(
-                            &file.real_path,
-                            &file.display_path,
-                            &text,
-                            (allocator, program),
-                            resolver,
-                            cache,
-                        );
-                        (Ok(shape), Some(entry))
-                    }
-                    Err(diagnostic) => (Err(diagnostic), None),
+    let read = crate::parse::on_a_big_enough_stack(text.len(), || {
+        crate::check::analyze::parse_then(&file.display_path, &text, |source, allocator, program| {
+            match mount_file::read_shape(source, &program) {
+                Ok(shape) => {
+                    let entry = graph::visit_entry(
+                        &file.real_path,
+                        &file.display_path,
+                        &text,
+                        (allocator, program),
+                        resolver,
+                        cache,
+                    );
+                    (Ok(shape), Some(entry))
                 }
-            })
-        });
+                Err(diagnostic) => (Err(diagnostic), None),
+            }
+        })
+    });
     let (shape, entry) = match read {
         Some(Ok((Ok(shape), entry))) => (Some(shape), entry),
         Some(Ok((Err(diagnostic), _))) => {
@@ -112,7 +111,7 @@ fn read_mount(
             (None, None)
         }
         None => {
-            checked.diagnostics.push(crate::analyze::too_big_to_parse(&file.display_path));
+            checked.diagnostics.push(crate::diagnostics::too_big_to_parse(&file.display_path));
             (None, None)
         }
     };
@@ -215,7 +214,7 @@ fn factory_package(graph: &crate::loader::graph::ModuleGraph, mount: &Mount) -> 
         if Some(dir) == mount_package {
             return None;
         }
-        let Ok(json) = crate::json_file::parse(&text) else { return None };
+        let Ok(json) = crate::fs::json::parse(&text) else { return None };
         let Some(name) = json["name"].as_str() else { continue };
         return Some((name.to_owned(), json["version"].as_str().map(str::to_owned)));
     }
@@ -237,7 +236,7 @@ pub fn check_project(dir: &std::path::Path) -> anyhow::Result<CheckedProject> {
         return Ok(crate::check::check_located(located, None));
     };
     let (setup, _) =
-        crate::engine::session::SessionSetup::prepare(project, crate::cli::EnvArgs::default().files(), CHECK_TIMEOUT)?;
+        crate::runtime::setup::SessionSetup::prepare(project, crate::cli::EnvArgs::default().files(), CHECK_TIMEOUT)?;
     let cache = Cache::new(&setup.state_root);
     let mut checked = crate::check::check_located(located, Some(&cache));
     mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
