@@ -202,15 +202,21 @@ fn a_fingerprint_survives_lines_added_above() {
     assert_ne!(edited, before, "an edited line is another finding");
 }
 
-/// Each rule's `helpUri` lands on a row of the README's code table.
+/// Each rule's `helpUri` (the README, at the code's anchor) lands on the code, which links to
+/// its row of the code table in docs/codes.md.
 #[test]
 fn every_code_has_its_readme_anchor() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let codes = std::fs::read_to_string(root().join("docs/codes.md")).unwrap();
     for code in agent_sdk::diagnostics::Code::ALL {
         let anchor = code.as_str().replace("::", "-");
         assert!(
-            readme.contains(&format!("| <a id=\"{anchor}\"></a>`{}` |", code.as_str())),
-            "the README's code table has no row anchored at #{anchor}"
+            codes.contains(&format!("| <a id=\"{anchor}\"></a>`{}` |", code.as_str())),
+            "the code table of docs/codes.md has no row anchored at #{anchor}"
+        );
+        assert!(
+            readme.contains(&format!("<a id=\"{anchor}\"></a>[`{}`](docs/codes.md#{anchor})", code.as_str())),
+            "the README has no anchor #{anchor} (the SARIF helpUri) linking to docs/codes.md"
         );
     }
 }

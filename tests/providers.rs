@@ -645,14 +645,14 @@ fn the_readme_lists_the_price_table_the_binary_uses() {
             dollars(price.output)
         ));
     }
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root().join("docs/models.md")).unwrap();
     let start = "<!-- prices: generated from src/model/provider/prices.rs; tests/providers.rs checks them -->\n";
     let listed = readme
         .split_once(start)
         .and_then(|(_, rest)| rest.split_once("<!-- end of prices -->"))
         .map(|(listed, _)| listed)
-        .expect("the README has the price table");
-    assert_eq!(listed, table, "the README's price table is out of date; it should be:\n{table}");
+        .expect("docs/models.md has the price table");
+    assert_eq!(listed, table, "the price table of docs/models.md is out of date; it should be:\n{table}");
 }
 
 #[test]
