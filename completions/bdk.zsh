@@ -35,7 +35,7 @@ _bdk() {
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--format=[How to print the findings]:FORMAT:((pretty\:"Source snippets with labels; colour on a terminal"
-json\:"One JSON document (schemaVersion 1), documented in the README"
+json\:"One JSON document (schemaVersion 1), documented in docs/formats.md"
 github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
 sarif\:"SARIF 2.1.0, for code-scanning uploads"
 concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for editors and grep"))' \

@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::state::log_record::Level;
+use crate::state::serve_log::LogFormat;
+use crate::state::session_info::{Mode, Purpose};
+
 /// A fast, exact toolchain for TypeScript agent hooks.
 ///
 /// For an agent project (hooks under `bot/hooks/` or `agent/hooks/`): validate checks the
@@ -293,15 +297,6 @@ pub struct InitArgs {
     /// (without it, init only says what to add).
     #[arg(long)]
     pub update_package_json: bool,
-}
-
-/// How the serve log is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogFormat {
-    /// `2026-11-30T05:52:01.123Z INFO  message`
-    Text,
-    /// One JSON record a line.
-    Json,
 }
 
 /// `--layout`: which source folder a new project gets.
@@ -638,7 +633,7 @@ pub struct LogsArgs {
 
     /// Only lines at this level or above.
     #[arg(long, value_name = "LEVEL", value_enum)]
-    pub level: Option<LogLevel>,
+    pub level: Option<Level>,
 
     /// Only the last N lines of the history.
     #[arg(long, value_name = "N")]
@@ -666,63 +661,6 @@ pub struct LogsArgs {
 fn event_types() -> clap::builder::PossibleValuesParser {
     let types = crate::vocabulary::EVENTS.iter().map(|event| clap::builder::PossibleValue::new(event.name));
     clap::builder::PossibleValuesParser::new(types)
-}
-
-/// `logs --level`: the least serious level shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogLevel {
-    Debug,
-    Info,
-    Warn,
-    Error,
-}
-
-impl LogLevel {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LogLevel::Debug => "debug",
-            LogLevel::Info => "info",
-            LogLevel::Warn => "warn",
-            LogLevel::Error => "error",
-        }
-    }
-}
-
-/// `ctx.session.purpose`: a real conversation, or an evaluation (hooks that meter or page
-/// skip those). Also what `dev`'s `POST /v1/sessions` takes (`"purpose": "eval"`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Purpose {
-    #[default]
-    Live,
-    Eval,
-}
-
-impl Purpose {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Purpose::Live => "live",
-            Purpose::Eval => "eval",
-        }
-    }
-}
-
-/// `ctx.session.mode`: a conversation, or a task run to its end.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    #[default]
-    Chat,
-    Task,
-}
-
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Chat => "chat",
-            Mode::Task => "task",
-        }
-    }
 }
 
 #[derive(Debug, Args)]

@@ -437,7 +437,7 @@ fn missing_usage_and_price_are_told_once_per_provider() {
             ),
             (
                 Level::Info,
-                "no price is known for `llama3.1:8b`: turn.completed has no cost (the README lists the priced models)"
+                "no price is known for `llama3.1:8b`: turn.completed has no cost (docs/models.md lists the priced models)"
                     .to_owned()
             ),
         ]

@@ -12,6 +12,7 @@ use crate::fs::link_out::{LinkOut, link_out};
 use crate::package_json::{PackageJson, fragment, quoted};
 use crate::printer::Printer;
 use crate::project::Layout;
+use crate::runtime::node_version::{NodeVersion, version_command};
 use crate::scaffold::{self, FileKind, Scaffold, ScaffoldFile};
 use crate::untrusted::{escape, escape_path};
 
@@ -159,15 +160,12 @@ fn refuse_links_out(dir: &Path, files: &[ScaffoldFile]) -> Result<(), Exit> {
     Err(Exit::failure(message))
 }
 
-/// The major version of the Node.js that would run the hooks, when one answers.
+/// The major version of the Node.js that would run the hooks, when one answers (asked
+/// as the runtime asks it; too old is no matter here: `init` only names its `@types/node`).
 fn node_major() -> Option<u32> {
-    let output = std::process::Command::new(crate::runtime::host::node_command())
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let version = String::from_utf8_lossy(&output.stdout);
-    version.trim().trim_start_matches('v').split('.').next()?.parse().ok().filter(|_| output.status.success())
+    let node = crate::runtime::host::node_command();
+    let output = version_command(&node, &[]).output().ok().filter(|output| output.status.success())?;
+    NodeVersion::parse(&String::from_utf8_lossy(&output.stdout)).map(|version| version.major)
 }
 
 /// Whether the scaffold's `file` is in `dir` already, exactly as init would write it.

@@ -1,4 +1,4 @@
-//! `--format json`: the stable, versioned report (schemaVersion 1) documented in the README.
+//! `--format json`: the stable, versioned report (schemaVersion 1) documented in docs/formats.md.
 
 use serde::Serialize;
 

@@ -15,9 +15,11 @@ use super::{Location, ProjectDir};
 use crate::check::CheckedProject;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 
-/// The README (in the repository named in Cargo.toml): the tool's `informationUri`, and
-/// with a code's anchor (see the README's code table) each rule's `helpUri`.
+/// The README (in the repository named in Cargo.toml): the tool's `informationUri`.
 pub const README_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/README.md");
+
+/// The table of diagnostic codes: with a code's anchor, each rule's `helpUri`.
+pub const CODES_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/codes.md");
 
 pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
     let rules: Vec<Value> = Code::ALL.iter().map(|code| rule(*code)).collect();
@@ -51,14 +53,14 @@ pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
     out
 }
 
-/// The README anchor of `code`'s row in the code table: `hooks::unknown-event` is
+/// The anchor of `code`'s row in the code table (docs/codes.md): `hooks::unknown-event` is
 /// `hooks-unknown-event`.
 pub fn anchor(code: Code) -> String {
     code.as_str().replace("::", "-")
 }
 
 fn rule(code: Code) -> Value {
-    let help_uri = format!("{README_URL}#{}", anchor(code));
+    let help_uri = format!("{CODES_URL}#{}", anchor(code));
     let consequence = match code.severity() {
         Severity::Error => "An error: `agent-sdk validate` fails.",
         Severity::Warning => "A warning: `agent-sdk validate` fails only with `--deny-warnings`.",
@@ -70,7 +72,7 @@ fn rule(code: Code) -> Value {
         "fullDescription": { "text": format!("{} {consequence}", code.summary()) },
         "help": {
             "text": code.help(),
-            "markdown": format!("{}\n\n[`{}` in the README]({help_uri})", code.help(), code.as_str()),
+            "markdown": format!("{}\n\n[`{}` in the code table]({help_uri})", code.help(), code.as_str()),
         },
         "helpUri": help_uri,
         "defaultConfiguration": { "level": level(code.severity()) },

@@ -6,13 +6,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
-use crate::cli::LogFormat;
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::shared::{Keeping, SharedRuntime};
 use crate::model::choice::ModelChoice;
 use crate::project::Project;
 use crate::session::{LoadPlan, SessionFacts, SessionSetup};
 use crate::state::StateStore;
+use crate::state::serve_log::LogFormat;
 use crate::state::serve_log::ServeLog;
 use crate::state::session_info::SessionInfo;
 

@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 use tokio_stream::wrappers::ReceiverStream;
 
 use crate::clock::format_timestamp;
+use crate::state::log_record::Level;
 use crate::state::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
 
 /// A heartbeat comment this often while idle.
@@ -165,14 +166,15 @@ impl Filter {
         if let Some(session) = &query.session {
             crate::session_id::check_session_id(session)?;
         }
-        let levels = match query.level.as_deref() {
-            None => vec!["debug", "info", "warn", "error"],
-            Some("debug") => vec!["debug", "info", "warn", "error"],
-            Some("info") => vec!["info", "warn", "error"],
-            Some("warn") => vec!["warn", "error"],
-            Some("error") => vec!["error"],
-            Some(other) => return Err(format!("unknown level `{other}` (use debug, info, warn or error)")),
+        // Exactly as the store spells them: `?level=WARN` is no level.
+        let least = match query.level.as_deref() {
+            None => Level::Debug,
+            Some(text) => Level::ALL
+                .into_iter()
+                .find(|level| level.as_str() == text)
+                .ok_or_else(|| format!("unknown level `{text}` (use debug, info, warn or error)"))?,
         };
+        let levels = least.and_above().map(Level::as_str).collect();
         Ok(Self { since, session: query.session.clone(), levels })
     }
 }

@@ -233,7 +233,7 @@ fn rest_unless_busy(live: &Mutex<Live>, session_id: &str, serial: u64, turns: &R
 
 /// Without a recorded log (the store would not open), stderr is the only place to say it.
 fn log_start_failure(session_id: &str, error: &anyhow::Error) {
-    let log = ServeLog::new(crate::cli::LogFormat::Text);
+    let log = ServeLog::new(crate::state::serve_log::LogFormat::Text);
     log.error(format!("session {session_id} could not start a turn: {error:#}"));
 }
 

@@ -5,8 +5,9 @@ use serde::Serialize;
 
 use crate::clock::now_rfc3339;
 
-/// How serious a record is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+/// How serious a record is: the one level of the serve log, its store, `/v1/logs?level=`
+/// and `logs --level` (the least serious shown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Debug,
@@ -16,6 +17,19 @@ pub enum Level {
 }
 
 impl Level {
+    /// Every level, least serious first.
+    pub const ALL: [Level; 4] = [Level::Debug, Level::Info, Level::Warn, Level::Error];
+
+    /// `warn` (any case); `None` for what is not a level.
+    pub fn parse(text: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|level| level.as_str().eq_ignore_ascii_case(text))
+    }
+
+    /// This level and every more serious one.
+    pub fn and_above(self) -> impl Iterator<Item = Level> {
+        Level::ALL.into_iter().filter(move |level| *level >= self)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Debug => "debug",

@@ -6,9 +6,17 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::sync::Arc;
 
-use crate::cli::LogFormat;
 use crate::state::StateStore;
 use crate::state::log_record::{Level, Record};
+
+/// How the serve log is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `2026-11-30T05:52:01.123Z INFO  message`
+    Text,
+    /// One JSON record a line.
+    Json,
+}
 
 /// The `/v1/logs` response header that names the log its cursors belong to (see
 /// [`StateStore::log_id`]): the server sends it, the `logs` client compares it.

@@ -2,7 +2,44 @@
 //! a session brought back from rest, or served by a restarted server, gives its hooks the
 //! same `ctx.session`.
 
-use crate::cli::{Mode, Purpose};
+use clap::ValueEnum;
+
+/// `ctx.session.purpose`: a real conversation, or an evaluation (hooks that meter or page
+/// skip those). Also what `dev`'s `POST /v1/sessions` takes (`"purpose": "eval"`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Purpose {
+    #[default]
+    Live,
+    Eval,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Live => "live",
+            Purpose::Eval => "eval",
+        }
+    }
+}
+
+/// `ctx.session.mode`: a conversation, or a task run to its end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    #[default]
+    Chat,
+    Task,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Chat => "chat",
+            Mode::Task => "task",
+        }
+    }
+}
 
 /// The most characters a session's title may have.
 pub const MAX_TITLE_CHARS: usize = 1_000;

@@ -318,7 +318,7 @@ mod tests {
         std::fs::write(&path, r#"{"url":"http://127.0.0.1:7311","token":"ab12","pid":1}"#).unwrap();
         assert_eq!(
             read_dev_json(&path).unwrap(),
-            Some(DevFile { url: "http://127.0.0.1:7311".into(), token: "ab12".into(), pid: None })
+            Some(DevFile { url: "http://127.0.0.1:7311".into(), token: "ab12".into(), pid: Some(1) })
         );
         std::fs::write(&path, "{").unwrap();
         let stop = read_dev_json(&path).unwrap_err();

@@ -89,7 +89,7 @@ fn print_logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<()> {
         args.follow,
         args.since.as_deref(),
         args.session.as_deref(),
-        args.level.map(crate::cli::LogLevel::as_str),
+        args.level.map(crate::state::log_record::Level::as_str),
         args.tail,
     )?;
     let flags = Given { host: args.host.clone(), token: args.token.clone() };

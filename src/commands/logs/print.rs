@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use crate::clock::format_timestamp;
 use crate::printer::Printer;
 use crate::since::parse_rfc3339;
+use crate::state::log_record::Level;
 use crate::untrusted::escape;
 
 /// How many characters of a session id the human line shows (its end: ids share their start).
@@ -135,18 +136,19 @@ fn display_time(at: &str, zone: Option<&jiff::tz::TimeZone>) -> String {
     }
 }
 
-/// The level in capitals, padded so messages line up (`INFO `, `ERROR`).
+/// The level in capitals, padded so messages line up (`INFO `, `ERROR`). A server may send
+/// a level this version does not know: it is shown as sent.
 fn label(level: &str) -> String {
     format!("{:<5}", escape(&level.to_ascii_uppercase()))
 }
 
 fn colored_label(level: &str) -> String {
     let label = label(level);
-    match level {
-        "error" => label.red().bold().to_string(),
-        "warn" => label.yellow().to_string(),
-        "debug" => label.dimmed().to_string(),
-        _ => label.green().to_string(),
+    match Level::ALL.into_iter().find(|known| known.as_str() == level) {
+        Some(Level::Error) => label.red().bold().to_string(),
+        Some(Level::Warn) => label.yellow().to_string(),
+        Some(Level::Debug) => label.dimmed().to_string(),
+        Some(Level::Info) | None => label.green().to_string(),
     }
 }
 

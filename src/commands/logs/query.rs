@@ -5,9 +5,7 @@ use reqwest::Url;
 
 use super::Stop;
 use crate::since::validate_since;
-
-/// The levels the server knows, least serious first.
-const LEVELS: [&str; 4] = ["debug", "info", "warn", "error"];
+use crate::state::log_record::Level;
 
 /// What to ask the server for. Only the filters the user gave are sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -64,10 +62,10 @@ impl Query {
 
 /// `--level`: one of debug, info, warn, error, in any case.
 fn parse_level(value: &str) -> Result<&'static str, Stop> {
-    LEVELS
-        .into_iter()
-        .find(|level| level.eq_ignore_ascii_case(value))
-        .ok_or_else(|| Stop::usage(format!("`--level {value}` is not a level; use one of {}", LEVELS.join(", "))))
+    Level::parse(value).map(Level::as_str).ok_or_else(|| {
+        let levels: Vec<&str> = Level::ALL.into_iter().map(Level::as_str).collect();
+        Stop::usage(format!("`--level {value}` is not a level; use one of {}", levels.join(", ")))
+    })
 }
 
 #[cfg(test)]
@@ -82,7 +80,7 @@ mod tests {
     #[test]
     fn levels_are_checked_and_lowercased() {
         assert_eq!(Query::new(false, None, None, Some("WARN"), None).unwrap().level, Some("warn"));
-        for level in LEVELS {
+        for level in Level::ALL.map(Level::as_str) {
             assert_eq!(Query::new(false, None, None, Some(level), None).unwrap().level, Some(level));
         }
         let stop = Query::new(false, None, None, Some("warning"), None).unwrap_err();

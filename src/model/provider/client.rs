@@ -208,7 +208,7 @@ async fn completed(shared: &Shared, usage: TurnUsage, outputs: &Outputs) {
             .send(ModelOutput::Log(
                 Level::Info,
                 format!(
-                    "no price is known for `{}`: turn.completed has no cost (the README lists the priced models)",
+                    "no price is known for `{}`: turn.completed has no cost (docs/models.md lists the priced models)",
                     crate::untrusted::escape(&shared.model)
                 ),
             ))
