@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::engine::plan::{HookToLoad, LoadPlan};
 use crate::engine::shared::LaneLink;
+use crate::engine::stats::DispatchStats;
 use crate::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
 use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{
@@ -59,73 +60,6 @@ fn is_inspector_line(line: &str) -> bool {
     ["Debugger listening on ", "Debugger attached.", "For help, see: https://nodejs.org/"]
         .iter()
         .any(|start| line.starts_with(start))
-}
-
-/// What happened to the handlers, for the summary line.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct DispatchStats {
-    pub events: u64,
-    /// Hooks that failed to load (counted once, by the first runtime).
-    pub load_failed: u64,
-    pub threw: u64,
-    pub timed_out: u64,
-    pub restarts: u64,
-    /// (event, hook) deliveries whose handler was running when the runtime ended by no doing
-    /// of its own: it may or may not have finished. Each is named in the log.
-    pub unconfirmed: u64,
-}
-
-impl DispatchStats {
-    /// What happened after `before` (an earlier copy of the same counts): one turn's part.
-    pub fn since(&self, before: &DispatchStats) -> DispatchStats {
-        DispatchStats {
-            events: self.events.saturating_sub(before.events),
-            load_failed: self.load_failed.saturating_sub(before.load_failed),
-            threw: self.threw.saturating_sub(before.threw),
-            timed_out: self.timed_out.saturating_sub(before.timed_out),
-            restarts: self.restarts.saturating_sub(before.restarts),
-            unconfirmed: self.unconfirmed.saturating_sub(before.unconfirmed),
-        }
-    }
-
-    /// `6 events dispatched to 3 hooks`: how many events went through how many hooks.
-    pub fn dispatched(&self, hooks: usize) -> String {
-        format!("{} dispatched to {}", plural(self.events, "event"), plural(hooks as u64, "hook"))
-    }
-
-    /// `0 handlers threw, 0 timed out`, and the restarts and unconfirmed deliveries when
-    /// there were any.
-    pub fn failures(&self) -> String {
-        let mut text = format!("{} threw, {} timed out", plural(self.threw, "handler"), self.timed_out);
-        if self.restarts > 0 || self.unconfirmed > 0 {
-            text.push_str(&format!("; {}, {}", plural(self.restarts, "runtime restart"), self.unconfirmed_text()));
-        }
-        text
-    }
-
-    /// The summary line of a run, or of a `dev` session when it leaves the runtime.
-    pub fn summary(&self, hooks: usize) -> String {
-        format!(
-            "summary: {}; {} failed to load, {} threw, {} timed out; {}, {}",
-            self.dispatched(hooks),
-            plural(self.load_failed, "hook"),
-            plural(self.threw, "handler"),
-            self.timed_out,
-            plural(self.restarts, "runtime restart"),
-            self.unconfirmed_text(),
-        )
-    }
-
-    fn unconfirmed_text(&self) -> String {
-        match self.unconfirmed {
-            1 => "1 unconfirmed delivery".to_owned(),
-            count => format!("{count} unconfirmed deliveries"),
-        }
-    }
-}
-
-fn plural(count: u64, noun: &str) -> String {
-    crate::printer::plural(usize::try_from(count).unwrap_or(usize::MAX), noun)
 }
 
 struct Pending {
@@ -600,7 +534,7 @@ impl<'s> Dispatcher<'s> {
             }
             None => format!(
                 "waiting for the hooks to finish {}; {signal} again to stop now",
-                plural(self.pending.len() as u64, "event")
+                crate::printer::plural(self.pending.len(), "event")
             ),
         }
     }

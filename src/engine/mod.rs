@@ -16,5 +16,6 @@ pub mod dispatcher;
 pub mod feed;
 pub mod plan;
 pub mod shared;
+pub mod stats;
 pub mod turn;
 pub mod undelivered;

@@ -40,6 +40,22 @@ pub fn log_warnings(checked: &CheckedProject, dir: &ProjectDir) -> Vec<String> {
     lines
 }
 
+/// What `dev` says when changed code does not pass the check: each error as a line, and
+/// what it does about them (it keeps serving the last good hooks).
+pub fn still_serving(checked: &CheckedProject, dir: &ProjectDir) -> (Vec<String>, String) {
+    let errors: Vec<String> = checked
+        .diagnostics
+        .iter()
+        .filter(|diagnostic| diagnostic.severity() == Severity::Error)
+        .map(|diagnostic| line(diagnostic, dir))
+        .collect();
+    let what = match errors.len() {
+        0 => "there is no agent here any more".to_owned(),
+        count => format!("the changed hooks have {}", crate::printer::plural(count, "error")),
+    };
+    (errors, format!("{what}; still serving the last good ones"))
+}
+
 /// One finding as one line (no line break): what `dev` logs for each error of a broken edit, too.
 pub fn line(diagnostic: &Diagnostic, dir: &ProjectDir) -> String {
     let location = dir.locate(diagnostic);

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::clock::new_id;
-use crate::engine::dispatcher::{DispatchStats, Dispatcher};
+use crate::engine::dispatcher::Dispatcher;
 use crate::engine::feed::Feed;
+use crate::engine::stats::DispatchStats;
 use crate::engine::undelivered::Undelivered;
 use crate::model::local::Script;
 use crate::server::agent::Agent;

@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::diagnostics::Severity;
 use crate::fingerprint::whole_fingerprint;
-use crate::printer::plural;
 use crate::project;
 use crate::report::{ProjectDir, concise};
 use crate::server::agent::{Agent, HookSet};
@@ -52,16 +50,9 @@ fn reload(agent: &Agent) {
     let plan = match session::check(located, Some(&agent.setup), "dev") {
         Ok(Checked::Loadable { plan, .. }) => plan,
         Ok(Checked::Refused(checked)) => {
-            let errors = checked.count(Severity::Error);
-            let dir = ProjectDir::new(&agent.project().dir, &checked);
-            for diagnostic in checked.diagnostics.iter().filter(|diagnostic| diagnostic.severity() == Severity::Error) {
-                log.error(concise::line(diagnostic, &dir));
-            }
-            let what = match errors {
-                0 => "there is no agent here any more".to_owned(),
-                _ => format!("the changed hooks have {}", plural(errors, "error")),
-            };
-            return log.warn(format!("{what}; still serving the last good ones"));
+            let (errors, what) = concise::still_serving(&checked, &ProjectDir::new(&agent.project().dir, &checked));
+            errors.into_iter().for_each(|line| log.error(line));
+            return log.warn(what);
         }
         Err(problem) => {
             return log.error(format!("could not load the changed hooks: {problem}; still serving the last good ones"));
