@@ -18,7 +18,9 @@ use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{
     FromRuntime, Runtime, RuntimeConfig, RuntimeLink, Stream, check_node_version, diagnose_node,
 };
-use crate::runtime::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
+use crate::runtime::protocol::{
+    ConsoleLevel, FromNode, HookToImport, InitCtx, Manifest, OtelKind, ToNode, TraceParent,
+};
 use crate::runtime::slot::{RunningHandler, RuntimeState};
 use crate::serve_log::ServeLog;
 use crate::state::StateStore;
@@ -43,7 +45,7 @@ pub struct HookToLoad {
 #[derive(Debug, Clone, Default)]
 pub struct LoadPlan {
     pub hooks: Vec<HookToLoad>,
-    pub manifest: Arc<Value>,
+    pub manifest: Arc<Manifest>,
     /// Every file the hooks reach (for `dev` to watch).
     pub files: Vec<PathBuf>,
     /// The instructions the mounted extensions add to the agent's, in namespace order.
@@ -282,9 +284,9 @@ impl Link {
 
 pub struct Dispatcher<'s> {
     config: RuntimeConfig,
-    ctx: Value,
+    ctx: InitCtx,
     hooks: Vec<HookToLoad>,
-    manifest: std::sync::Arc<Value>,
+    manifest: std::sync::Arc<Manifest>,
     /// Hooks that failed to load (their import threw, ended the runtime or never finished),
     /// with why: a restarted runtime does not import them again.
     not_to_load: Vec<Option<String>>,
@@ -314,7 +316,7 @@ impl<'s> Dispatcher<'s> {
         config: RuntimeConfig,
         runtime: Runtime,
         plan: LoadPlan,
-        ctx: Value,
+        ctx: InitCtx,
         timeout: Duration,
         log: &'s ServeLog,
         store: &'s StateStore,
@@ -335,7 +337,7 @@ impl<'s> Dispatcher<'s> {
         store: &'s StateStore,
     ) -> Self {
         // The lane's `ctx` went to the runtime with its `open` ([`crate::engine::shared::SharedRuntime::attach`]).
-        let mut dispatcher = Self::with_link(config, Link::Lane(lane), plan, Value::Null, timeout, log, store);
+        let mut dispatcher = Self::with_link(config, Link::Lane(lane), plan, InitCtx::Shared, timeout, log, store);
         dispatcher.loaded = loaded;
         dispatcher
     }
@@ -344,7 +346,7 @@ impl<'s> Dispatcher<'s> {
         config: RuntimeConfig,
         runtime: Link,
         plan: LoadPlan,
-        ctx: Value,
+        ctx: InitCtx,
         timeout: Duration,
         log: &'s ServeLog,
         store: &'s StateStore,

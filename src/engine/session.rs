@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use serde_json::{Value, json};
 
 use crate::cli::EnvFiles;
 use crate::engine::dispatcher::Dispatcher;
@@ -17,6 +16,7 @@ use crate::engine::feed::Recorder;
 use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
+use crate::runtime::protocol::{CtxAgent, CtxChannel, CtxSession, HookCtx, InitCtx};
 use crate::serve_log::ServeLog;
 use crate::state::log_record::{Level, Record};
 use crate::state::{StateRoot, StateStore};
@@ -136,18 +136,23 @@ impl SessionSetup {
     }
 
     /// The `ctx` every handler of the session receives (SPEC §7), without its functions.
-    pub fn ctx(&self, facts: &SessionFacts) -> Value {
-        let mut session = json!({ "id": facts.id, "channelId": facts.channel_id, "mode": facts.mode, "purpose": facts.purpose, "auth": null });
-        // Present only when set, as the vendor documents `title`.
-        if let Some(title) = facts.title {
-            session["title"] = json!(title);
+    pub fn ctx(&self, facts: &SessionFacts) -> HookCtx {
+        HookCtx {
+            session: CtxSession {
+                id: facts.id.to_owned(),
+                channel_id: facts.channel_id.to_owned(),
+                mode: facts.mode.to_owned(),
+                purpose: facts.purpose.to_owned(),
+                auth: (),
+                title: facts.title.map(str::to_owned),
+            },
+            agent: CtxAgent { name: self.project.name.clone() },
+            channel: CtxChannel {
+                id: facts.channel_id.to_owned(),
+                continuation_token: facts.continuation_token.map(str::to_owned),
+            },
+            state_root: self.state_root.path().to_path_buf(),
         }
-        json!({
-            "session": session,
-            "agent": { "name": self.project.name },
-            "channel": { "id": facts.channel_id, "continuationToken": facts.continuation_token },
-            "stateRoot": self.state_root.path(),
-        })
     }
 
     /// A dispatcher for `runtime` (started with [`SessionSetup::start_runtime`]), with
@@ -162,7 +167,7 @@ impl SessionSetup {
     ) -> anyhow::Result<Dispatcher<'s>> {
         let config = self.runtime_config(facts.id);
         let mut dispatcher =
-            Dispatcher::new(config, runtime, plan.clone(), self.ctx(facts), self.hook_timeout, log, store);
+            Dispatcher::new(config, runtime, plan.clone(), InitCtx::Session(self.ctx(facts)), self.hook_timeout, log, store);
         dispatcher.load()?;
         Ok(dispatcher)
     }
