@@ -12,7 +12,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use serde_json::Value;
 
 use crate::engine::dispatcher::{Dispatcher, LoadPlan};
 use crate::runtime::host::{Batch, FromRuntime, Runtime, RuntimeConfig, RuntimeLink};

@@ -7,7 +7,6 @@
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
 
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
 use crate::runtime::protocol::{

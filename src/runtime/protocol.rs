@@ -752,7 +752,6 @@ pub enum ConsoleLevel {
 /// runtime's JavaScript is checked against.
 #[cfg(test)]
 pub(crate) mod declarations {
-    use std::any::TypeId;
     use std::collections::BTreeSet;
 
     use ts_rs::{Config, TS, TypeVisitor};
@@ -765,14 +764,15 @@ pub(crate) mod declarations {
     /// Each declaration once, after those it names, with its doc comment.
     struct Declarations {
         config: Config,
-        seen: BTreeSet<TypeId>,
+        seen: BTreeSet<String>,
         text: Vec<String>,
     }
 
     impl TypeVisitor for Declarations {
         fn visit<T: TS + 'static + ?Sized>(&mut self) {
             // Only named types have a declaration (strings, arrays and maps are inlined).
-            if T::output_path().is_none() || !self.seen.insert(TypeId::of::<T>()) {
+            // (By name: `serde_json::Value` and the type ts-rs declares it as are both `JsonValue`.)
+            if T::output_path().is_none() || !self.seen.insert(T::ident(&self.config)) {
                 return;
             }
             T::visit_dependencies(self);
