@@ -166,8 +166,15 @@ impl SessionSetup {
         store: &'s StateStore,
     ) -> anyhow::Result<Dispatcher<'s>> {
         let config = self.runtime_config(facts.id);
-        let mut dispatcher =
-            Dispatcher::new(config, runtime, plan.clone(), InitCtx::Session(self.ctx(facts)), self.hook_timeout, log, store);
+        let mut dispatcher = Dispatcher::new(
+            config,
+            runtime,
+            plan.clone(),
+            InitCtx::Session(Box::new(self.ctx(facts))),
+            self.hook_timeout,
+            log,
+            store,
+        );
         dispatcher.load()?;
         Ok(dispatcher)
     }

@@ -12,7 +12,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-
 use crate::engine::dispatcher::{Dispatcher, LoadPlan};
 use crate::runtime::host::{Batch, FromRuntime, Runtime, RuntimeConfig, RuntimeLink};
 use crate::runtime::lanes::{Lane, Lanes, Routed};

@@ -7,7 +7,6 @@
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
 use crate::runtime::protocol::{
     FromNode, InitCtx, Manifest, MountProblem, MountProblemKind, MountToImport, Mounted, ToNode,

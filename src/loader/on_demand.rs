@@ -73,7 +73,7 @@ impl OnDemand {
             return ModuleAnswer::Refused { error: super::NotUtf8Path(target).to_string() };
         }
         match super::manifest(&modules, &self.runtime_dir) {
-            Ok(manifest) => ModuleAnswer::Found { target: Some(target), manifest: Some(manifest) },
+            Ok(manifest) => ModuleAnswer::Found { target: Some(target), manifest: Some(Box::new(manifest)) },
             Err(problem) => ModuleAnswer::Refused { error: problem.to_string() },
         }
     }

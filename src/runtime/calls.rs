@@ -235,11 +235,10 @@ impl HostCalls {
             HostCall::RemindersList(()) => self.store.reminders(&self.session_id).map(|reminders| {
                 answer(reminders.into_iter().map(|(at, note)| Reminder { at, note }).collect::<Vec<_>>())
             }),
-            HostCall::ArtifactsTag(name, value, turn_id) => {
-                self.store.artifact_tag(&self.session_id, turn_id.as_deref(), &name, &value).map(|()| {
-                    answer(ArtifactTagged { session_id: self.session_id.clone(), turn_id: turn_id.clone() })
-                })
-            }
+            HostCall::ArtifactsTag(name, value, turn_id) => self
+                .store
+                .artifact_tag(&self.session_id, turn_id.as_deref(), &name, &value)
+                .map(|()| answer(ArtifactTagged { session_id: self.session_id.clone(), turn_id: turn_id.clone() })),
         };
         result.map_err(|error| error.to_string())
     }

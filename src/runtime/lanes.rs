@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-
 use crate::runtime::host::FromRuntime;
 use crate::runtime::protocol::HookCtx;
 use crate::runtime::slot::{HandlerSlot, RunningHandler};

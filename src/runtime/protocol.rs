@@ -79,7 +79,7 @@ pub enum ToNode<'a> {
 #[serde(untagged)]
 pub enum InitCtx {
     /// `run`'s and `test`'s: the session's events run in the default lane.
-    Session(HookCtx),
+    Session(Box<HookCtx>),
     /// `{}`: a mount probe's, whose init runs no handler.
     Empty {},
     /// `null`: a runtime `dev`'s sessions share, each of which opens a lane of its own.
@@ -206,7 +206,7 @@ pub enum ModuleAnswer {
         target: Option<PathBuf>,
         #[serde(skip_serializing_if = "Option::is_none")]
         #[cfg_attr(test, ts(optional))]
-        manifest: Option<Manifest>,
+        manifest: Option<Box<Manifest>>,
     },
     /// Why it would not load, as `validate` would have said it.
     Refused { error: String },
@@ -510,7 +510,9 @@ impl HostCall {
                 Self::RemindersSet(at, text(1))
             }
             "reminders.list" => Self::RemindersList(()),
-            "artifacts.tag" => Self::ArtifactsTag(text(0), value(1), args.get(2).and_then(Value::as_str).map(str::to_owned)),
+            "artifacts.tag" => {
+                Self::ArtifactsTag(text(0), value(1), args.get(2).and_then(Value::as_str).map(str::to_owned))
+            }
             other => return Err(format!("unknown host call `{other}`")),
         })
     }
