@@ -2,6 +2,69 @@
 // types it names) by ts-rs: do not edit. `UPDATE_PROTOCOL=1 cargo test --lib protocol_d_ts`
 // writes it again after a change there.
 
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
+
+/**
+ * One recorded event of a session.
+ */
+
+export type Envelope = { type: string, 
+/**
+ * Counts from 0 across the whole session.
+ */
+index: number, sessionId: string, turnId?: string, 
+/**
+ * RFC 3339 UTC with milliseconds.
+ */
+at: string, data: JsonValue, };
+
+/**
+ * The reply to a `ctx` call: its value, or the message its promise rejects with.
+ */
+
+export type Reply = { 
+/**
+ * The call's id, as it came (the runtime numbers its calls).
+ */
+id: number, ok: boolean, value?: JsonValue, error?: string, };
+
+/**
+ * The span an event's handler spans are children of: W3C trace context ids, lowercase hex.
+ */
+
+export type TraceParent = { 
+/**
+ * 32 hex digits.
+ */
+traceId: string, 
+/**
+ * 16 hex digits.
+ */
+spanId: string, };
+
+/**
+ * One hook of an [`ToNode::Init`].
+ */
+
+export type HookToImport = { name: string, 
+/**
+ * `file://` URL of its source module.
+ */
+url: string, 
+/**
+ * Its source path relative to `--dir`.
+ */
+source: string, 
+/**
+ * For a hook an extension mounts: its name inside the extension (`url` is then the
+ * mount file's).
+ */
+key?: string, 
+/**
+ * Why it is not imported (it failed to load before): reported as a load failure.
+ */
+skip?: string, };
+
 /**
  * How Node loads a module of a [`Manifest`].
  */
@@ -50,16 +113,6 @@ resolutions: { [key in string]: { [key in string]: string } },
 sdk: { [key in string]: SdkFiles }, };
 
 /**
- * One mount file of a [`ToNode::Mount`].
- */
-
-export type MountToImport = { namespace: string, 
-/**
- * `file://` URL of the mount file.
- */
-url: string, };
-
-/**
  * `ctx.session`.
  */
 
@@ -74,6 +127,12 @@ auth: null,
 title?: string, };
 
 /**
+ * `ctx.agent`.
+ */
+
+export type CtxAgent = { name: string, };
+
+/**
  * `ctx.channel`.
  */
 
@@ -82,12 +141,6 @@ export type CtxChannel = { id: string,
  * `None` when the session cannot take follow-ups (`run` is one-shot).
  */
 continuationToken: string | null, };
-
-/**
- * `ctx.agent`.
- */
-
-export type CtxAgent = { name: string, };
 
 /**
  * The facts of the `ctx` every handler of a session receives (SPEC §7), without its
@@ -101,67 +154,14 @@ export type HookCtx = { session: CtxSession, agent: CtxAgent, channel: CtxChanne
 stateRoot: string, };
 
 /**
- * The span an event's handler spans are children of: W3C trace context ids, lowercase hex.
+ * One mount file of a [`ToNode::Mount`].
  */
 
-export type TraceParent = { 
+export type MountToImport = { namespace: string, 
 /**
- * 32 hex digits.
+ * `file://` URL of the mount file.
  */
-traceId: string, 
-/**
- * 16 hex digits.
- */
-spanId: string, };
-
-export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
-
-/**
- * The reply to a `ctx` call: its value, or the message its promise rejects with.
- */
-
-export type Reply = { 
-/**
- * The call's id, as it came (the runtime numbers its calls).
- */
-id: number, ok: boolean, value?: JsonValue, error?: string, };
-
-/**
- * One hook of an [`ToNode::Init`].
- */
-
-export type HookToImport = { name: string, 
-/**
- * `file://` URL of its source module.
- */
-url: string, 
-/**
- * Its source path relative to `--dir`.
- */
-source: string, 
-/**
- * For a hook an extension mounts: its name inside the extension (`url` is then the
- * mount file's).
- */
-key?: string, 
-/**
- * Why it is not imported (it failed to load before): reported as a load failure.
- */
-skip?: string, };
-
-/**
- * One recorded event of a session.
- */
-
-export type Envelope = { type: string, 
-/**
- * Counts from 0 across the whole session.
- */
-index: number, sessionId: string, turnId?: string, 
-/**
- * RFC 3339 UTC with milliseconds.
- */
-at: string, data: JsonValue, };
+url: string, };
 
 /**
  * agent-sdk → Node.
@@ -192,34 +192,6 @@ tracing: boolean, } | { "t": "mount", mounts: Array<MountToImport>, } | { "t": "
  */
 session?: number, } | { "t": "open", session: number, slot: number, ctx: HookCtx, } | { "t": "close", session: number, } | { "t": "reply" } & Reply | { "t": "shutdown" };
 
-export type HandlerOutcome = "ok" | "threw" | "timed_out";
-
-/**
- * How one handler of a traced event ran: the span of a hook handler.
- */
-
-export type HandlerEnded = { seq: number, hook: number, 
-/**
- * The event key it handled (`turn.completed`, `*`).
- */
-handler: string, 
-/**
- * 16 hex digits, made by the runtime: the parent of the spans the handler starts.
- */
-spanId: string, 
-/**
- * When it started, in milliseconds since the Unix epoch (with a fraction).
- */
-start: number, 
-/**
- * How long it ran, in milliseconds.
- */
-ms: number, outcome: HandlerOutcome, 
-/**
- * Why, when it threw (the `threw` line's message) or timed out.
- */
-error?: string | null, };
-
 /**
  * How loud a hook's output is: `console.log`/`info`/`debug` and stdout are `info`, `warn`
  * and stderr `warn`, `error`/`trace` `error`.
@@ -241,19 +213,7 @@ export type MountProblemKind = "threw" | "not_a_mount";
 
 export type MountProblem = { kind: MountProblemKind, message?: string, stack?: string | null, };
 
-/**
- * A `ctx.host` (or `ctx.artifacts`) call a handler awaits. Read as it comes (a method or
- * arguments agent-sdk does not know are answered with an error, see [`HostCall::of`]);
- * what the runtime sends is a [`HostCall`].
- */
-
-export type Call = { id: number, hook?: string | null } & HostCall;
-
-/**
- * A link to another span (`startSpan`'s `links`, `addLink`).
- */
-
-export type SpanLink = { traceId: string, spanId: string, attrs?: JsonValue, };
+export type OtelKind = "counter" | "updown" | "histogram" | "gauge" | "tag" | "span" | "log";
 
 /**
  * `span.addEvent(name, attributes, time)`, or `recordException` (named `exception`).
@@ -271,7 +231,11 @@ time: number, attrs?: JsonValue, };
 
 export type SpanStatus = { code: number, message?: string | null, };
 
-export type OtelKind = "counter" | "updown" | "histogram" | "gauge" | "tag" | "span" | "log";
+/**
+ * A link to another span (`startSpan`'s `links`, `addLink`).
+ */
+
+export type SpanLink = { traceId: string, spanId: string, attrs?: JsonValue, };
 
 /**
  * A record of `ctx.host.otel` or of `@opentelemetry/api` (a measurement, an ended span, a
@@ -323,6 +287,42 @@ unit?: string | null,
  * A log record's `SeverityNumber` (1–24).
  */
 severity?: number | null, severityText?: string | null, };
+
+/**
+ * A `ctx.host` (or `ctx.artifacts`) call a handler awaits. Read as it comes (a method or
+ * arguments agent-sdk does not know are answered with an error, see [`HostCall::of`]);
+ * what the runtime sends is a [`HostCall`].
+ */
+
+export type Call = { id: number, hook?: string | null } & HostCall;
+
+export type HandlerOutcome = "ok" | "threw" | "timed_out";
+
+/**
+ * How one handler of a traced event ran: the span of a hook handler.
+ */
+
+export type HandlerEnded = { seq: number, hook: number, 
+/**
+ * The event key it handled (`turn.completed`, `*`).
+ */
+handler: string, 
+/**
+ * 16 hex digits, made by the runtime: the parent of the spans the handler starts.
+ */
+spanId: string, 
+/**
+ * When it started, in milliseconds since the Unix epoch (with a fraction).
+ */
+start: number, 
+/**
+ * How long it ran, in milliseconds.
+ */
+ms: number, outcome: HandlerOutcome, 
+/**
+ * Why, when it threw (the `threw` line's message) or timed out.
+ */
+error?: string | null, };
 
 /**
  * Node → agent-sdk.
