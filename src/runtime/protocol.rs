@@ -754,7 +754,7 @@ pub enum ConsoleLevel {
 /// runtime's JavaScript is checked against.
 #[cfg(test)]
 pub(crate) mod declarations {
-    use std::collections::BTreeSet;
+    use std::collections::BTreeMap;
 
     use ts_rs::{Config, TS, TypeVisitor};
 
@@ -763,23 +763,28 @@ pub(crate) mod declarations {
     /// Where the declarations are checked in, from the crate's root.
     pub const PATH: &str = "src/runtime/node/protocol.d.ts";
 
-    /// Each declaration once, after those it names, with its doc comment.
+    /// Each declaration once, with its doc comment, by name: the order ts-rs visits them in
+    /// changes from one build to the next (its derive keeps them in a hash set), and
+    /// TypeScript needs none.
     struct Declarations {
         config: Config,
-        seen: BTreeSet<String>,
-        text: Vec<String>,
+        text: BTreeMap<String, String>,
     }
 
     impl TypeVisitor for Declarations {
         fn visit<T: TS + 'static + ?Sized>(&mut self) {
             // Only named types have a declaration (strings, arrays and maps are inlined).
             // (By name: `serde_json::Value` and the type ts-rs declares it as are both `JsonValue`.)
-            if T::output_path().is_none() || !self.seen.insert(T::ident(&self.config)) {
+            if T::output_path().is_none() {
                 return;
             }
-            T::visit_dependencies(self);
+            let name = T::ident(&self.config);
+            if self.text.contains_key(&name) {
+                return;
+            }
             let docs = T::docs().map(|docs| format!("{docs}\n")).unwrap_or_default();
-            self.text.push(format!("{docs}export {}", T::decl(&self.config)));
+            self.text.insert(name, format!("{docs}export {}", T::decl(&self.config)));
+            T::visit_dependencies(self);
         }
     }
 
@@ -787,7 +792,7 @@ pub(crate) mod declarations {
     pub fn generate() -> String {
         // Node sees every integer of the protocol as a number.
         let config = Config::new().with_large_int("number");
-        let mut declarations = Declarations { config, seen: BTreeSet::new(), text: Vec::new() };
+        let mut declarations = Declarations { config, text: BTreeMap::new() };
         declarations.visit::<ToNode<'static>>();
         declarations.visit::<HookCtx>();
         declarations.visit::<FromNode>();
@@ -801,7 +806,7 @@ pub(crate) mod declarations {
             "// The messages across the Node boundary, generated from src/runtime/protocol.rs (and the\n\
              // types it names) by ts-rs: do not edit. `UPDATE_PROTOCOL=1 cargo test --lib protocol_d_ts`\n\
              // writes it again after a change there.\n\n{}\n",
-            declarations.text.join("\n\n")
+            declarations.text.into_values().collect::<Vec<_>>().join("\n\n")
         )
     }
 }
@@ -970,6 +975,78 @@ mod tests {
             tracing: true,
         };
         assert!(line(&init).ends_with(r#""otelApiVersion":null,"tracing":true}"#), "{}", line(&init));
+    }
+
+    /// `ctx` and the manifest were built with `json!` before they were types: the same bytes.
+    #[test]
+    fn ctx_and_manifest_serialize_as_their_json_did() {
+        use serde_json::json;
+        fn line(value: &impl Serialize) -> String {
+            serde_json::to_string(value).unwrap()
+        }
+        let mut ctx = HookCtx {
+            session: CtxSession {
+                id: "s1".to_owned(),
+                channel_id: "local".to_owned(),
+                mode: "default".to_owned(),
+                purpose: "chat".to_owned(),
+                auth: (),
+                title: None,
+            },
+            agent: CtxAgent { name: "bot".to_owned() },
+            channel: CtxChannel { id: "local".to_owned(), continuation_token: None },
+            state_root: PathBuf::from("/p/.agent-sdk"),
+        };
+        let mut session =
+            json!({ "id": "s1", "channelId": "local", "mode": "default", "purpose": "chat", "auth": null });
+        let old = |session: &Value| {
+            json!({
+                "session": session,
+                "agent": { "name": "bot" },
+                "channel": { "id": "local", "continuationToken": null },
+                "stateRoot": std::path::Path::new("/p/.agent-sdk"),
+            })
+            .to_string()
+        };
+        assert_eq!(line(&ctx), old(&session));
+        ctx.session.title = Some("Triage".to_owned());
+        session["title"] = json!("Triage");
+        assert_eq!(line(&ctx), old(&session));
+        assert_eq!(line(&InitCtx::Session(Box::new(ctx.clone()))), old(&session));
+        assert_eq!(line(&InitCtx::Empty {}), json!({}).to_string());
+        assert_eq!(line(&InitCtx::Shared), Value::Null.to_string());
+
+        let mut manifest = Manifest::default();
+        manifest.modules.insert(
+            "/p/b.ts".to_owned(),
+            ManifestModule {
+                format: ManifestFormat::Commonjs,
+                code: Some("/c/b.cjs".to_owned()),
+                exports: vec!["x".to_owned()],
+            },
+        );
+        manifest.modules.insert(
+            "/p/a.json".to_owned(),
+            ManifestModule { format: ManifestFormat::Json, code: None, exports: Vec::new() },
+        );
+        manifest.resolutions.insert(
+            "/p/b.ts".to_owned(),
+            [("./z".to_owned(), "/p/z.ts".to_owned()), ("./a.json".to_owned(), "/p/a.json".to_owned())].into(),
+        );
+        manifest.sdk.insert(
+            "@cursor/bdk".to_owned(),
+            SdkFiles { import: "/r/i.mjs".to_owned(), require: "/r/i.cjs".to_owned() },
+        );
+        let old = json!({
+            "modules": {
+                "/p/b.ts": { "format": "commonjs", "code": "/c/b.cjs", "exports": ["x"] },
+                "/p/a.json": { "format": "json", "code": null, "exports": [] },
+            },
+            "resolutions": { "/p/b.ts": { "./z": "/p/z.ts", "./a.json": "/p/a.json" } },
+            "sdk": { "@cursor/bdk": { "import": "/r/i.mjs", "require": "/r/i.cjs" } },
+        });
+        // In insertion order, as `preserve_order` kept the `json!` maps.
+        assert_eq!(line(&manifest), old.to_string());
     }
 
     #[test]
