@@ -1,7 +1,18 @@
-//! The runtime protocol's messages, typed on the Rust side: what agent-sdk sends Node
-//! ([`ToNode`]) and what Node says ([`FromNode`]). One JSON object a line, tagged by `t`;
-//! the wire format and its meaning are documented at the top of `node/host.mjs`.
+//! The runtime protocol's messages, one schema for both sides of the Node boundary: what
+//! agent-sdk sends Node ([`ToNode`]) and what Node says ([`FromNode`]), one JSON object a
+//! line tagged by `t`; the host calls a hook's `ctx` makes ([`HostCall`]) and what they
+//! answer; the `ctx` facts ([`HookCtx`]); the loader's [`Manifest`]; and the module
+//! channel's lines ([`ModuleRequest`], [`ModuleAnswer`]). The wire format and its meaning
+//! are documented at the top of `node/host.mjs`.
+//!
+//! The runtime's JavaScript is checked against these types (`tsc --checkJs`, see
+//! `node/tsconfig.json`): `node/protocol.d.ts` is generated from them by ts-rs, in tests
+//! only, and a test fails when the checked-in file differs (`UPDATE_PROTOCOL=1 cargo test
+//! --lib protocol_d_ts` rewrites it).
 
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -10,18 +21,21 @@ use crate::state::log_record::Level;
 
 /// agent-sdk → Node.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum ToNode<'a> {
     /// Import every hook, in order (a hook's index is its position here).
     Init {
         hooks: Vec<HookToImport<'a>>,
-        ctx: &'a Value,
+        /// The default lane's `ctx`.
+        #[cfg_attr(test, ts(type = "HookCtx | Record<string, never> | null"))]
+        ctx: &'a InitCtx,
         #[serde(rename = "timeoutMs")]
         timeout_ms: u64,
         /// The timeout as people write it (`30s`), for the runtime's own messages.
         #[serde(rename = "timeoutText")]
         timeout_text: String,
-        manifest: &'a Value,
+        manifest: &'a Manifest,
         /// The version the OpenTelemetry providers register as, at the first init; `None`:
         /// they register nothing (the project sets up its own).
         #[serde(rename = "otelApiVersion")]
@@ -41,15 +55,17 @@ pub enum ToNode<'a> {
         from: usize,
         event: &'a Envelope,
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         trace: Option<TraceParent<'a>>,
         /// The session lane it belongs to (a runtime serving many sessions); `None`: the
         /// default lane.
         #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
         session: Option<u64>,
     },
     /// Opens session lane `session` (or gives it a new `ctx`): its events run with `ctx`,
     /// independently of other lanes'; `slot` is its record in the handler slot.
-    Open { session: u64, slot: u32, ctx: &'a Value },
+    Open { session: u64, slot: u32, ctx: &'a HookCtx },
     /// Forgets session lane `session` once its queue is empty.
     Close { session: u64 },
     /// The answer to a [`Call`].
@@ -58,8 +74,147 @@ pub enum ToNode<'a> {
     Shutdown,
 }
 
+/// The `ctx` of an init's default lane.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum InitCtx {
+    /// `run`'s and `test`'s: the session's events run in the default lane.
+    Session(Box<HookCtx>),
+    /// `{}`: a mount probe's, whose init runs no handler.
+    Empty {},
+    /// `null`: a runtime `dev`'s sessions share, each of which opens a lane of its own.
+    Shared,
+}
+
+/// The facts of the `ctx` every handler of a session receives (SPEC §7), without its
+/// functions (the runtime adds `host` and `artifacts`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct HookCtx {
+    pub session: CtxSession,
+    pub agent: CtxAgent,
+    pub channel: CtxChannel,
+    /// The state root, absolute.
+    pub state_root: PathBuf,
+}
+
+/// `ctx.session`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CtxSession {
+    pub id: String,
+    pub channel_id: String,
+    pub mode: String,
+    pub purpose: String,
+    /// Always null in a local run.
+    #[cfg_attr(test, ts(type = "null"))]
+    pub auth: (),
+    /// Present only when set, as the vendor documents `title`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub title: Option<String>,
+}
+
+/// `ctx.agent`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CtxAgent {
+    pub name: String,
+}
+
+/// `ctx.channel`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CtxChannel {
+    pub id: String,
+    /// `None` when the session cannot take follow-ups (`run` is one-shot).
+    pub continuation_token: Option<String>,
+}
+
+/// What the runtime's loader needs (see `node/loader.mjs`): for each module, its format and
+/// compiled code; for each importer, where its specifiers lead; the SDK's files for every
+/// SDK specifier. Paths are absolute; built-ins are left to Node. In the order they were
+/// found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Manifest {
+    /// By the module's source path.
+    pub modules: IndexMap<String, ManifestModule>,
+    /// By importer path, then specifier: the path it leads to.
+    pub resolutions: IndexMap<String, IndexMap<String, String>>,
+    /// By SDK specifier (`@cursor/bdk/hooks`).
+    pub sdk: IndexMap<String, SdkFiles>,
+}
+
+/// One module of a [`Manifest`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ManifestModule {
+    pub format: ManifestFormat,
+    /// Its compiled code; `None`: Node loads the source as it is.
+    pub code: Option<String>,
+    /// The named exports of TypeScript compiled to CommonJS.
+    pub exports: Vec<String>,
+}
+
+/// How Node loads a module of a [`Manifest`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ManifestFormat {
+    Module,
+    Commonjs,
+    Json,
+    Other,
+}
+
+/// An SDK module's two files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SdkFiles {
+    pub import: String,
+    pub require: String,
+}
+
+/// What the runtime asks for: one line of the module channel, or the arguments of
+/// `agent-sdk __load-module`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ModuleRequest {
+    /// The module importing `specifier` (absolute); `None`: `specifier` is the path of a
+    /// module to compile (one the manifest lacks, or whose compiled code is gone).
+    pub from: Option<PathBuf>,
+    pub specifier: String,
+    /// Asked by `require()` (CommonJS resolution), not `import()`.
+    #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+    pub require: bool,
+}
+
+/// The answer to a [`ModuleRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(untagged)]
+pub enum ModuleAnswer {
+    /// Where the import leads (`None`: a built-in, which Node resolves), and the manifest
+    /// of what it reaches (`None`: Node loads it as it is, a JSON file or a package's
+    /// JavaScript).
+    Found {
+        target: Option<PathBuf>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[cfg_attr(test, ts(optional))]
+        manifest: Option<Box<Manifest>>,
+    },
+    /// Why it would not load, as `validate` would have said it.
+    Refused { error: String },
+}
+
 /// The span an event's handler spans are children of: W3C trace context ids, lowercase hex.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct TraceParent<'a> {
     /// 32 hex digits.
     #[serde(rename = "traceId")]
@@ -71,6 +226,7 @@ pub struct TraceParent<'a> {
 
 /// One hook of an [`ToNode::Init`].
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct HookToImport<'a> {
     pub name: &'a str,
     /// `file://` URL of its source module.
@@ -80,14 +236,17 @@ pub struct HookToImport<'a> {
     /// For a hook an extension mounts: its name inside the extension (`url` is then the
     /// mount file's).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub key: Option<&'a str>,
     /// Why it is not imported (it failed to load before): reported as a load failure.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub skip: Option<&'a str>,
 }
 
 /// One mount file of a [`ToNode::Mount`].
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MountToImport<'a> {
     pub namespace: &'a str,
     /// `file://` URL of the mount file.
@@ -96,18 +255,23 @@ pub struct MountToImport<'a> {
 
 /// What a mount file's default export mounts, as Node found it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct Mounted {
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<MountedHook>>", optional))]
     pub hooks: Vec<MountedHook>,
     /// The names given to `disableHook`, in order.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub disabled: Vec<String>,
     #[serde(default)]
     pub instructions: Option<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub secret_names: Vec<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
     pub egress_domains: Vec<String>,
     /// Why it mounts nothing: the import threw (the factory rejected its options), or the
     /// default export is not a mount.
@@ -117,6 +281,7 @@ pub struct Mounted {
 
 /// One hook of a mount, by its key inside the extension.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct MountedHook {
     pub key: String,
     /// Its event keys; `None` when the value is not a `defineHook` result.
@@ -125,15 +290,18 @@ pub struct MountedHook {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct MountProblem {
     pub kind: MountProblemKind,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
     pub message: String,
     #[serde(default)]
     pub stack: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum MountProblemKind {
     Threw,
@@ -145,12 +313,17 @@ pub enum MountProblemKind {
 
 /// The reply to a `ctx` call: its value, or the message its promise rejects with.
 #[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Reply {
+    /// The call's id, as it came (the runtime numbers its calls).
+    #[cfg_attr(test, ts(type = "number"))]
     pub id: Value,
     pub ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub value: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub error: Option<String>,
 }
 
@@ -163,8 +336,10 @@ impl Reply {
     }
 }
 
-/// The session lane a message from Node is about, when it names one (`"session":2`).
+/// The session lane a message from Node is about, when it names one (`"session":2`): any
+/// of [`FromNode`] may carry it.
 #[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct LaneOf {
     #[serde(default)]
     pub session: Option<u64>,
@@ -172,6 +347,7 @@ pub struct LaneOf {
 
 /// Node → agent-sdk.
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum FromNode {
     /// First, as soon as the process starts: which Node this is.
@@ -185,11 +361,13 @@ pub enum FromNode {
     Loaded {
         hook: String,
         #[serde(default)]
+        #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
         events: Vec<String>,
     },
     LoadFailed {
         hook: String,
         #[serde(default)]
+        #[cfg_attr(test, ts(as = "Option<String>", optional))]
         message: String,
         #[serde(default)]
         stack: Option<String>,
@@ -209,6 +387,7 @@ pub enum FromNode {
         hook: usize,
         handler: String,
         #[serde(default)]
+        #[cfg_attr(test, ts(as = "Option<String>", optional))]
         message: String,
         #[serde(default)]
         stack: Option<String>,
@@ -234,6 +413,7 @@ pub enum FromNode {
         #[serde(default)]
         hook: Option<String>,
         #[serde(default)]
+        #[cfg_attr(test, ts(as = "Option<String>", optional))]
         text: String,
     },
     /// After a `shutdown`, as the process exits (after the hooks' `exit` listeners): its
@@ -245,14 +425,18 @@ pub enum FromNode {
         #[serde(default)]
         hook: Option<String>,
         #[serde(default)]
+        #[cfg_attr(test, ts(as = "Option<Value>", optional))]
         code: Value,
         #[serde(default)]
         stack: Option<String>,
     },
 }
 
-/// A `ctx.host` (or `ctx.artifacts`) call a handler awaits.
+/// A `ctx.host` (or `ctx.artifacts`) call a handler awaits. Read as it comes (a method or
+/// arguments agent-sdk does not know are answered with an error, see [`HostCall::of`]);
+/// what the runtime sends is a [`HostCall`].
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(type = "{ id: number, hook?: string | null } & HostCall"))]
 pub struct Call {
     pub id: Value,
     pub method: String,
@@ -262,8 +446,120 @@ pub struct Call {
     pub hook: Option<String>,
 }
 
+/// A host call by its method, with its arguments (`args`, an array): what `ctx.host` and
+/// `ctx.artifacts` ask of agent-sdk.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(test, derive(Serialize, ts_rs::TS), serde(tag = "method", content = "args"))]
+pub enum HostCall {
+    /// `[key]`
+    #[cfg_attr(test, serde(rename = "kv.get"))]
+    KvGet((String,)),
+    /// `[key, value]`
+    #[cfg_attr(test, serde(rename = "kv.set"))]
+    KvSet(String, Value),
+    /// `[key]`
+    #[cfg_attr(test, serde(rename = "kv.delete"))]
+    KvDelete((String,)),
+    /// `[prefix]`, null for every key.
+    #[cfg_attr(test, serde(rename = "kv.list"))]
+    KvList((Option<String>,)),
+    /// `[path, data, scope]`
+    #[cfg_attr(test, serde(rename = "files.write"))]
+    FilesWrite(String, String, FileScope),
+    /// `[path, data, scope]`
+    #[cfg_attr(test, serde(rename = "files.append"))]
+    FilesAppend(String, String, FileScope),
+    /// `[path, scope]`
+    #[cfg_attr(test, serde(rename = "files.read"))]
+    FilesRead(String, FileScope),
+    /// `[scope]`
+    #[cfg_attr(test, serde(rename = "files.list"))]
+    FilesList((FileScope,)),
+    /// `[at, note]`: `at` as the hook gave it (a string, or a value written as JSON).
+    #[cfg_attr(test, serde(rename = "reminders.set"))]
+    RemindersSet(#[cfg_attr(test, ts(type = "JsonValue"))] String, String),
+    /// `[]`
+    #[cfg_attr(test, serde(rename = "reminders.list"))]
+    RemindersList(#[cfg_attr(test, ts(type = "[]"))] ()),
+    /// `[name, value, turnId]`
+    #[cfg_attr(test, serde(rename = "artifacts.tag"))]
+    ArtifactsTag(String, Value, Option<String>),
+}
+
+impl HostCall {
+    /// The call `method` with `args` names, read as leniently as ever: a missing or
+    /// non-string text argument is empty, a scope other than `deployment` is the session's.
+    pub fn of(method: &str, args: &[Value]) -> Result<Self, String> {
+        let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or_default().to_owned();
+        let value = |i: usize| args.get(i).cloned().unwrap_or(Value::Null);
+        Ok(match method {
+            "kv.get" => Self::KvGet((text(0),)),
+            "kv.set" => Self::KvSet(text(0), value(1)),
+            "kv.delete" => Self::KvDelete((text(0),)),
+            "kv.list" => Self::KvList((Some(text(0)),)),
+            "files.write" => Self::FilesWrite(text(0), text(1), FileScope::of(&text(2))),
+            "files.append" => Self::FilesAppend(text(0), text(1), FileScope::of(&text(2))),
+            "files.read" => Self::FilesRead(text(0), FileScope::of(&text(1))),
+            "files.list" => Self::FilesList((FileScope::of(&text(0)),)),
+            "reminders.set" => {
+                let at = match args.first() {
+                    Some(Value::String(at)) => at.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                Self::RemindersSet(at, text(1))
+            }
+            "reminders.list" => Self::RemindersList(()),
+            "artifacts.tag" => {
+                Self::ArtifactsTag(text(0), value(1), args.get(2).and_then(Value::as_str).map(str::to_owned))
+            }
+            other => return Err(format!("unknown host call `{other}`")),
+        })
+    }
+}
+
+/// Whose files a `ctx.host.files` call reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(test, derive(Serialize, ts_rs::TS), serde(rename_all = "lowercase"))]
+pub enum FileScope {
+    Session,
+    Deployment,
+}
+
+impl FileScope {
+    /// `deployment`, and anything else is the session's.
+    pub fn of(scope: &str) -> Self {
+        if scope == "deployment" { Self::Deployment } else { Self::Session }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Session => "session",
+            Self::Deployment => "deployment",
+        }
+    }
+}
+
+/// One reminder of a `reminders.list` answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Reminder {
+    pub at: String,
+    pub note: String,
+}
+
+/// The answer to `artifacts.tag`: where the artifact was tagged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactTagged {
+    pub session_id: String,
+    pub turn_id: Option<String>,
+}
+
 /// How one handler of a traced event ran: the span of a hook handler.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct HandlerEnded {
     pub seq: u64,
@@ -283,6 +579,7 @@ pub struct HandlerEnded {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "snake_case")]
 pub enum HandlerOutcome {
     Ok,
@@ -293,6 +590,7 @@ pub enum HandlerOutcome {
 /// A record of `ctx.host.otel` or of `@opentelemetry/api` (a measurement, an ended span, a
 /// log record): fire and forget. The keys past `error` come with the API's records only.
 #[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct Otel {
     pub kind: OtelKind,
@@ -300,8 +598,10 @@ pub struct Otel {
     pub name: String,
     /// A measurement; a span's milliseconds; a log record's body, as text.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Value>", optional))]
     pub value: Value,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Value>", optional))]
     pub attrs: Value,
     #[serde(default)]
     pub hook: Option<String>,
@@ -328,13 +628,17 @@ pub struct Otel {
     #[serde(default)]
     pub status: Option<SpanStatus>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<SpanEvent>>", optional))]
     pub events: Vec<SpanEvent>,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Vec<SpanLink>>", optional))]
     pub links: Vec<SpanLink>,
     /// Events and links past the 128 a span keeps of each.
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<u32>", optional))]
     pub dropped_events: u32,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<u32>", optional))]
     pub dropped_links: u32,
     /// An instrument's unit, when it was made with one (`{ unit: "ms" }`).
     #[serde(default)]
@@ -386,6 +690,7 @@ impl Otel {
 
 /// A span's status: `SpanStatusCode` UNSET 0, OK 1, ERROR 2; a message with ERROR only.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct SpanStatus {
     pub code: u8,
     #[serde(default)]
@@ -394,25 +699,30 @@ pub struct SpanStatus {
 
 /// `span.addEvent(name, attributes, time)`, or `recordException` (named `exception`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct SpanEvent {
     pub name: String,
     /// Milliseconds since the Unix epoch.
     pub time: f64,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Value>", optional))]
     pub attrs: Value,
 }
 
 /// A link to another span (`startSpan`'s `links`, `addLink`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct SpanLink {
     pub trace_id: String,
     pub span_id: String,
     #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<Value>", optional))]
     pub attrs: Value,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "lowercase")]
 pub enum OtelKind {
     Counter,
@@ -432,6 +742,7 @@ pub enum OtelKind {
 /// How loud a hook's output is: `console.log`/`info`/`debug` and stdout are `info`, `warn`
 /// and stderr `warn`, `error`/`trace` `error`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "lowercase")]
 pub enum ConsoleLevel {
     Info,
@@ -439,9 +750,88 @@ pub enum ConsoleLevel {
     Error,
 }
 
+/// `node/protocol.d.ts`: the TypeScript declarations of every type above, which the
+/// runtime's JavaScript is checked against.
+#[cfg(test)]
+pub(crate) mod declarations {
+    use std::collections::BTreeMap;
+
+    use ts_rs::{Config, TS, TypeVisitor};
+
+    use super::*;
+
+    /// Where the declarations are checked in, from the crate's root.
+    pub const PATH: &str = "src/runtime/node/protocol.d.ts";
+
+    /// Each declaration once, with its doc comment, by name: the order ts-rs visits them in
+    /// changes from one build to the next (its derive keeps them in a hash set), and
+    /// TypeScript needs none.
+    struct Declarations {
+        config: Config,
+        text: BTreeMap<String, String>,
+    }
+
+    impl TypeVisitor for Declarations {
+        fn visit<T: TS + 'static + ?Sized>(&mut self) {
+            // Only named types have a declaration (strings, arrays and maps are inlined).
+            // (By name: `serde_json::Value` and the type ts-rs declares it as are both `JsonValue`.)
+            if T::output_path().is_none() {
+                return;
+            }
+            let name = T::ident(&self.config);
+            if self.text.contains_key(&name) {
+                return;
+            }
+            let docs = T::docs().map(|docs| format!("{docs}\n")).unwrap_or_default();
+            self.text.insert(name, format!("{docs}export {}", T::decl(&self.config)));
+            T::visit_dependencies(self);
+        }
+    }
+
+    /// The whole file.
+    pub fn generate() -> String {
+        // Node sees every integer of the protocol as a number.
+        let config = Config::new().with_large_int("number");
+        let mut declarations = Declarations { config, text: BTreeMap::new() };
+        declarations.visit::<ToNode<'static>>();
+        declarations.visit::<HookCtx>();
+        declarations.visit::<FromNode>();
+        declarations.visit::<LaneOf>();
+        declarations.visit::<HostCall>();
+        declarations.visit::<Reminder>();
+        declarations.visit::<ArtifactTagged>();
+        declarations.visit::<ModuleRequest>();
+        declarations.visit::<ModuleAnswer>();
+        format!(
+            "// The messages across the Node boundary, generated from src/protocol.rs (and the\n\
+             // types it names) by ts-rs: do not edit. `UPDATE_PROTOCOL=1 cargo test --lib protocol_d_ts`\n\
+             // writes it again after a change there.\n\n{}\n",
+            declarations.text.into_values().collect::<Vec<_>>().join("\n\n")
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The checked-in `node/protocol.d.ts` is what the types above generate (the drift test;
+    /// `UPDATE_PROTOCOL=1` writes it instead).
+    #[test]
+    fn protocol_d_ts_is_generated_from_these_types() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(declarations::PATH);
+        let generated = declarations::generate();
+        if std::env::var_os("UPDATE_PROTOCOL").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+            return;
+        }
+        let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            checked_in == generated,
+            "{} is not what src/protocol.rs generates: run `UPDATE_PROTOCOL=1 cargo test --lib protocol_d_ts` and commit it",
+            declarations::PATH
+        );
+    }
 
     #[test]
     fn node_s_messages_read_as_their_variants() {
@@ -577,14 +967,86 @@ mod tests {
         );
         let init = ToNode::Init {
             hooks: Vec::new(),
-            ctx: &Value::Null,
+            ctx: &InitCtx::Shared,
             timeout_ms: 1,
             timeout_text: "1ms".to_owned(),
-            manifest: &Value::Null,
+            manifest: &Manifest::default(),
             otel_api_version: None,
             tracing: true,
         };
         assert!(line(&init).ends_with(r#""otelApiVersion":null,"tracing":true}"#), "{}", line(&init));
+    }
+
+    /// `ctx` and the manifest were built with `json!` before they were types: the same bytes.
+    #[test]
+    fn ctx_and_manifest_serialize_as_their_json_did() {
+        use serde_json::json;
+        fn line(value: &impl Serialize) -> String {
+            serde_json::to_string(value).unwrap()
+        }
+        let mut ctx = HookCtx {
+            session: CtxSession {
+                id: "s1".to_owned(),
+                channel_id: "local".to_owned(),
+                mode: "default".to_owned(),
+                purpose: "chat".to_owned(),
+                auth: (),
+                title: None,
+            },
+            agent: CtxAgent { name: "bot".to_owned() },
+            channel: CtxChannel { id: "local".to_owned(), continuation_token: None },
+            state_root: PathBuf::from("/p/.agent-sdk"),
+        };
+        let mut session =
+            json!({ "id": "s1", "channelId": "local", "mode": "default", "purpose": "chat", "auth": null });
+        let old = |session: &Value| {
+            json!({
+                "session": session,
+                "agent": { "name": "bot" },
+                "channel": { "id": "local", "continuationToken": null },
+                "stateRoot": std::path::Path::new("/p/.agent-sdk"),
+            })
+            .to_string()
+        };
+        assert_eq!(line(&ctx), old(&session));
+        ctx.session.title = Some("Triage".to_owned());
+        session["title"] = json!("Triage");
+        assert_eq!(line(&ctx), old(&session));
+        assert_eq!(line(&InitCtx::Session(Box::new(ctx.clone()))), old(&session));
+        assert_eq!(line(&InitCtx::Empty {}), json!({}).to_string());
+        assert_eq!(line(&InitCtx::Shared), Value::Null.to_string());
+
+        let mut manifest = Manifest::default();
+        manifest.modules.insert(
+            "/p/b.ts".to_owned(),
+            ManifestModule {
+                format: ManifestFormat::Commonjs,
+                code: Some("/c/b.cjs".to_owned()),
+                exports: vec!["x".to_owned()],
+            },
+        );
+        manifest.modules.insert(
+            "/p/a.json".to_owned(),
+            ManifestModule { format: ManifestFormat::Json, code: None, exports: Vec::new() },
+        );
+        manifest.resolutions.insert(
+            "/p/b.ts".to_owned(),
+            [("./z".to_owned(), "/p/z.ts".to_owned()), ("./a.json".to_owned(), "/p/a.json".to_owned())].into(),
+        );
+        manifest.sdk.insert(
+            "@cursor/bdk".to_owned(),
+            SdkFiles { import: "/r/i.mjs".to_owned(), require: "/r/i.cjs".to_owned() },
+        );
+        let old = json!({
+            "modules": {
+                "/p/b.ts": { "format": "commonjs", "code": "/c/b.cjs", "exports": ["x"] },
+                "/p/a.json": { "format": "json", "code": null, "exports": [] },
+            },
+            "resolutions": { "/p/b.ts": { "./z": "/p/z.ts", "./a.json": "/p/a.json" } },
+            "sdk": { "@cursor/bdk": { "import": "/r/i.mjs", "require": "/r/i.cjs" } },
+        });
+        // In insertion order, as `preserve_order` kept the `json!` maps.
+        assert_eq!(line(&manifest), old.to_string());
     }
 
     #[test]

@@ -9,8 +9,6 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use crate::check::{CheckedProject, check_located};
 use crate::cli::{ColorChoice, EnvFiles};
 use crate::diagnostics::Severity;
@@ -23,6 +21,7 @@ use crate::loader::cache::Cache;
 use crate::model::choice::ModelChoice;
 use crate::printer::Printer;
 use crate::project::{self, Located};
+use crate::protocol::{CtxAgent, CtxChannel, CtxSession, HookCtx, InitCtx};
 use crate::report::{self, ProjectDir};
 use crate::runtime::host::Runtime;
 pub use crate::runtime::setup::SessionSetup;
@@ -158,18 +157,23 @@ impl<E> Started<E> {
 }
 
 /// The `ctx` every handler of the session receives (SPEC §7), without its functions.
-pub fn ctx(setup: &SessionSetup, facts: &SessionFacts) -> Value {
-    let mut session = json!({ "id": facts.id, "channelId": facts.channel_id, "mode": facts.mode, "purpose": facts.purpose, "auth": null });
-    // Present only when set, as the vendor documents `title`.
-    if let Some(title) = facts.title {
-        session["title"] = json!(title);
+pub fn ctx(setup: &SessionSetup, facts: &SessionFacts) -> HookCtx {
+    HookCtx {
+        session: CtxSession {
+            id: facts.id.to_owned(),
+            channel_id: facts.channel_id.to_owned(),
+            mode: facts.mode.to_owned(),
+            purpose: facts.purpose.to_owned(),
+            auth: (),
+            title: facts.title.map(str::to_owned),
+        },
+        agent: CtxAgent { name: setup.project.name.clone() },
+        channel: CtxChannel {
+            id: facts.channel_id.to_owned(),
+            continuation_token: facts.continuation_token.map(str::to_owned),
+        },
+        state_root: setup.state_root.path().to_path_buf(),
     }
-    json!({
-        "session": session,
-        "agent": { "name": setup.project.name },
-        "channel": { "id": facts.channel_id, "continuationToken": facts.continuation_token },
-        "stateRoot": setup.state_root.path(),
-    })
 }
 
 /// A dispatcher for `runtime` (started with [`SessionSetup::start_runtime`]), with
@@ -183,8 +187,8 @@ pub fn load<'s>(
     store: &'s StateStore,
 ) -> anyhow::Result<Dispatcher<'s>> {
     let config = setup.runtime_config(facts.id);
-    let mut dispatcher =
-        Dispatcher::new(config, runtime, plan.clone(), ctx(setup, facts), setup.hook_timeout, log, store);
+    let ctx = InitCtx::Session(Box::new(ctx(setup, facts)));
+    let mut dispatcher = Dispatcher::new(config, runtime, plan.clone(), ctx, setup.hook_timeout, log, store);
     dispatcher.load()?;
     Ok(dispatcher)
 }

@@ -248,3 +248,20 @@ fn an_unknown_hook_key_or_a_mistyped_option_fails_at_the_argument() {
     assert!(text.contains("Type 'number' is not assignable to type 'string'"), "{text}");
     assert!(text.contains("'orgg' does not exist in type 'CiOptions'. Did you mean to write 'org'?"), "{text}");
 }
+
+/// The hook runtime's JavaScript (`src/runtime/node/**`) type-checks (`tsc --checkJs`, strict
+/// but for implicit `any`) against `protocol.d.ts`, the declarations generated from the
+/// protocol's Rust types, and Node's own: a message either side changes without the other
+/// fails here.
+#[test]
+fn the_runtime_s_javascript_checks_against_the_generated_protocol() {
+    let tsconfig = root().join("src/runtime/node/tsconfig.json");
+    let checked = Command::new(tsc()).arg("-p").arg(&tsconfig).output().expect("tsc runs");
+    assert!(
+        checked.status.success(),
+        "tsc -p {} found errors:\n{}{}",
+        tsconfig.display(),
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+}

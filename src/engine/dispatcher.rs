@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::engine::plan::{HookToLoad, LoadPlan};
 use crate::engine::shared::LaneLink;
 use crate::engine::stats::DispatchStats;
-use crate::protocol::{ConsoleLevel, FromNode, HookToImport, OtelKind, ToNode, TraceParent};
+use crate::protocol::{ConsoleLevel, FromNode, HookToImport, InitCtx, Manifest, OtelKind, ToNode, TraceParent};
 use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{
     FromRuntime, Runtime, RuntimeConfig, RuntimeLink, Stream, check_node_version, diagnose_node,
@@ -169,9 +169,9 @@ impl Link {
 
 pub struct Dispatcher<'s> {
     config: RuntimeConfig,
-    ctx: Value,
+    ctx: InitCtx,
     hooks: Vec<HookToLoad>,
-    manifest: std::sync::Arc<Value>,
+    manifest: std::sync::Arc<Manifest>,
     /// Hooks that failed to load (their import threw, ended the runtime or never finished),
     /// with why: a restarted runtime does not import them again.
     not_to_load: Vec<Option<String>>,
@@ -201,7 +201,7 @@ impl<'s> Dispatcher<'s> {
         config: RuntimeConfig,
         runtime: Runtime,
         plan: LoadPlan,
-        ctx: Value,
+        ctx: InitCtx,
         timeout: Duration,
         log: &'s ServeLog,
         store: &'s StateStore,
@@ -222,7 +222,7 @@ impl<'s> Dispatcher<'s> {
         store: &'s StateStore,
     ) -> Self {
         // The lane's `ctx` went to the runtime with its `open` ([`crate::engine::shared::SharedRuntime::attach`]).
-        let mut dispatcher = Self::with_link(config, Link::Lane(lane), plan, Value::Null, timeout, log, store);
+        let mut dispatcher = Self::with_link(config, Link::Lane(lane), plan, InitCtx::Shared, timeout, log, store);
         dispatcher.loaded = loaded;
         dispatcher
     }
@@ -231,7 +231,7 @@ impl<'s> Dispatcher<'s> {
         config: RuntimeConfig,
         runtime: Link,
         plan: LoadPlan,
-        ctx: Value,
+        ctx: InitCtx,
         timeout: Duration,
         log: &'s ServeLog,
         store: &'s StateStore,

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::protocol::Manifest;
 
 /// A hook as the runtime loads it.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ pub struct HookToLoad {
 #[derive(Debug, Clone, Default)]
 pub struct LoadPlan {
     pub hooks: Vec<HookToLoad>,
-    pub manifest: Arc<Value>,
+    pub manifest: Arc<Manifest>,
     /// Every file the hooks reach (for `dev` to watch).
     pub files: Vec<PathBuf>,
     /// The instructions the mounted extensions add to the agent's, in namespace order.

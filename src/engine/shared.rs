@@ -12,11 +12,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::plan::LoadPlan;
-use crate::protocol::ToNode;
+use crate::protocol::{HookCtx, InitCtx, ToNode};
 use crate::runtime::host::{Batch, FromRuntime, Runtime, RuntimeConfig, RuntimeLink};
 use crate::runtime::lanes::{Lane, Lanes, Routed};
 use crate::runtime::slot::{RunningHandler, SlotReading};
@@ -130,7 +128,7 @@ impl SharedRuntime {
 
     /// Opens a lane for session `session_id`, whose handlers get `ctx`, once the hooks
     /// loaded: how many did, how many failed to, and the lane.
-    pub fn attach(self: &Arc<Self>, session_id: &str, ctx: Value) -> anyhow::Result<(usize, u64, LaneLink)> {
+    pub fn attach(self: &Arc<Self>, session_id: &str, ctx: HookCtx) -> anyhow::Result<(usize, u64, LaneLink)> {
         let runtime = self.inner.wait_after(0)?;
         let (sender, messages) = channel();
         let state = self.inner.state();
@@ -170,7 +168,7 @@ fn keep(inner: &Inner, keeping: Keeping) {
         Ok(runtime) => runtime,
         Err(problem) => return inner.fail(&problem),
     };
-    let mut dispatcher = Dispatcher::new(config, runtime, plan, Value::Null, timeout, &log, &store);
+    let mut dispatcher = Dispatcher::new(config, runtime, plan, InitCtx::Shared, timeout, &log, &store);
     if let Err(problem) = dispatcher.load() {
         return inner.fail(&problem);
     }

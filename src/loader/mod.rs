@@ -25,10 +25,11 @@ pub mod transform;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use indexmap::IndexMap;
 
+use crate::protocol::{Manifest, ManifestFormat, ManifestModule, SdkFiles};
 use graph::ModuleGraph;
-use resolver::Target;
+use resolver::{ModuleFormat, Target};
 
 /// A module Node.js would have to load from a path that is not UTF-8 text: Node takes
 /// module paths as strings, so no string names it.
@@ -54,18 +55,21 @@ fn node_path(path: &Path) -> Result<String, NotUtf8Path> {
 
 /// What the runtime's loader needs: for each module, its format and compiled code; for each
 /// importer, where its specifiers lead. Paths are absolute; built-ins are left to Node.
-pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Result<Value, NotUtf8Path> {
+pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Result<Manifest, NotUtf8Path> {
     let sdk_dir = runtime_dir.join(crate::sdk::files::RUNTIME_SDK_FOLDER);
-    let mut modules = Map::new();
-    let mut resolutions = Map::new();
+    let mut modules = IndexMap::new();
+    let mut resolutions = IndexMap::new();
     for module in &graph.modules {
         let key = node_path(&module.path)?;
         let code = module.code.as_deref().map(node_path).transpose()?;
-        modules.insert(
-            key.clone(),
-            json!({ "format": module.format.as_node_str(), "code": code, "exports": module.exports }),
-        );
-        let mut resolved = Map::new();
+        let format = match module.format {
+            ModuleFormat::Esm => ManifestFormat::Module,
+            ModuleFormat::CommonJs => ManifestFormat::Commonjs,
+            ModuleFormat::Json => ManifestFormat::Json,
+            ModuleFormat::Other => ManifestFormat::Other,
+        };
+        modules.insert(key.clone(), ManifestModule { format, code, exports: module.exports.clone() });
+        let mut resolved = IndexMap::new();
         for (specifier, target) in &module.resolved {
             let path = match target {
                 Target::File(path) => path.clone(),
@@ -73,30 +77,30 @@ pub fn manifest(graph: &ModuleGraph, runtime_dir: &Path) -> Result<Value, NotUtf
                 Target::Helper(name) => runtime_dir.join("helpers").join(format!("{name}.cjs")),
                 Target::Builtin => continue,
             };
-            resolved.insert(specifier.clone(), Value::String(node_path(&path)?));
+            resolved.insert(specifier.clone(), node_path(&path)?);
         }
-        resolutions.insert(key, Value::Object(resolved));
+        resolutions.insert(key, resolved);
     }
-    Ok(json!({ "modules": modules, "resolutions": resolutions, "sdk": sdk_modules(&sdk_dir)? }))
+    Ok(Manifest { modules, resolutions, sdk: sdk_modules(&sdk_dir)? })
 }
 
 /// Every SDK specifier and the runtime's files for it, for code the graph did not reach
 /// (a package that imports the SDK itself).
-fn sdk_modules(sdk_dir: &Path) -> Result<Value, NotUtf8Path> {
+fn sdk_modules(sdk_dir: &Path) -> Result<IndexMap<String, SdkFiles>, NotUtf8Path> {
     let specifiers = crate::sdk::SDK_PACKAGES
         .iter()
         .chain(&crate::sdk::HOOKS_MODULES)
         .chain(&crate::sdk::MEMORY_MODULES)
         .chain(&crate::sdk::EXTENSIONS_MODULES)
         .chain(&crate::sdk::TESTING_MODULES);
-    let mut table = Map::new();
+    let mut table = IndexMap::new();
     for specifier in specifiers {
         let Some(module) = resolver::SdkModule::of(specifier) else { continue };
         let file = |format| node_path(&sdk_dir.join(module.file_name(format)));
         table.insert(
             (*specifier).to_owned(),
-            json!({ "import": file(resolver::ModuleFormat::Esm)?, "require": file(resolver::ModuleFormat::CommonJs)? }),
+            SdkFiles { import: file(ModuleFormat::Esm)?, require: file(ModuleFormat::CommonJs)? },
         );
     }
-    Ok(Value::Object(table))
+    Ok(table)
 }

@@ -10,43 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
 use super::cache::Cache;
 use super::graph;
 use super::resolver::{ImportKind, Resolver, Target};
 use crate::diagnostics::Severity;
+// The module channel's lines are the runtime protocol's (one schema across the Node boundary).
+pub use crate::protocol::{ModuleAnswer, ModuleRequest};
 use crate::state::StateRoot;
-
-/// What the runtime asks for: one line of the module channel, or the arguments of
-/// `agent-sdk __load-module`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ModuleRequest {
-    /// The module importing `specifier` (absolute); `None`: `specifier` is the path of a
-    /// module to compile (one the manifest lacks, or whose compiled code is gone).
-    pub from: Option<PathBuf>,
-    pub specifier: String,
-    /// Asked by `require()` (CommonJS resolution), not `import()`.
-    #[serde(default)]
-    pub require: bool,
-}
-
-/// The answer to a [`ModuleRequest`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum ModuleAnswer {
-    /// Where the import leads (`None`: a built-in, which Node resolves), and the manifest
-    /// of what it reaches (`None`: Node loads it as it is, a JSON file or a package's
-    /// JavaScript).
-    Found {
-        target: Option<PathBuf>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        manifest: Option<Value>,
-    },
-    /// Why it would not load, as `validate` would have said it.
-    Refused { error: String },
-}
 
 /// Answers the requests of one runtime, for the project at `root`: one resolver and one
 /// cache, kept warm from one request to the next.
@@ -103,7 +73,7 @@ impl OnDemand {
             return ModuleAnswer::Refused { error: super::NotUtf8Path(target).to_string() };
         }
         match super::manifest(&modules, &self.runtime_dir) {
-            Ok(manifest) => ModuleAnswer::Found { target: Some(target), manifest: Some(manifest) },
+            Ok(manifest) => ModuleAnswer::Found { target: Some(target), manifest: Some(Box::new(manifest)) },
             Err(problem) => ModuleAnswer::Refused { error: problem.to_string() },
         }
     }

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::protocol::{Call, Otel, OtelKind, Reply};
+use crate::protocol::{ArtifactTagged, Call, FileScope, HostCall, Otel, OtelKind, Reminder, Reply};
 use crate::state::StateStore;
 
 /// Metrics a run's hooks recorded, through `ctx.host.otel` or the instruments of
@@ -216,59 +216,54 @@ impl HostCalls {
 
     /// The reply to `{ method, args }`: the value, or an error message the hook's promise rejects with.
     pub fn call(&self, method: &str, args: &[Value]) -> Result<Value, String> {
-        let text = |i: usize| args.get(i).and_then(Value::as_str).unwrap_or_default();
-        let result = match method {
-            "kv.get" => self.store.kv_get(text(0)).map(|value| value.unwrap_or(Value::Null)),
-            "kv.set" => self.store.kv_set(text(0), args.get(1).unwrap_or(&Value::Null)).map(|()| Value::Null),
-            "kv.delete" => self.store.kv_delete(text(0)).map(Value::Bool),
-            "kv.list" => self.store.kv_list(text(0)).map(|keys| json!(keys)),
-            "files.write" => return self.write_file(text(0), text(1), text(2)).map(|()| Value::Null),
-            "files.append" => return self.append_file(text(0), text(1), text(2)).map(|()| Value::Null),
-            "files.read" => return self.read_file(text(0), text(1)),
-            "files.list" => return self.list_files(text(0)),
-            "reminders.set" => {
-                let at = match args.first() {
-                    Some(Value::String(at)) => at.clone(),
-                    Some(other) => other.to_string(),
-                    None => String::new(),
-                };
-                self.store.reminder_set(&self.session_id, &at, text(1)).map(|()| Value::Null)
+        let result = match HostCall::of(method, args)? {
+            HostCall::KvGet((key,)) => self.store.kv_get(&key).map(|value| value.unwrap_or(Value::Null)),
+            HostCall::KvSet(key, value) => self.store.kv_set(&key, &value).map(|()| Value::Null),
+            HostCall::KvDelete((key,)) => self.store.kv_delete(&key).map(Value::Bool),
+            HostCall::KvList((prefix,)) => self.store.kv_list(prefix.as_deref().unwrap_or_default()).map(answer),
+            HostCall::FilesWrite(path, data, scope) => {
+                return self.write_file(&path, &data, scope).map(|()| Value::Null);
             }
-            "reminders.list" => self.store.reminders(&self.session_id).map(|reminders| {
-                json!(reminders.iter().map(|(at, note)| json!({ "at": at, "note": note })).collect::<Vec<_>>())
+            HostCall::FilesAppend(path, data, scope) => {
+                return self.append_file(&path, &data, scope).map(|()| Value::Null);
+            }
+            HostCall::FilesRead(path, scope) => return self.read_file(&path, scope),
+            HostCall::FilesList((scope,)) => return self.list_files(scope),
+            HostCall::RemindersSet(at, note) => {
+                self.store.reminder_set(&self.session_id, &at, &note).map(|()| Value::Null)
+            }
+            HostCall::RemindersList(()) => self.store.reminders(&self.session_id).map(|reminders| {
+                answer(reminders.into_iter().map(|(at, note)| Reminder { at, note }).collect::<Vec<_>>())
             }),
-            "artifacts.tag" => {
-                let turn_id = args.get(2).and_then(Value::as_str);
-                self.store
-                    .artifact_tag(&self.session_id, turn_id, text(0), args.get(1).unwrap_or(&Value::Null))
-                    .map(|()| json!({ "sessionId": self.session_id, "turnId": turn_id }))
-            }
-            other => return Err(format!("unknown host call `{other}`")),
+            HostCall::ArtifactsTag(name, value, turn_id) => self
+                .store
+                .artifact_tag(&self.session_id, turn_id.as_deref(), &name, &value)
+                .map(|()| answer(ArtifactTagged { session_id: self.session_id.clone(), turn_id: turn_id.clone() })),
         };
         result.map_err(|error| error.to_string())
     }
 
     /// The folder a `files` scope maps to: the session's own, or the deployment's.
-    fn scope_root(&self, scope: &str) -> PathBuf {
+    fn scope_root(&self, scope: FileScope) -> PathBuf {
         let files = self.store.root().files();
         match scope {
-            "deployment" => files.join("deployment"),
-            _ => files.join("sessions").join(&self.session_id),
+            FileScope::Deployment => files.join("deployment"),
+            FileScope::Session => files.join("sessions").join(&self.session_id),
         }
     }
 
     /// `path` inside the scope, refusing anything that could leave it: `..`, an absolute
     /// path, a link on the way that leads out, and a link to nothing (writing through it
     /// would create its target wherever it points). Nothing is created here.
-    fn scoped_path(&self, path: &str, scope: &str) -> Result<PathBuf, String> {
+    fn scoped_path(&self, path: &str, scope: FileScope) -> Result<PathBuf, String> {
         let relative = Path::new(path);
         let escapes = path.is_empty()
             || relative.is_absolute()
             || relative.components().any(|component| !matches!(component, Component::Normal(_)));
         if escapes {
-            return Err(format!("ctx.host.files: `{path}` is not a relative path inside the {scope} scope"));
+            return Err(format!("ctx.host.files: `{path}` is not a relative path inside the {} scope", scope.as_str()));
         }
-        if scope == "session" {
+        if scope == FileScope::Session {
             crate::session_id::check_session_id(&self.session_id)?;
         }
         let root = self.scope_root(scope);
@@ -288,14 +283,14 @@ impl HostCalls {
                 Err(error) => return Err(format!("ctx.host.files: `{path}`: {error}")),
             };
             if !real.starts_with(&root) {
-                return Err(format!("ctx.host.files: `{path}` leads outside the {scope} scope"));
+                return Err(format!("ctx.host.files: `{path}` leads outside the {} scope", scope.as_str()));
             }
         }
         Ok(real)
     }
 
-    fn write_file(&self, path: &str, data: &str, scope: &str) -> Result<(), String> {
-        let target = self.scoped_path(path, scope_name(scope))?;
+    fn write_file(&self, path: &str, data: &str, scope: FileScope) -> Result<(), String> {
+        let target = self.scoped_path(path, scope)?;
         if let Some(parent) = target.parent() {
             crate::fs::create_private_dir_all(parent)
                 .map_err(|error| format!("ctx.host.files.write(`{path}`): {error}"))?;
@@ -309,8 +304,8 @@ impl HostCalls {
     /// appends from sessions of one `dev` server, or from processes sharing the state root,
     /// never interleave or overwrite one another, even if a write were cut short. The cost
     /// is the same for an empty file and a long one: nothing is read.
-    fn append_file(&self, path: &str, data: &str, scope: &str) -> Result<(), String> {
-        let target = self.scoped_path(path, scope_name(scope))?;
+    fn append_file(&self, path: &str, data: &str, scope: FileScope) -> Result<(), String> {
+        let target = self.scoped_path(path, scope)?;
         let failed = |error: std::io::Error| format!("ctx.host.files.append(`{path}`): {error}");
         if let Some(parent) = target.parent() {
             crate::fs::create_private_dir_all(parent).map_err(failed)?;
@@ -321,8 +316,8 @@ impl HostCalls {
         file.write_all(data.as_bytes()).map_err(failed)
     }
 
-    fn read_file(&self, path: &str, scope: &str) -> Result<Value, String> {
-        let target = self.scoped_path(path, scope_name(scope))?;
+    fn read_file(&self, path: &str, scope: FileScope) -> Result<Value, String> {
+        let target = self.scoped_path(path, scope)?;
         match std::fs::read_to_string(target) {
             Ok(text) => Ok(Value::String(text)),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Value::Null),
@@ -330,8 +325,8 @@ impl HostCalls {
         }
     }
 
-    fn list_files(&self, scope: &str) -> Result<Value, String> {
-        let root = self.scope_root(scope_name(scope));
+    fn list_files(&self, scope: FileScope) -> Result<Value, String> {
+        let root = self.scope_root(scope);
         let mut files: Vec<String> = walkdir::WalkDir::new(&root)
             .into_iter()
             .flatten()
@@ -342,16 +337,20 @@ impl HostCalls {
             })
             .collect();
         files.sort();
-        Ok(json!(files))
+        Ok(answer(files))
     }
 }
 
-fn scope_name(scope: &str) -> &str {
-    if scope == "deployment" { "deployment" } else { "session" }
+/// A host call's answer as the JSON its reply carries.
+fn answer(value: impl serde::Serialize) -> Value {
+    // Strings, lists and structs of them: nothing here fails to serialize.
+    serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn otel(kind: OtelKind, name: &str, value: Value, attrs: Value) -> Otel {

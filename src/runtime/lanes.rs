@@ -9,8 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde_json::Value;
-
+use crate::protocol::HookCtx;
 use crate::runtime::host::FromRuntime;
 use crate::runtime::slot::{HandlerSlot, RunningHandler};
 
@@ -25,7 +24,7 @@ pub struct Lane {
     pub session_id: String,
     /// Its record in the handler slot.
     pub slot: u32,
-    pub ctx: Arc<Value>,
+    pub ctx: Arc<HookCtx>,
     pub sender: Sender<Routed>,
 }
 
@@ -57,7 +56,7 @@ impl Lanes {
 
     /// Opens a lane for `session_id` (its slot record cleared in `slot`, the current
     /// runtime's), and returns it.
-    pub fn open(&self, session_id: &str, ctx: Arc<Value>, sender: Sender<Routed>, slot: &HandlerSlot) -> Lane {
+    pub fn open(&self, session_id: &str, ctx: Arc<HookCtx>, sender: Sender<Routed>, slot: &HandlerSlot) -> Lane {
         let mut table = self.table();
         table.next_id += 1;
         let id = table.next_id;

@@ -7,9 +7,7 @@
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
-
-use crate::protocol::{FromNode, MountProblem, MountProblemKind, MountToImport, Mounted, ToNode};
+use crate::protocol::{FromNode, InitCtx, Manifest, MountProblem, MountProblemKind, MountToImport, Mounted, ToNode};
 use crate::runtime::host::{FromRuntime, Runtime, RuntimeConfig, check_node_version, diagnose_node};
 
 /// Past the hook timeout, how long an import that never yields gets before Node is killed.
@@ -25,7 +23,7 @@ pub struct ToRun {
 /// Only a Node that cannot start (or is too old) is an `Err`.
 pub fn run_mounts(
     config: &RuntimeConfig,
-    manifest: &Value,
+    manifest: &Manifest,
     mounts: &[ToRun],
     timeout: Duration,
 ) -> anyhow::Result<Vec<Mounted>> {
@@ -56,16 +54,15 @@ fn ended(reason: String) -> Mounted {
 /// Runs `mounts` in one Node, pushing each result, until all are done or one ends it.
 fn run_in_one_node(
     config: &RuntimeConfig,
-    manifest: &Value,
+    manifest: &Manifest,
     mounts: &[ToRun],
     timeout: Duration,
     results: &mut Vec<Mounted>,
 ) -> anyhow::Result<Finished> {
     let mut runtime = Runtime::start(config)?;
-    let ctx = json!({});
     runtime.send(&ToNode::Init {
         hooks: Vec::new(),
-        ctx: &ctx,
+        ctx: &InitCtx::Empty {},
         timeout_ms: timeout.as_millis() as u64,
         timeout_text: crate::clock::format_duration(timeout),
         manifest,

@@ -53,13 +53,13 @@ impl NodeCheck {
 pub struct ManifestFile(PathBuf);
 
 impl ManifestFile {
-    pub fn write(setup: &SessionSetup, manifest: &serde_json::Value) -> anyhow::Result<Self> {
+    pub fn write(setup: &SessionSetup, manifest: &crate::protocol::Manifest) -> anyhow::Result<Self> {
         let path = setup.runtime_dir().join("tests").join(format!("manifest-{}.json", std::process::id()));
         if let Some(parent) = path.parent() {
             crate::fs::create_private_dir_all(parent).context("could not write the tests' manifest")?;
         }
-        crate::fs::write_atomically(&path, manifest.to_string().as_bytes())
-            .context("could not write the tests' manifest")?;
+        let text = serde_json::to_vec(manifest).context("could not write the tests' manifest")?;
+        crate::fs::write_atomically(&path, &text).context("could not write the tests' manifest")?;
         Ok(Self(path))
     }
 }

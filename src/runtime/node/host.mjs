@@ -1,3 +1,4 @@
+// @ts-check
 // The agent-sdk hook host: one long-lived Node.js process that imports the project's
 // hooks from their source files and runs their handlers for the events the Rust binary
 // sends it.
@@ -159,6 +160,17 @@ const { isHookDefinition } = require('./sdk/hooks.cjs');
  * says traces are exported (before any hook loads); else never: most runs need none of it. */
 let otelApi = null;
 
+/** @typedef {import('./protocol.js').ToNode} ToNode */
+/** @typedef {import('./protocol.js').FromNode} FromNode */
+/** @typedef {import('./protocol.js').LaneOf} LaneOf */
+/** @typedef {import('./protocol.js').HostCall} HostCall */
+/** @typedef {import('./protocol.js').Reply} Reply */
+/**
+ * The message of `ToNode` whose `t` is `T`.
+ * @template {ToNode['t']} T
+ * @typedef {Extract<ToNode, { t: T }>} ToNodeOf
+ */
+
 // ---- Primordials, kept before any hook can replace them -------------------------------------
 
 // (ctx and deepFreeze take theirs in sdk/context.cjs, which loads before any hook too.)
@@ -189,6 +201,7 @@ const SLOT_FD = 6;
  * Sends one protocol message as one line. The write is synchronous (fd 4 is a blocking
  * pipe that Rust always reads), so a message is out before the next line of code runs,
  * and the last one before process.exit is never lost.
+ * @param {FromNode & LaneOf} message
  */
 function send(message) {
   takeDone();
@@ -225,6 +238,7 @@ function takeDone() {
   unsaidLanes.length = 0;
 }
 
+/** @param {FromNode & LaneOf} message */
 function sendSoon(message) {
   takeDone();
   deferred += `${stringify(message)}\n`;
@@ -247,7 +261,7 @@ function writeText(text) {
     try {
       written += writeSync(FROM_NODE_FD, bytes, written);
     } catch (error) {
-      if (error?.code === 'EAGAIN') continue;
+      if (/** @type {NodeJS.ErrnoException} */ (error)?.code === 'EAGAIN') continue;
       // Rust has gone away: there is no one left to report to.
       realExit(0);
     }
@@ -310,10 +324,18 @@ function currentHook() {
   return hookScope.getStore()?.hook ?? null;
 }
 
-/** `message` with the session lane of the code running, when it runs in a named lane. */
+/**
+ * `message` with the session lane of the code running, when it runs in a named lane.
+ * @template {FromNode} M
+ * @param {M} message
+ * @param {number | null} [lane]
+ * @returns {M & LaneOf}
+ */
 function inLane(message, lane = hookScope.getStore()?.lane ?? null) {
-  if (lane !== null) message.session = lane;
-  return message;
+  /** @type {M & LaneOf} */
+  const inItsLane = message;
+  if (lane !== null) inItsLane.session = lane;
+  return inItsLane;
 }
 
 function sendConsole(level, text) {
@@ -352,12 +374,12 @@ attributeWrites(process.stderr, 'warn');
 
 // Whoever ends the process says so first, so that Rust blames the right hook: the one whose
 // code (a timer it set included) called process.exit, not whichever handler happened to run.
-process.exit = function exit(code) {
+process.exit = /** @type {typeof process.exit} */ (function exit(code) {
   const site = { stack: '' };
   captureStack(site, exit);
   send(inLane({ t: 'exit', hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack }));
   realExit(code);
-};
+});
 
 // A hook's stray code (a timer, a promise nobody awaits) must not bring the host down.
 process.on('uncaughtException', (error) => {
@@ -423,13 +445,17 @@ let connectionClosed = false;
 /**
  * Sends a "call" for the session of lane `lane` (its ctx's: null, the default lane's) and
  * resolves with the reply's value, or rejects with its error.
+ * @param {HostCall['method']} method
+ * @param {HostCall['args']} args
+ * @param {number | null} lane
  */
 function call(method, args, lane) {
   if (connectionClosed) return Promise.reject(connectionClosedError(method));
   const id = nextCallId++;
   return new Promise((resolve, reject) => {
     // Sent first: a value JSON cannot carry rejects here, and nothing is left pending.
-    send(inLane({ t: 'call', id, method, args, hook: currentHook() }, lane));
+    const hostCall = /** @type {HostCall} */ ({ method, args });
+    send(inLane({ t: 'call', id, ...hostCall, hook: currentHook() }, lane));
     pending.set(id, { method, resolve, reject });
   });
 }
@@ -438,6 +464,7 @@ function connectionClosedError(method) {
   return new Error(`ctx.host call ${method} failed: the connection to agent-sdk is closed`);
 }
 
+/** @param {Reply} reply */
 function onReply({ id, ok, value, error }) {
   const waiting = pending.get(id);
   if (!waiting) return;
@@ -550,6 +577,7 @@ let providersInstalled = false;
 /** The runtime's context manager's `{ runInSpan, activeSpanContext }`, once registered. */
 let activeContext = null;
 
+/** @param {ToNodeOf<'init'>} message */
 async function init(message) {
   // Null when the project installs the OpenTelemetry SDK to set up its own providers.
   if (message.tracing === true || typeof message.otelApiVersion === 'string') otelApi ??= require('./otel-api.cjs');
@@ -642,7 +670,10 @@ function defaultExport(module) {
   return value;
 }
 
-/** Imports each mount file of a "mount" message and says what it mounts (SPEC §3a). */
+/**
+ * Imports each mount file of a "mount" message and says what it mounts (SPEC §3a).
+ * @param {ToNodeOf<'mount'>} message
+ */
 async function inspectMounts(message) {
   try {
     for (const { namespace, url } of message.mounts ?? []) {
@@ -654,6 +685,11 @@ async function inspectMounts(message) {
   }
 }
 
+/**
+ * @param {string} namespace
+ * @param {string} url
+ * @returns {Promise<Extract<FromNode, { t: 'mounted' }>>}
+ */
 async function inspectMount(namespace, url) {
   const imported = await importAs(namespace, url);
   if (imported.failed) return { t: 'mounted', namespace, problem: { kind: 'threw', ...imported.failed } };
@@ -692,6 +728,8 @@ const GAVE_UP = Symbol('gave up');
  * Runs one event through the hooks, from hook `from` on. Returns nothing when every handler
  * finished without a promise (most do: then no turn of the event loop is spent), else a
  * promise of the rest. `done` is sent either way, last.
+ * @param {{ id: number | null }} lane
+ * @param {ToNodeOf<'event'>} message
  */
 function dispatch(lane, { seq, from = 0, event, trace }) {
   let frozenEvent;
@@ -891,7 +929,10 @@ async function drain(lane) {
   if (lane.closing && lanes.get(lane.id) === lane) lanes.delete(lane.id);
 }
 
-/** An "open": lane `session` gets (or changes) its ctx and slot. */
+/**
+ * An "open": lane `session` gets (or changes) its ctx and slot.
+ * @param {ToNodeOf<'open'>} message
+ */
 function openLane({ session, slot, ctx }) {
   if (typeof session !== 'number') return;
   const facts = ctx ?? {};
@@ -905,7 +946,10 @@ function openLane({ session, slot, ctx }) {
   }
 }
 
-/** A "close": lane `session` is forgotten once its queue is empty. */
+/**
+ * A "close": lane `session` is forgotten once its queue is empty.
+ * @param {ToNodeOf<'close'>} message
+ */
 function closeLane({ session }) {
   const lane = lanes.get(session);
   if (lane === undefined) return;
@@ -960,8 +1004,10 @@ function parseLine(line, what) {
   }
 }
 
+/** @param {string} line */
 function onLine(line) {
   if (line.trim() === '') return;
+  /** @type {ToNode | undefined} */
   const message = parseLine(line, 'a line');
   switch (message?.t) {
     case 'init':
@@ -1036,7 +1082,9 @@ readLines(channel, onLine, () => {
 const replies = new Socket({ fd: REPLIES_FD, readable: true, writable: false });
 readLines(replies, onReplyLine, rejectPendingCalls);
 
+/** @param {string} line */
 function onReplyLine(line) {
+  /** @type {ToNodeOf<'reply'> | undefined} */
   const message = parseLine(line, 'a reply');
   if (message?.t === 'reply') onReply(message);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The module hooks (module-hooks.mjs) on Node's loader thread, registered by
 // project-modules.mjs with module.register() where Node has no module.registerHooks()
 // (20.6–22.14, 23.0–23.4), or when AGENT_SDK_MODULE_HOOKS=worker asks for it.

@@ -1,3 +1,4 @@
+// @ts-check
 // The module hooks: how the project's ES modules are resolved and loaded, from the
 // MANIFEST of what the binary compiled and resolved (the shape is described in loader.mjs).
 // One implementation, registered one of two ways by project-modules.mjs:
@@ -29,6 +30,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { answeredBefore, askBinary, compileAgain } from './on-demand.mjs';
 
+/** @type {import('./protocol.js').Manifest} */
 let manifest = { modules: {}, resolutions: {}, sdk: {} };
 
 /** The manifest the hooks decide from (the answers of on-demand requests merge into it). */
@@ -36,7 +38,10 @@ export function currentManifest() {
   return manifest;
 }
 
-/** Replaces the manifest (an "init"'s, or the test runner's). */
+/**
+ * Replaces the manifest (an "init"'s, or the test runner's).
+ * @param {import('./protocol.js').Manifest} next
+ */
 export function useManifest(next) {
   manifest = next;
 }
@@ -47,11 +52,11 @@ export function useManifest(next) {
  */
 export function compiledCode(path) {
   try {
-    return readFileSync(manifest.modules[path].code, 'utf8');
+    return readFileSync(/** @type {string} */ (manifest.modules[path].code), 'utf8');
   } catch (error) {
-    if (error?.code !== 'ENOENT') throw error;
+    if (/** @type {NodeJS.ErrnoException} */ (error)?.code !== 'ENOENT') throw error;
     compileAgain(manifest, path);
-    return readFileSync(manifest.modules[path].code, 'utf8');
+    return readFileSync(/** @type {string} */ (manifest.modules[path].code), 'utf8');
   }
 }
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The request the module hooks (module-hooks.mjs, for `import(name)` of a computed name) and
 // the CommonJS hooks (project-modules.mjs, for `require(name)`) make for a module no string
 // literal imports, or whose compiled code is gone from the cache: the binary compiles what
@@ -26,7 +27,15 @@ const bufferFrom = Buffer.from.bind(Buffer);
 const bufferConcat = Buffer.concat.bind(Buffer);
 const allocate = Buffer.allocUnsafe.bind(Buffer);
 
-/** How this thread asks: `{ requests, answers, lock }` (the channel's fds and lock), or null. */
+/** @typedef {import('./protocol.js').Manifest} Manifest */
+/** @typedef {import('./protocol.js').ModuleRequest} ModuleRequest */
+/** @typedef {import('./protocol.js').ModuleAnswer} ModuleAnswer */
+/** @typedef {{ requests: number, answers: number, lock: Int32Array }} ModuleChannel */
+
+/**
+ * How this thread asks: `{ requests, answers, lock }` (the channel's fds and lock), or null.
+ * @type {ModuleChannel | null}
+ */
 let channel = null;
 
 /**
@@ -34,11 +43,15 @@ let channel = null;
  * lock is an Int32Array over a SharedArrayBuffer every thread asking shares), or, with null,
  * in a process of its own.
  */
+/** @param {ModuleChannel | null} next */
 export function askThrough(next) {
   channel = next;
 }
 
-/** The answers given, by manifest (an init replaces it): specifier → target. */
+/**
+ * The answers given, by manifest (an init replaces it): specifier → target.
+ * @type {WeakMap<Manifest, Map<string, string | null>>}
+ */
 const answered = new WeakMap();
 
 /**
@@ -46,6 +59,11 @@ const answered = new WeakMap();
  * `from` null: `specifier` is a file path), merges its answer into `manifest` and returns
  * the target path, or null when it has nothing to add; throws its error. A question
  * answered before is answered from memory.
+ * @param {Manifest} manifest
+ * @param {string | null} from
+ * @param {string} specifier
+ * @param {boolean} viaRequire
+ * @returns {string | null}
  */
 export function askBinary(manifest, from, specifier, viaRequire) {
   let answers = answered.get(manifest);
@@ -54,7 +72,7 @@ export function askBinary(manifest, from, specifier, viaRequire) {
     answered.set(manifest, answers);
   }
   const key = questionKey(from, specifier, viaRequire);
-  if (answers.has(key)) return answers.get(key);
+  if (answers.has(key)) return answers.get(key) ?? null;
   const target = ask(manifest, { from, specifier, require: viaRequire });
   answers.set(key, target);
   return target;
@@ -80,9 +98,18 @@ export function compileAgain(manifest, path) {
   ask(manifest, { from: null, specifier: path, require: false });
 }
 
+/**
+ * @param {Manifest} manifest
+ * @param {ModuleRequest} request
+ * @returns {string | null}
+ */
 function ask(manifest, request) {
+  /** @type {ModuleAnswer} */
   const answer = channel === null ? inAProcessOfItsOwn(request) : overTheChannel(channel, request);
-  if (answer.error) throw new Error(answer.error);
+  if ('error' in answer) {
+    if (answer.error) throw new Error(answer.error);
+    return null;
+  }
   if (answer.manifest) {
     Object.assign(manifest.modules, answer.manifest.modules);
     Object.assign(manifest.resolutions, answer.manifest.resolutions);
@@ -90,6 +117,11 @@ function ask(manifest, request) {
   return answer.target ?? null;
 }
 
+/**
+ * @param {ModuleChannel} channel
+ * @param {ModuleRequest} request
+ * @returns {ModuleAnswer}
+ */
 function overTheChannel({ requests, answers, lock }, request) {
   while (compareExchange(lock, 0, 0, 1) !== 0) wait(lock, 0, 1);
   try {
@@ -118,6 +150,10 @@ function readLine(fd) {
   }
 }
 
+/**
+ * @param {ModuleRequest} request
+ * @returns {ModuleAnswer}
+ */
 function inAProcessOfItsOwn({ from, specifier, require: viaRequire }) {
   // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
   const { execFileSync } = createRequire(import.meta.url)('node:child_process');

@@ -1,3 +1,4 @@
+// @ts-check
 // The OpenTelemetry API's global providers, registered by the hook host before any hook
 // (or extension mount) module is evaluated, so that `metrics.getMeter("acme")`,
 // `trace.getTracer("acme")` and `logs.getLogger("acme")` at a hook's module scope, from any
@@ -258,6 +259,7 @@ function installTracerProvider(recordSpan, version) {
     bind: (context, target) => {
       if (typeof target !== 'function') return target;
       const bound = context ?? active();
+      /** @this {unknown} */
       return function boundToContext(...args) {
         return storage.run(bound, () => target.apply(this, args));
       };

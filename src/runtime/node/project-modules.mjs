@@ -1,3 +1,4 @@
+// @ts-check
 // How the project's modules are loaded, for the hook host (host.mjs) and the test runner's
 // processes (test-setup.mjs) alike, so a test loads a hook exactly as `run` does.
 //
@@ -6,13 +7,20 @@
 // module-hooks.mjs: registered in this thread with module.registerHooks() where Node has it
 // (≥ 22.15, ≥ 23.5), else on Node's loader thread with module.register() (loader.mjs);
 // AGENT_SDK_MODULE_HOOKS=worker asks for the loader thread on any Node. CommonJS goes through
-// Node's own CommonJS loader either way, with Module._extensions serving compiled
-// `.ts`/`.cts` and Module._resolveFilename answering the specifiers the binary resolved
+// Node's own CommonJS loader either way, with ModuleLoader._extensions serving compiled
+// `.ts`/`.cts` and ModuleLoader._resolveFilename answering the specifiers the binary resolved
 // (tsconfig paths, the SDK); in-thread module hooks leave require() to them. Every module
 // keeps its source path: import.meta.url, __dirname and the nearest package.json are the
 // source's.
 
 import Module from 'node:module';
+
+/**
+ * Node's module loader with what this file hooks and @types/node does not declare: the
+ * CommonJS loader's `_extensions` and `_resolveFilename`, and `registerHooks` (Node ≥ 22.15).
+ * @type {typeof Module & { _extensions: Record<string, Function>, _resolveFilename: Function, registerHooks?: Function }}
+ */
+const ModuleLoader = /** @type {any} */ (Module);
 
 import { compiledCode, currentManifest, load, resolve, useManifest } from './module-hooks.mjs';
 import { answeredBefore, askBinary, askThrough } from './on-demand.mjs';
@@ -25,15 +33,19 @@ import { answeredBefore, askBinary, askThrough } from './on-demand.mjs';
  * manifest and resolves once they have it (at once in this thread; after a round trip to
  * the loader thread).
  */
+/**
+ * @param {{ requests: number, answers: number } | null} [moduleChannel]
+ * @returns {(next: import('./protocol.js').Manifest) => Promise<void>}
+ */
 export function serveProjectModules(moduleChannel = null) {
   // One lock for every thread that asks (this one and the loader thread): one request at
   // a time on the channel.
   const channel = moduleChannel && { ...moduleChannel, lock: new Int32Array(new SharedArrayBuffer(4)) };
   askThrough(channel);
   const postToLoaderThread = registerModuleHooks(channel);
-  for (const extension of ['.ts', '.cts', '.mts']) Module._extensions[extension] = compileCommonJs;
-  const resolveFilename = Module._resolveFilename;
-  Module._resolveFilename = function resolveWithManifest(request, parent, isMain, options) {
+  for (const extension of ['.ts', '.cts', '.mts']) ModuleLoader._extensions[extension] = compileCommonJs;
+  const resolveFilename = ModuleLoader._resolveFilename;
+  ModuleLoader._resolveFilename = function resolveWithManifest(request, parent, isMain, options) {
     const manifest = currentManifest();
     const sdk = manifest.sdk[request];
     if (sdk) return sdk.require;
@@ -67,14 +79,15 @@ const WHERE_MODULE_HOOKS_RUN = Symbol.for('agent-sdk.module-hooks');
  * manifest and wait until it has it). The loader thread asks the binary through `channel`.
  */
 function registerModuleHooks(channel) {
-  const inThread = typeof Module.registerHooks === 'function' && process.env.AGENT_SDK_MODULE_HOOKS !== 'worker';
+  const { registerHooks } = ModuleLoader;
+  const inThread = typeof registerHooks === 'function' && process.env.AGENT_SDK_MODULE_HOOKS !== 'worker';
   Object.defineProperty(globalThis, WHERE_MODULE_HOOKS_RUN, { value: inThread ? 'in-thread' : 'worker' });
   if (inThread) {
     // require() reaches these hooks too (with the "require" condition): it is left to the
     // CommonJS hooks below, as on the loader thread, which never sees it.
     const forImports = (hook) => (first, context, next) =>
       context.conditions?.includes('require') ? next(first, context) : hook(first, context, next);
-    Module.registerHooks({ resolve: forImports(resolve), load: forImports(load) });
+    registerHooks.call(Module, { resolve: forImports(resolve), load: forImports(load) });
     return null;
   }
   // The global MessageChannel: importing node:worker_threads for it costs start-up time.
@@ -119,7 +132,7 @@ function compileCommonJs(module, filename) {
   const entry = manifest.modules[filename];
   if (entry?.format === 'module') {
     const error = new Error(`require() of ES Module ${filename} not supported (it is an ES module: import it)`);
-    error.code = 'ERR_REQUIRE_ESM';
+    /** @type {NodeJS.ErrnoException} */ (error).code = 'ERR_REQUIRE_ESM';
     throw error;
   }
   if (!entry?.code) throw new Error(`agent-sdk could not compile ${filename}`);

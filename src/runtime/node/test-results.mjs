@@ -1,3 +1,4 @@
+// @ts-check
 // `agent-sdk test`: a reporter for Node's test runner (`--test-reporter=<this file>`, its
 // destination a file the binary reads once Node has finished). It writes one JSON line,
 // the TestResults of src/commands/test/results.rs:

@@ -1,3 +1,4 @@
+// @ts-check
 // `agent-sdk test`: imported first (`node --import <this file> --test …`) into every process
 // of Node's test runner, so the test files and everything they import load exactly as
 // `run` loads the hooks (project-modules.mjs). The binary compiled them beforehand and
@@ -9,4 +10,4 @@ import { serveProjectModules } from './project-modules.mjs';
 
 const installManifest = serveProjectModules();
 // Top-level await: Node loads no test file before the loader thread has the manifest.
-await installManifest(JSON.parse(readFileSync(process.env.AGENT_SDK_TEST_MANIFEST, 'utf8')));
+await installManifest(JSON.parse(readFileSync(/** @type {string} */ (process.env.AGENT_SDK_TEST_MANIFEST), 'utf8')));

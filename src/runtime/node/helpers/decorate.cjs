@@ -1,3 +1,4 @@
+// @ts-check
 // TypeScript's legacy decorators (`experimentalDecorators`), lowered by agent-sdk's
 // compiler: applies `decorators` to a class (two arguments) or to a member of it (four),
 // last to first, each one's result replacing what it decorates when it returns one.
@@ -6,8 +7,10 @@
 
 module.exports = function decorate(decorators, target, key, descriptor) {
   const onMember = arguments.length > 2;
-  if (typeof Reflect === 'object' && typeof Reflect.decorate === 'function') {
-    return onMember ? Reflect.decorate(decorators, target, key, descriptor) : Reflect.decorate(decorators, target);
+  // A metadata library (reflect-metadata) may have added `Reflect.decorate`; the ES Reflect has none.
+  const reflect = /** @type {typeof Reflect & { decorate?: Function }} */ (Reflect);
+  if (typeof reflect === 'object' && typeof reflect.decorate === 'function') {
+    return onMember ? reflect.decorate(decorators, target, key, descriptor) : reflect.decorate(decorators, target);
   }
   let result = onMember && descriptor === null ? Object.getOwnPropertyDescriptor(target, key) : descriptor;
   if (!onMember) result = target;

@@ -1,3 +1,4 @@
+// @ts-check
 // A parameter decorator of TypeScript's legacy decorators, as a member decorator that
 // passes the parameter's position on.
 

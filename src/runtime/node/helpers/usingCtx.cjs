@@ -1,3 +1,4 @@
+// @ts-check
 // `using` / `await using`, lowered by agent-sdk's compiler for Node 20 (which cannot parse
 // them): `ctx.u(value)` and `ctx.a(value)` register a resource for a block, `ctx.e` holds
 // what the block threw, and `ctx.d()` disposes the resources in reverse order (returning a
@@ -14,6 +15,7 @@ function suppress(error, suppressed) {
   if (typeof globalThis.SuppressedError === 'function') {
     return new globalThis.SuppressedError(error, suppressed, message);
   }
+  /** @type {Error & { error?: unknown, suppressed?: unknown }} */
   const chained = new Error(message);
   chained.name = 'SuppressedError';
   chained.error = error;

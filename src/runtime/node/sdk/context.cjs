@@ -1,3 +1,4 @@
+// @ts-check
 // The handler context `ctx` (SPEC §7), built one way for the hook runtime (host.mjs, whose
 // host calls the binary answers) and the test kit (testing.cjs, which answers them in
 // memory): the same members, the same argument handling, the same freezing, whoever answers.
@@ -106,7 +107,7 @@ function unavailable(member) {
       fail(traps.apply);
     },
     construct() {
-      fail(traps.construct);
+      return fail(traps.construct);
     },
   };
   // A function target, so that calling the member reaches `apply`; a frozen one, so that
@@ -121,7 +122,7 @@ function deepFreeze(value) {
   freeze(value);
   const own = ownKeys(value);
   for (let index = 0; index < own.length; index++) {
-    deepFreeze(getOwnPropertyDescriptor(value, own[index]).value);
+    deepFreeze(/** @type {PropertyDescriptor} */ (getOwnPropertyDescriptor(value, own[index])).value);
   }
   return value;
 }

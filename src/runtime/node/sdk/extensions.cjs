@@ -1,3 +1,4 @@
+// @ts-check
 // `@cursor/bdk/extensions` (and `@grok/agent-sdk/extensions`, `@cursor/july/extensions`):
 // what an extension package is made with, and how a project adjusts its mount. Provided by
 // the agent-sdk runtime itself. CommonJS, so `require` and `import` (through

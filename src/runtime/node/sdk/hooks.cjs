@@ -1,3 +1,4 @@
+// @ts-check
 // `@cursor/bdk/hooks` (and `@grok/agent-sdk/hooks`, `@cursor/july/hooks`): what a hook
 // module's default export is made with. Provided by the agent-sdk runtime itself.
 // CommonJS, so `require` (in `.cjs` hooks) and `import` (through `hooks.mjs`) share it.

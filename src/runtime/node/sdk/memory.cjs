@@ -1,3 +1,4 @@
+// @ts-check
 // `@cursor/bdk/memory` (and the two other packages' `/memory`): a ready-made hook that
 // appends one record per turn to a journal shared by every session of the agent, so later
 // sessions (and the model, with its file tools) can read what happened.

@@ -1,3 +1,4 @@
+// @ts-check
 // The ES module face of `memory.cjs`: one implementation for `import` and `require`.
 
 import memory from './memory.cjs';

@@ -1,3 +1,4 @@
+// @ts-check
 // `@cursor/bdk/testing` (and `@grok/agent-sdk/testing`, `@cursor/july/testing`): the test
 // kit. A hook is a plain object, so a test calls its handlers with a realistic event and a
 // stub ctx, or dispatches an event the way the runtime does, then asserts on what the hook
@@ -10,6 +11,7 @@ const { AsyncLocalStorage } = require('node:async_hooks');
 const { resolve } = require('node:path');
 
 const { buildContext, otelMeter, deepFreeze } = require('./context.cjs');
+// @ts-expect-error events.cjs is written beside this file by the binary (src/sdk/files.rs), from the event catalog.
 const { EXAMPLES } = require('./events.cjs');
 const { isHookDefinition } = require('./hooks.cjs');
 
