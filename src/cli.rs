@@ -724,7 +724,7 @@ fn parse_reporter_destination(text: &str) -> Result<ReporterDestination, String>
 pub enum OutputFormat {
     /// Source snippets with labels; colour on a terminal.
     Pretty,
-    /// One JSON document (schemaVersion 1), documented in the README.
+    /// One JSON document (schemaVersion 1), documented in docs/formats.md.
     Json,
     /// GitHub Actions workflow commands (`::error file=…`), one per line.
     Github,
