@@ -2,8 +2,6 @@
 //! generate today, and the bash ones complete in a real bash: the words typed so far go in
 //! as bash hands them to a completion function, and what it offers comes out.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -4,11 +4,11 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{copy_fixture, store};
 use crate::common::dev_server::{DevServer, dev_command, in_project, sse_data};
+use crate::common::{copy_fixture, store};
 use serde_json::Value;
 
 fn record(dir: &Path) -> Vec<String> {
@@ -650,8 +650,7 @@ fn ctrl_c_stops_cleanly_and_a_restart_replays_nothing() {
     // The session survives the restart and goes on from its last index.
     let more = again.send(&session, "still here");
     assert_eq!(more[0]["index"], events.len() as u64);
-    again.signal("-TERM");
-    assert_eq!(again.wait(), Some(0));
+    assert_eq!(again.stop(), Some(0));
 }
 
 #[test]
@@ -796,8 +795,7 @@ fn logs_with_tail_0_across_a_restart_prints_the_lines_logged_meanwhile() {
     };
     // The follower is connected (it answers with the server's log) before the server stops.
     std::thread::sleep(Duration::from_millis(500));
-    server.signal("-TERM");
-    assert_eq!(server.wait(), Some(0));
+    assert_eq!(server.stop(), Some(0));
     let restarted = DevServer::start(dir.path(), port);
     let started = Instant::now();
     loop {
@@ -963,12 +961,10 @@ fn the_token_survives_a_restart_until_rotated_and_remote_binding_needs_a_flag() 
     let dir = copy_fixture("dev", "basic");
     let first = DevServer::start(dir.path(), 0);
     let token = first.token.clone();
-    first.signal("-TERM");
-    assert_eq!(first.wait(), Some(0));
+    assert_eq!(first.stop(), Some(0));
     let second = DevServer::start(dir.path(), 0);
     assert_eq!(second.token, token, "kept across a restart, so a `logs -f` survives one");
-    second.signal("-TERM");
-    assert_eq!(second.wait(), Some(0));
+    assert_eq!(second.stop(), Some(0));
     let rotated = common::agent_sdk()
         .args(["dev", "--port", "0", "--rotate-token"])
         .current_dir(dir.path())
@@ -1327,8 +1323,7 @@ fn logs_after_the_server_stopped_prints_the_local_history_and_says_so() {
     let session = server.create_session();
     server.send(&session, "hello");
     let served: Vec<Value> = server.logs("");
-    server.signal("-TERM");
-    assert_eq!(server.wait(), Some(0));
+    assert_eq!(server.stop(), Some(0));
     let output = logs_command(dir.path(), &["--json"]).env("NO_COLOR", "1").output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -1560,8 +1555,7 @@ fn dev_exports_each_message_s_trace_under_its_request_span() {
         .unwrap();
     assert_eq!(response.status(), 200);
     let _ = response.text();
-    server.signal("-TERM");
-    assert_eq!(server.wait(), Some(0));
+    assert_eq!(server.stop(), Some(0));
     let log = std::fs::read_to_string(dir.path().join("dev.log")).unwrap();
     let spans = common::otlp::spans(&collector.wait_for(
         |requests| common::otlp::spans(requests).iter().filter(|span| span.name == "agent_sdk.turn").count() == 2,

@@ -4,8 +4,6 @@
 //! The property runs the real command-line parser in process (spawning the binary for
 //! each case would take minutes); a handful of extreme values then go through the binary.
 
-use crate::common;
-
 use std::time::{Duration, Instant};
 
 use agent_sdk::cli::{Cli, Command};

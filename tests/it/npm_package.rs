@@ -2,8 +2,6 @@
 //! own binary, installed from their tarballs into a project offline, and run through `npx`
 //! the way a TypeScript developer runs them.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::OnceLock;

@@ -3,8 +3,6 @@
 //! Decoding proper (protobuf, gzip, OTLP/JSON's hex ids, bad bodies) is checked by
 //! `tests/otlp/selftest.py`; this checks the Rust side's flattening, on OTLP/JSON requests.
 
-use crate::common;
-
 use std::time::Duration;
 
 use crate::common::otlp::{Attributes, LogRecord, MetricKind, MetricPoint, Receiver, Span, SpanEvent, Temporality};

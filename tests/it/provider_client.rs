@@ -2,8 +2,6 @@
 //! `common::model_server`, which misbehaves as real ones do: errors, Retry-After, cut
 //! streams, silence, echoed keys.
 
-use crate::common;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::mpsc;
@@ -14,7 +12,9 @@ use agent_sdk::model::{ModelOutput, ModelStream, Next, ToolCall};
 use agent_sdk::state::log_record::Level;
 use serde_json::{Value, json};
 
-use crate::common::model_server::{ModelServer, SSE_HEAD, event, finish, hang_after, raw, status, streamed, text, usage};
+use crate::common::model_server::{
+    ModelServer, SSE_HEAD, event, finish, hang_after, raw, status, streamed, text, usage,
+};
 
 const KEY: &str = "sk-test-secret-4242";
 

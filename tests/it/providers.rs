@@ -7,15 +7,14 @@
 use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::common::model_server::{Answer, ModelServer, SSE_HEAD, event, finish, raw, status, streamed, text, usage};
 use crate::common::dev_server::DevServer;
+use crate::common::model_server::{Answer, ModelServer, SSE_HEAD, event, finish, raw, status, streamed, text, usage};
 use crate::common::{Ran, copy_fixture, root, run_recorded};
 
 // ---------------------------------------------------------------------------------------

@@ -5,8 +5,6 @@
 //! every module resolution a project may use, and fails where a hook names an event type
 //! that does not exist or reads a field its event does not have: the error and line checked.
 
-use crate::common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -245,5 +245,8 @@ pub fn in_project(mut command: Command, dir: &Path) -> Command {
 
 /// The `data:` lines of an SSE stream, as JSON.
 pub fn sse_data(text: &str) -> Vec<Value> {
-    text.lines().filter_map(|line| line.strip_prefix("data: ")).map(|data| serde_json::from_str(data).unwrap()).collect()
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
 }

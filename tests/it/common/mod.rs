@@ -1,7 +1,5 @@
 //! Running the real binary the way a user does, and writing down what they would see.
 
-#![allow(dead_code)] // Each test crate uses a different part of this.
-
 pub mod dev_server;
 pub mod model_server;
 pub mod otlp;
