@@ -10,13 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 read -r -a versions <<<"${AGENT_SDK_NODE_MATRIX:-22.23.3 24.21.0 26.10.0}"
-# As cargo takes them: `--test <suite>` each.
+# As libtest takes them: a module's path, `<suite>::`, filters the one test crate to it.
 node_suites=()
 for suite in runtime agreement run dev test_command hostile init types extensions otel; do
-  node_suites+=(--test "$suite")
+  node_suites+=("$suite::")
 done
 both_paths=()
-for suite in runtime agreement hostile extensions test_command; do both_paths+=(--test "$suite"); done
+for suite in runtime agreement hostile extensions test_command; do both_paths+=("$suite::"); done
 
 for version in "${versions[@]}"; do
   dir="target/node/$version"
@@ -25,7 +25,7 @@ for version in "${versions[@]}"; do
   fi
   bin="$(cd "$dir/node_modules/.bin" && pwd)"
   echo "== Node $("$bin/node" --version): module hooks in-thread"
-  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" cargo test --locked "${node_suites[@]}"
+  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" cargo test --locked --test it -- "${node_suites[@]}"
   echo "== Node $("$bin/node" --version): module hooks on the loader thread"
-  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" AGENT_SDK_MODULE_HOOKS=worker cargo test --locked "${both_paths[@]}"
+  PATH="$bin:$PATH" AGENT_SDK_NODE="$bin/node" AGENT_SDK_MODULE_HOOKS=worker cargo test --locked --test it -- "${both_paths[@]}"
 done

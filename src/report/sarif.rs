@@ -1,4 +1,4 @@
-//! `--format sarif`: a SARIF 2.1.0 log for code-scanning uploads (tests/cli.rs checks every
+//! `--format sarif`: a SARIF 2.1.0 log for code-scanning uploads (tests/it/cli.rs checks every
 //! fixture's log against the official schema). Beyond the schema it gives GitHub code
 //! scanning what it needs: every code is a rule with both descriptions, help and a
 //! `helpUri`; every result has a location with a region (a project-wide finding points at

@@ -3,7 +3,7 @@
 // @opentelemetry/api-logs of fixtures/otel/api-metrics: the parent a handler's span gives
 // the spans started inside it, what a span records, the traceparent fetch sends, and the
 // log records; and, through the hook host itself (handler-spans.mjs), the span of each
-// handler of a traced event. Prints one JSON object of what it saw; tests/otel.rs asserts
+// handler of a traced event. Prints one JSON object of what it saw; tests/it/otel.rs asserts
 // on it.
 
 import { once } from 'node:events';

@@ -2,7 +2,7 @@
 """Checks receiver.py beside this file: starts it in each mode, posts OTLP requests built
 with the same opentelemetry-proto classes (a span with a parent, a delta sum, a histogram,
 a log record), as protobuf, gzipped protobuf and OTLP/JSON, and asserts what it records and
-answers. The Rust side (tests/common/otlp.rs) flattens these lines; this checks decoding.
+answers. The Rust side (tests/it/common/otlp.rs) flattens these lines; this checks decoding.
 
   python3 tests/otlp/selftest.py
 

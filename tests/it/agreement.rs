@@ -1,0 +1,118 @@
+//! `validate`, `info` and `run` agree: for every valid project in the repository (every
+//! fixture, the example, the benchmark projects), the hooks `info --json` says would load
+//! are exactly the hooks `run` loads and dispatches to. A promise the CLI prints is only
+//! as good as this test. And no project the repository ships as working is refused: an
+//! error `validate` finds in one is a false error (the forms tsc and Node accept).
+
+use crate::common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::common::{copy_project, exit_code, link_workspace_packages, root};
+
+/// Hooks that throw, exit or never finish while they are imported, on purpose: no static
+/// check can see that, and `run` reports each of them as failed to load (exit 3).
+const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 6] = [
+    ("failures", "5-broken-import"),
+    ("failures", "7-exit-at-import"),
+    ("throws-at-import", "webhook"),
+    ("imports", "1-never-settles"),
+    ("imports", "2-spins"),
+    ("hanging", "hangs"),
+];
+
+/// The projects outside `fixtures/validate/` (where each case shows a finding) that have
+/// errors on purpose: `run` refuses them, as tests/it/run.rs and tests/it/runtime.rs check.
+const INVALID_ON_PURPOSE: [&str; 4] = ["errors", "decorators-standard", "missing-package", "missing-relative-import"];
+
+/// Every project in the repository: a folder holding `bot/` or `agent/`, with the folder
+/// to copy (a monorepo is copied whole) and `--dir` inside the copy.
+fn projects() -> Vec<(PathBuf, String)> {
+    let mut found = Vec::new();
+    for group in ["fixtures", "examples", "bench"] {
+        for entry in walkdir::WalkDir::new(root().join(group)).into_iter().filter_entry(|entry| {
+            let name = entry.file_name().to_string_lossy();
+            !(name == "node_modules" || name.starts_with('.') || name == "bot" || name == "agent")
+        }) {
+            let entry = entry.unwrap();
+            let dir = entry.path();
+            if !(dir.join("bot").is_dir() || dir.join("agent").is_dir()) {
+                continue;
+            }
+            match dir.ancestors().find(|ancestor| ancestor.join("packages").is_dir() && ancestor != &dir) {
+                Some(workspace) => {
+                    let inside = dir.strip_prefix(workspace).unwrap().to_string_lossy().into_owned();
+                    found.push((workspace.to_path_buf(), inside));
+                }
+                None => found.push((dir.to_path_buf(), ".".to_owned())),
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// A copy of `source` in a fresh folder, with the links `npm install` makes for workspaces.
+fn copy(source: &Path) -> tempfile::TempDir {
+    let copy = copy_project(source);
+    link_workspace_packages(copy.path());
+    copy
+}
+
+fn agent_sdk(cwd: &Path, args: &[&str]) -> std::process::Output {
+    common::agent_sdk().args(args).current_dir(cwd).env("NO_COLOR", "1").env_remove("NODE_OPTIONS").output().unwrap()
+}
+
+#[test]
+fn every_hook_info_lists_is_loaded_and_dispatched_to_by_run() {
+    let mut checked = 0;
+    for (source, dir) in projects() {
+        let case = source.file_name().unwrap().to_string_lossy().into_owned();
+        let project = copy(&source);
+        let info = agent_sdk(project.path(), &["info", "--json", "--dir", &dir]);
+        let report: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        let Some(agent) = report["agents"].get(0) else { continue };
+        if agent["diagnostics"]["errors"] != 0 {
+            let on_purpose =
+                source.starts_with(root().join("fixtures/validate")) || INVALID_ON_PURPOSE.contains(&case.as_str());
+            if !on_purpose {
+                let validate = agent_sdk(project.path(), &["validate", "--dir", &dir]);
+                panic!(
+                    "{case}: validate refuses a project that should run\n{}",
+                    String::from_utf8_lossy(&validate.stdout)
+                );
+            }
+            continue; // not a valid project: `run` refuses it, as tests/it/run.rs checks
+        }
+        let promised: BTreeSet<String> =
+            agent["hooks"].as_array().unwrap().iter().map(|hook| hook["name"].as_str().unwrap().to_owned()).collect();
+
+        // Loading date-fns's whole index (bench/realistic's digest hook) takes Node itself 2 s
+        // or more on a busy 2-core machine: a hook's import is given 10 s.
+        let args = ["run", "--dir", &dir, "--event", "turn.completed", "--log-format", "json", "--hook-timeout", "10s"];
+        let ran = agent_sdk(project.path(), &args);
+        let log = String::from_utf8_lossy(&ran.stderr);
+        assert_ne!(exit_code(&ran), 1, "{case}: run refused a project info accepted\n{log}");
+        let records: Vec<serde_json::Value> =
+            log.lines().map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("{case}: {line}"))).collect();
+        let loaded: BTreeSet<String> = records
+            .iter()
+            .filter_map(|record| record["message"].as_str()?.strip_prefix("loaded hook \"")?.strip_suffix('"'))
+            .map(str::to_owned)
+            .collect();
+        let expected: BTreeSet<String> = promised
+            .iter()
+            .filter(|hook| !FAIL_AT_IMPORT_ON_PURPOSE.contains(&(case.as_str(), hook.as_str())))
+            .cloned()
+            .collect();
+        assert_eq!(loaded, expected, "{case}: info promised {promised:?}\n{log}");
+        let summary =
+            records.iter().filter_map(|record| record["message"].as_str()).find(|m| m.starts_with("summary:"));
+        let hooks = if expected.len() == 1 { "1 hook;".to_owned() } else { format!("{} hooks;", expected.len()) };
+        assert!(summary.is_some_and(|summary| summary.contains(&format!("dispatched to {hooks}"))), "{case}: {log}");
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} valid projects were found");
+}

@@ -1,0 +1,198 @@
+//! Exit codes and the command line itself: usage errors, `--deny-warnings`, `bdk`.
+
+use crate::common;
+
+use crate::common::{exit_code, fixture, root, run_in, transcript};
+
+#[test]
+fn a_clean_project_exits_0() {
+    assert_eq!(exit_code(&run_in(&fixture("validate", "accepted-forms"), &["validate"])), 0);
+}
+
+#[test]
+fn warnings_fail_only_with_deny_warnings() {
+    let dir = fixture("validate", "unknown-event");
+    assert_eq!(exit_code(&run_in(&dir, &["validate"])), 0);
+    assert_eq!(exit_code(&run_in(&dir, &["validate", "--deny-warnings"])), 1);
+}
+
+#[test]
+fn advice_never_fails() {
+    let dir = fixture("validate", "dynamic-events");
+    assert_eq!(exit_code(&run_in(&dir, &["validate", "--deny-warnings"])), 0);
+}
+
+#[test]
+fn a_bad_flag_is_a_usage_error() {
+    insta::assert_snapshot!(transcript(&root(), &["validate", "--format", "xml"]));
+}
+
+#[test]
+fn help_exits_0() {
+    let output = run_in(&root(), &["validate", "--help"]);
+    assert_eq!(exit_code(&output), 0);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("--deny-warnings"));
+}
+
+#[test]
+fn info_prints_a_tree_and_says_when_hooks_have_errors() {
+    insta::assert_snapshot!(transcript(&fixture("validate", "parse-error"), &["info"]));
+}
+
+/// A hook whose events cannot be known before it runs (re-exported here) reads `null` in
+/// JSON and "events unknown" in the tree, not as a hook with no events; a handler that cannot
+/// be checked leaves its key known.
+#[test]
+fn info_says_when_a_hook_s_events_are_unknown() {
+    insta::assert_snapshot!(common::transcripts(&fixture("info", "events-unknown"), &[&["info"], &["info", "--json"]]));
+}
+
+#[test]
+fn info_tree_of_every_accepted_form() {
+    insta::assert_snapshot!(transcript(&fixture("validate", "accepted-forms"), &["info"]));
+}
+
+#[test]
+fn sarif_is_a_sarif_2_1_0_log() {
+    let output = run_in(&fixture("validate", "unknown-event"), &["validate", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    insta::assert_json_snapshot!(log, { ".runs[0].tool.driver.version" => "[version]" });
+}
+
+#[test]
+fn bdk_is_the_same_program() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_bdk"))
+        .args(["validate", "--format", "json"])
+        .current_dir(fixture("validate", "accepted-forms"))
+        .output()
+        .unwrap();
+    let expected = run_in(&fixture("validate", "accepted-forms"), &["validate", "--format", "json"]);
+    assert_eq!(output.stdout, expected.stdout);
+    assert_eq!(exit_code(&output), 0);
+}
+
+/// `agent-sdk validate` in a pipe, with only the given colour variables set.
+fn validate_with_colour_env(env: &[(&str, &str)]) -> bool {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .arg("validate")
+        .current_dir(fixture("validate", "unknown-event"))
+        .env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    output.stdout.contains(&0x1b)
+}
+
+#[test]
+fn force_color_and_clicolor_force_colour_a_pipe_unless_no_color() {
+    assert!(!validate_with_colour_env(&[]), "a pipe is not coloured");
+    assert!(validate_with_colour_env(&[("FORCE_COLOR", "1")]));
+    assert!(validate_with_colour_env(&[("FORCE_COLOR", "3")]));
+    assert!(validate_with_colour_env(&[("CLICOLOR_FORCE", "1")]));
+    assert!(!validate_with_colour_env(&[("FORCE_COLOR", "0")]), "0 forces nothing");
+    assert!(!validate_with_colour_env(&[("CLICOLOR_FORCE", "")]), "empty forces nothing");
+    assert!(!validate_with_colour_env(&[("FORCE_COLOR", "1"), ("NO_COLOR", "1")]), "NO_COLOR wins");
+    let never = run_in(&fixture("validate", "unknown-event"), &["validate", "--color", "never"]);
+    assert!(!never.stdout.contains(&0x1b));
+}
+
+#[test]
+fn quiet_prints_the_findings_without_the_summary() {
+    let dir = fixture("validate", "unknown-event");
+    let quiet = String::from_utf8(run_in(&dir, &["validate", "--quiet"]).stdout).unwrap();
+    let full = String::from_utf8(run_in(&dir, &["validate"]).stdout).unwrap();
+    assert!(quiet.contains("`turn.complete` is not an event type"), "{quiet}");
+    assert!(!quiet.contains("Found"), "{quiet}");
+    assert!(full.starts_with(&quiet) && full.ends_with("Found 3 warnings in 1 file; 1 hook would load.\n"), "{full}");
+    let clean = run_in(&root(), &["-q", "validate", "examples/acme-bot"]);
+    assert_eq!((exit_code(&clean), clean.stdout.as_slice(), clean.stderr.as_slice()), (0, &b""[..], &b""[..]));
+}
+
+#[test]
+fn quiet_run_prints_the_reply_and_no_info_lines() {
+    let project = common::copy_project(&root().join("examples/acme-bot"));
+    let ran = common::run_recorded(project.path(), &["run", "-q", "--message", "hi"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert!(ran.stdout().contains("You said: \"hi\""), "{}", ran.both());
+    assert_eq!(ran.log(), "", "no serve-log line but warnings and errors");
+    let loud = common::run_recorded(project.path(), &["run", "--message", "hi"], &[]);
+    assert!(loud.log().contains("INFO"), "{}", loud.both());
+}
+
+/// Every command's `--help`, as a user reads it: each names an example.
+#[test]
+fn every_command_has_help_with_an_example() {
+    insta::assert_snapshot!("help", transcript(&root(), &["--help"]));
+    for command in ["validate", "info", "run", "dev", "test", "logs", "sdk", "init", "completions"] {
+        let help = transcript(&root(), &[command, "--help"]);
+        assert!(help.contains("Example: agent-sdk "), "{help}");
+        insta::assert_snapshot!(format!("help_{command}"), help);
+    }
+}
+
+#[test]
+fn the_about_text_names_every_command() {
+    let help = String::from_utf8(run_in(&root(), &["--help"]).stdout).unwrap();
+    let about = help.split("Usage:").next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    for command in ["validate", "info", "run", "dev", "test", "logs", "sdk", "init", "completions"] {
+        assert!(about.contains(&format!(" {command} ")), "{command} is not named in:\n{about}");
+    }
+}
+
+#[test]
+fn colour_only_when_asked_or_on_a_terminal() {
+    let dir = fixture("validate", "unknown-event");
+    let plain = run_in(&dir, &["validate"]);
+    assert!(!plain.stdout.contains(&0x1b), "no escape codes in a pipe");
+    let forced = run_in(&dir, &["validate", "--color", "always"]);
+    assert!(forced.stdout.contains(&0x1b), "--color always colours even in a pipe");
+}
+
+#[test]
+fn the_example_project_is_clean() {
+    let dir = root().join("examples/acme-bot");
+    insta::assert_snapshot!(common::transcripts(&dir, &[&["validate"], &["info"]]));
+}
+
+#[test]
+fn the_project_is_found_from_a_folder_inside_it() {
+    let nested = fixture("validate", "unknown-event").join("bot/hooks");
+    let info = run_in(&nested, &["info", "--json"]);
+    assert_eq!(exit_code(&info), 0, "{}", String::from_utf8_lossy(&info.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["dir"], "../..", "the root, spelt from where the user is");
+    let validate = run_in(&nested, &["validate", "--deny-warnings"]);
+    assert_eq!(exit_code(&validate), 1, "the project's warnings were found");
+    assert!(String::from_utf8_lossy(&validate.stdout).contains("typos.ts"));
+}
+
+#[test]
+fn with_no_project_above_the_folder_says_there_is_no_agent_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let nested = dir.path().join("some/folder");
+    std::fs::create_dir_all(&nested).unwrap();
+    let above = |folder: &std::path::Path| folder.join("bot").is_dir() || folder.join("agent").is_dir();
+    assert!(!nested.ancestors().any(above), "a folder above the temporary one holds a project");
+    let output = run_in(&nested, &["validate"]);
+    assert_eq!(exit_code(&output), 1);
+    assert!(String::from_utf8_lossy(&output.stdout).contains("no agent source folder"));
+}
+
+#[test]
+fn the_project_can_be_given_as_a_path() {
+    let positional = run_in(&root(), &["validate", "examples/acme-bot", "--format", "json"]);
+    let flag = run_in(&root(), &["validate", "--dir", "examples/acme-bot", "--format", "json"]);
+    assert_eq!(exit_code(&positional), 0, "{}", String::from_utf8_lossy(&positional.stderr));
+    assert_eq!(positional.stdout, flag.stdout);
+    let info = run_in(&root(), &["info", "examples/acme-bot", "--json"]);
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["dir"], "examples/acme-bot");
+    assert_eq!(info["agents"][0]["name"], "acme-bot");
+}
+
+#[test]
+fn a_path_and_dir_together_are_a_usage_error() {
+    insta::assert_snapshot!(transcript(&root(), &["info", "examples/acme-bot", "--dir", "examples/acme-bot"]));
+}

@@ -1,0 +1,36 @@
+//! The integration tests, one crate (a library edit relinks one test binary, not one per
+//! file): each module drives the real `agent-sdk` binary, or the library, for one command
+//! or concern, with the helpers of `common` (a dev server, the store, snapshot filters).
+//! `cargo test --test it -- run::` runs one module's tests.
+
+mod common;
+
+mod agreement;
+mod analyzer_never_panics;
+mod bad_input;
+mod chaos;
+mod ci_output;
+mod cli;
+mod completions;
+mod confinement;
+mod docs;
+mod floors;
+mod dev;
+mod extensions;
+mod flag_values;
+mod hostile;
+mod init;
+mod logs;
+mod memory;
+mod npm_package;
+mod npm_use;
+mod otel;
+mod otlp_receiver;
+mod provider_client;
+mod providers;
+mod run;
+mod runtime;
+mod sdk;
+mod test_command;
+mod types;
+mod validate;

@@ -1,0 +1,240 @@
+//! The npm packages (packaging/npm/): built by `packaging/npm/build.py` around this test's
+//! own binary, installed from their tarballs into a project offline, and run through `npx`
+//! the way a TypeScript developer runs them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use crate::common::{copy_fixture, exit_code, root, run_in};
+use serde_json::Value;
+
+const MAIN_PACKAGE: &str = "@agent-sdk/cli";
+const PLATFORM_PACKAGE: &str = "@agent-sdk/cli-linux-x64";
+
+/// The two tarballs `build.py` writes: the main package's and this platform's.
+struct Tarballs {
+    main: PathBuf,
+    platform: PathBuf,
+}
+
+/// Built once for all the tests here, under the target directory's scratch folder.
+fn tarballs() -> &'static Tarballs {
+    static TARBALLS: OnceLock<Tarballs> = OnceLock::new();
+    TARBALLS.get_or_init(|| {
+        let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-package");
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&scratch).unwrap();
+        let binary = binary_to_ship(&scratch);
+        let out = scratch.join("tarballs");
+        let built = Command::new("python3")
+            .arg(root().join("packaging/npm/build.py"))
+            .arg("--binary")
+            .arg(&binary)
+            .arg("--out")
+            .arg(&out)
+            .current_dir(root())
+            .output()
+            .expect("python3 runs packaging/npm/build.py (it needs python3 ≥ 3.11, node and npm on PATH)");
+        assert!(built.status.success(), "build.py failed:\n{}", both(&built));
+        let printed = String::from_utf8_lossy(&built.stdout);
+        let paths: Vec<PathBuf> = printed.lines().map(PathBuf::from).collect();
+        let [main, platform] = paths.as_slice() else { panic!("build.py prints two tarballs, not:\n{printed}") };
+        assert!(main.is_file() && platform.is_file(), "build.py printed tarballs that are not there:\n{printed}");
+        Tarballs { main: main.clone(), platform: platform.clone() }
+    })
+}
+
+/// This test's `agent-sdk` binary without its debug info (`strip --strip-debug`, from the
+/// binutils the Rust linker already needs): the same program, a tenth of the size to pack.
+/// Where `strip` is missing the binary is shipped as it is, only slower to pack.
+fn binary_to_ship(scratch: &Path) -> PathBuf {
+    let binary = Path::new(env!("CARGO_BIN_EXE_agent-sdk"));
+    let stripped = scratch.join("agent-sdk");
+    let strip = Command::new("strip").arg("--strip-debug").arg("-o").arg(&stripped).arg(binary).status();
+    if strip.is_ok_and(|status| status.success()) { stripped } else { binary.to_owned() }
+}
+
+/// A copy of `fixtures/<group>/<case>` with both packages installed from their tarballs, offline.
+struct Project {
+    dir: tempfile::TempDir,
+    /// npm's cache and user config, kept out of the user's `~/.npm` and `~/.npmrc`.
+    npm_home: tempfile::TempDir,
+}
+
+impl Project {
+    fn install(group: &str, case: &str) -> Self {
+        let tarballs = tarballs();
+        let project = Project { dir: copy_fixture(group, case), npm_home: tempfile::tempdir().unwrap() };
+        let install = project
+            .npm("npm")
+            .args(["install", "--no-audit", "--no-fund"])
+            .arg(&tarballs.main)
+            .arg(&tarballs.platform)
+            .output()
+            .expect("npm runs (it comes with Node.js)");
+        assert!(install.status.success(), "npm install of the tarballs failed:\n{}", both(&install));
+        project
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `program` (npm, npx, node) in the project, offline, with an empty user config.
+    fn npm(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(self.path())
+            .env("npm_config_offline", "true")
+            .env("npm_config_cache", self.npm_home.path().join("cache"))
+            .env("npm_config_userconfig", self.npm_home.path().join("npmrc"))
+            .env("npm_config_update_notifier", "false")
+            .env("NO_COLOR", "1")
+            .env_remove("FORCE_COLOR")
+            .env_remove("CLICOLOR_FORCE");
+        command
+    }
+
+    fn npx(&self, args: &[&str]) -> Output {
+        self.npm("npx").args(args).output().expect("npx runs (it comes with Node.js)")
+    }
+
+    fn installed_manifest(&self, package: &str) -> Value {
+        let manifest = self.path().join("node_modules").join(package).join("package.json");
+        serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap()
+    }
+}
+
+#[test]
+fn npx_agent_sdk_and_npx_bdk_answer_as_the_binary_does() {
+    let project = Project::install("validate", "accepted-forms");
+
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(project.installed_manifest(MAIN_PACKAGE)["version"], version);
+    assert_eq!(project.installed_manifest(MAIN_PACKAGE)["optionalDependencies"][PLATFORM_PACKAGE], version);
+    assert_eq!(project.installed_manifest(PLATFORM_PACKAGE)["version"], version);
+    assert_eq!(project.installed_manifest(PLATFORM_PACKAGE)["os"], serde_json::json!(["linux"]));
+    assert_eq!(project.installed_manifest(PLATFORM_PACKAGE)["cpu"], serde_json::json!(["x64"]));
+    // The main package's optional dependency is met by the platform tarball (`npm ls` fails
+    // on a missing or invalid one).
+    let tree = project.npm("npm").args(["ls", "--all", "--json"]).output().unwrap();
+    assert!(tree.status.success(), "{}", both(&tree));
+    let tree: Value = serde_json::from_slice(&tree.stdout).unwrap();
+    assert_eq!(tree["dependencies"][MAIN_PACKAGE]["dependencies"][PLATFORM_PACKAGE]["version"], version, "{tree:#}");
+
+    let validate = project.npx(&["agent-sdk", "validate"]);
+    assert_eq!(exit_code(&validate), 0, "{}", both(&validate));
+    assert!(String::from_utf8_lossy(&validate.stdout).contains("Found no problems"), "{}", both(&validate));
+    assert_same(&validate, &run_in(project.path(), &["validate"]));
+
+    let info = project.npx(&["bdk", "info", "--json"]);
+    assert_eq!(exit_code(&info), 0, "{}", both(&info));
+    let json: Value = serde_json::from_slice(&info.stdout).expect("`bdk info --json` prints JSON");
+    assert_eq!(json["agents"][0]["name"], "acme-bot", "{json:#}");
+    assert_same(&info, &run_in(project.path(), &["info", "--json"]));
+
+    // Findings come back as the binary's exit code.
+    let broken = copy_fixture("validate", "duplicate-name");
+    let dir = broken.path().to_str().unwrap();
+    let failed = project.npx(&["agent-sdk", "validate", "--dir", dir]);
+    assert_eq!(exit_code(&failed), 1, "{}", both(&failed));
+    assert_same(&failed, &run_in(project.path(), &["validate", "--dir", dir]));
+
+    // `bdk` starts the one binary under its own name.
+    let usage = project.npx(&["bdk", "--no-such-flag"]);
+    assert_eq!(exit_code(&usage), 2, "{}", both(&usage));
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("Usage: bdk "), "{}", both(&usage));
+}
+
+#[test]
+fn a_signal_for_the_launcher_reaches_the_binary_and_the_binary_s_end_comes_back() {
+    let project = Project::install("dev", "basic");
+
+    // SIGTERM to the launcher: `dev` stops cleanly, and the launcher exits with its 0.
+    let launcher = start_dev(&project);
+    let binary = wait_for_binary(&project, &launcher);
+    signal("-TERM", launcher.id());
+    let ended = launcher.wait_with_output().unwrap();
+    assert_eq!(ended.status.code(), Some(0), "{}", both(&ended));
+    assert!(String::from_utf8_lossy(&ended.stderr).contains("stopped"), "{}", both(&ended));
+    assert!(!Path::new(&format!("/proc/{binary}")).exists(), "the binary is gone with the launcher");
+
+    // The binary killed by a signal: the launcher ends by the same signal.
+    let _ = std::fs::remove_file(project.path().join(".agent-sdk/dev.json"));
+    let launcher = start_dev(&project);
+    let binary = wait_for_binary(&project, &launcher);
+    signal("-KILL", binary);
+    let ended = launcher.wait_with_output().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(ended.status.signal(), Some(9), "{:?}\n{}", ended.status, both(&ended));
+}
+
+#[test]
+fn without_its_platform_package_the_launcher_says_what_is_missing_and_how_to_get_it() {
+    let project = Project::install("validate", "accepted-forms");
+    // What npm leaves when optional dependencies are omitted.
+    std::fs::remove_dir_all(project.path().join("node_modules").join(PLATFORM_PACKAGE)).unwrap();
+
+    let validate = project.npx(&["agent-sdk", "validate"]);
+    assert_eq!(exit_code(&validate), 2, "{}", both(&validate));
+    let version = env!("CARGO_PKG_VERSION");
+    let stderr = String::from_utf8_lossy(&validate.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "agent-sdk: the binary for linux-x64 (glibc) comes in {PLATFORM_PACKAGE}, an optional dependency of \
+             {MAIN_PACKAGE}, and it is not installed.\nnpm leaves it out when optional dependencies are omitted \
+             (--omit=optional, --no-optional, or the same in an .npmrc) or when the lockfile was made on another \
+             platform. Install it with optional dependencies included (`npm install --include=optional`), or add \
+             it yourself: `npm install -D {PLATFORM_PACKAGE}@{version}`.\n"
+        )
+    );
+    assert!(validate.stdout.is_empty(), "{}", both(&validate));
+}
+
+/// `agent-sdk dev` through the installed launcher, with no terminal (as under a supervisor).
+fn start_dev(project: &Project) -> Child {
+    project
+        .npm("node")
+        .args(["node_modules/.bin/agent-sdk", "dev", "--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The pid of the binary the launcher started, once its server is up (it writes dev.json).
+fn wait_for_binary(project: &Project, launcher: &Child) -> u32 {
+    let dev_file = project.path().join(".agent-sdk/dev.json");
+    let started = Instant::now();
+    while !dev_file.is_file() {
+        assert!(started.elapsed() < Duration::from_secs(60), "dev did not start through the launcher");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let children = Command::new("pgrep").args(["-P", &launcher.id().to_string()]).output().unwrap();
+    let children = String::from_utf8_lossy(&children.stdout);
+    let [binary] = children.lines().collect::<Vec<_>>()[..] else { panic!("one child of the launcher: {children}") };
+    binary.parse().unwrap()
+}
+
+fn signal(signal: &str, pid: u32) {
+    assert!(Command::new("kill").args([signal, &pid.to_string()]).status().unwrap().success());
+}
+
+/// The launcher adds nothing: same exit code, same stdout, same stderr.
+fn assert_same(through_npx: &Output, direct: &Output) {
+    assert_eq!(exit_code(through_npx), exit_code(direct), "{}", both(through_npx));
+    assert_eq!(String::from_utf8_lossy(&through_npx.stdout), String::from_utf8_lossy(&direct.stdout));
+    assert_eq!(String::from_utf8_lossy(&through_npx.stderr), String::from_utf8_lossy(&direct.stderr));
+}
+
+fn both(output: &Output) -> String {
+    format!(
+        "----- stdout -----\n{}----- stderr -----\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
