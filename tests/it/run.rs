@@ -533,6 +533,17 @@ fn stderr_lines(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<String
     lines
 }
 
+/// Every line of a child that has exited, once its reader met the end of stderr (it drops
+/// its handle on `lines` then): cloning right after `wait()` could miss the last lines
+/// while the reader thread lags. Waits at most 20 s.
+fn all_lines(lines: &std::sync::Arc<std::sync::Mutex<Vec<String>>>) -> Vec<String> {
+    let started = std::time::Instant::now();
+    while std::sync::Arc::strong_count(lines) > 1 && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    lines.lock().unwrap().clone()
+}
+
 /// Waits (at most 20 s) until a line of `lines` contains `needle`.
 fn wait_for_line(lines: &std::sync::Mutex<Vec<String>>, needle: &str) {
     let started = std::time::Instant::now();
@@ -556,7 +567,7 @@ fn ctrl_c_after_the_turn_says_what_it_waits_for_and_exits_130_when_the_hooks_are
     wait_for_line(&lines, "hook \"boot\": boot started on #");
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
     let status = child.wait().unwrap();
-    let lines = lines.lock().unwrap().clone();
+    let lines = all_lines(&lines);
     assert_eq!(status.code(), Some(130), "{lines:#?}");
     assert!(
         lines.iter().any(|line| line
@@ -581,7 +592,7 @@ fn a_second_ctrl_c_stops_at_once_and_says_what_redeliver_will_send() {
         wait_for_line(&lines, "Ctrl-C again to stop now");
     }
     let status = child.wait().unwrap();
-    let lines = lines.lock().unwrap().clone();
+    let lines = all_lines(&lines);
     assert_eq!(status.code(), Some(130), "{lines:#?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(10), "it did not wait for the handler");
     let said = lines.iter().find(|line| line.contains("stopped at once: ")).expect("said what it left");
@@ -633,7 +644,7 @@ fn a_runtime_waiting_for_a_debugger_says_where_and_waits_for_it() {
         .unwrap();
     assert!(attached.status.success(), "{}", String::from_utf8_lossy(&attached.stderr));
     let status = child.wait().unwrap();
-    let lines = lines.lock().unwrap().clone();
+    let lines = all_lines(&lines);
     assert_eq!(status.code(), Some(0), "{lines:#?}");
     assert!(lines.iter().any(|line| line.contains("summary: 1 event dispatched")), "{lines:#?}");
 }
@@ -1281,7 +1292,7 @@ fn sigterm_and_sighup_stop_run_as_ctrl_c_does_and_leave_nothing_running() {
             wait_for_line(&lines, &again);
         }
         let status = child.wait().unwrap();
-        let lines = lines.lock().unwrap().clone();
+        let lines = all_lines(&lines);
         assert_eq!(status.code(), Some(code), "{signal}: {lines:#?}");
         if times == 2 {
             assert!(started.elapsed() < std::time::Duration::from_secs(30), "{signal}: it waited for the handler");
