@@ -273,8 +273,16 @@ fn followers_that_leave_give_back_their_connection_and_store() {
         let during = open_fds(pid);
         drop(burst);
         wait_for_fds_at_most(pid, before + 1);
-        // (Measured after: a connection the test made before may still have been closing.)
-        assert!(during >= open_fds(pid) + 20, "each follower held its connection: {during} files open");
+        // (Measured after: a connection the test made before may still have been closing;
+        // the fewest of a few looks, since the watcher opens folders for a moment as it looks.)
+        let after = (0..10)
+            .map(|_| {
+                std::thread::sleep(Duration::from_millis(30));
+                open_fds(pid)
+            })
+            .min()
+            .unwrap_or_default();
+        assert!(during >= after + 20, "each follower held its connection: {during} files open, {after} after");
     }
     assert_eq!(server.logs("?tail=1").len(), 1, "the server still answers");
 }
