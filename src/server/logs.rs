@@ -169,9 +169,7 @@ impl Filter {
         // Exactly as the store spells them: `?level=WARN` is no level.
         let least = match query.level.as_deref() {
             None => Level::Debug,
-            Some(text) => Level::ALL
-                .into_iter()
-                .find(|level| level.as_str() == text)
+            Some(text) => Level::from_stored(text)
                 .ok_or_else(|| format!("unknown level `{text}` (use debug, info, warn or error)"))?,
         };
         let levels = least.and_above().map(Level::as_str).collect();

@@ -25,6 +25,12 @@ impl Level {
         Level::ALL.into_iter().find(|level| level.as_str().eq_ignore_ascii_case(text))
     }
 
+    /// The level as the store and `/v1/logs` spell it (`warn`, never `WARN`); `None` for
+    /// anything else, such as a level from a newer server.
+    pub fn from_stored(text: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|level| level.as_str() == text)
+    }
+
     /// This level and every more serious one.
     pub fn and_above(self) -> impl Iterator<Item = Level> {
         Level::ALL.into_iter().filter(move |level| *level >= self)
@@ -83,5 +89,19 @@ impl Record {
     pub fn hook(mut self, hook: &str) -> Self {
         self.hook = Some(hook.to_owned());
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flag_takes_a_level_in_any_case_and_the_store_only_as_it_spells_it() {
+        assert_eq!(Level::parse("WARN"), Some(Level::Warn));
+        assert_eq!(Level::from_stored("warn"), Some(Level::Warn));
+        assert_eq!(Level::from_stored("WARN"), None);
+        assert_eq!(Level::from_stored("notice"), None);
+        assert_eq!(Level::Info.and_above().collect::<Vec<_>>(), [Level::Info, Level::Warn, Level::Error]);
     }
 }

@@ -144,7 +144,7 @@ fn label(level: &str) -> String {
 
 fn colored_label(level: &str) -> String {
     let label = label(level);
-    match Level::ALL.into_iter().find(|known| known.as_str() == level) {
+    match Level::from_stored(level) {
         Some(Level::Error) => label.red().bold().to_string(),
         Some(Level::Warn) => label.yellow().to_string(),
         Some(Level::Debug) => label.dimmed().to_string(),
