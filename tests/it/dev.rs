@@ -821,15 +821,13 @@ fn logs_with_tail_0_across_a_restart_prints_the_lines_logged_meanwhile() {
     drop(restarted);
 }
 
-#[test]
-fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat() {
-    let dir = copy_fixture("dev", "basic");
-    let port = free_port();
-    let server = DevServer::start(dir.path(), port);
-    let session = server.create_session();
-    server.send(&session, "before");
+/// `logs -f --json` in `dir`, and the `id` of every line it prints, as it prints them (the
+/// reader ends when the follower does).
+fn follow_json(
+    dir: &std::path::Path,
+) -> (std::process::Child, std::sync::Arc<std::sync::Mutex<Vec<u64>>>, std::thread::JoinHandle<()>) {
     let mut follower =
-        logs_command(dir.path(), &["-f", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        logs_command(dir, &["-f", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u64>::new()));
     let reader = {
         let printed = std::sync::Arc::clone(&printed);
@@ -842,6 +840,17 @@ fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat()
             }
         })
     };
+    (follower, printed, reader)
+}
+
+#[test]
+fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat() {
+    let dir = copy_fixture("dev", "basic");
+    let port = free_port();
+    let server = DevServer::start(dir.path(), port);
+    let session = server.create_session();
+    server.send(&session, "before");
+    let (mut follower, printed, reader) = follow_json(dir.path());
     let wait_for = |count: usize| {
         let started = Instant::now();
         while printed.lock().unwrap().len() < count {
@@ -885,20 +894,7 @@ fn logs_follows_a_server_whose_log_was_reset_from_the_new_start_and_says_so() {
     server.send(&session, "before");
     wait_for_log(&server, "turn completed");
     let old: Vec<u64> = server.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
-    let mut follower =
-        logs_command(dir.path(), &["-f", "--json"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let printed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u64>::new()));
-    let reader = {
-        let printed = std::sync::Arc::clone(&printed);
-        let stdout = follower.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            for line in std::io::BufReader::new(stdout).lines() {
-                let record: Value = serde_json::from_str(&line.unwrap()).unwrap();
-                printed.lock().unwrap().push(record["id"].as_u64().unwrap());
-            }
-        })
-    };
+    let (mut follower, printed, reader) = follow_json(dir.path());
     let wait_for = |expected: &[u64]| {
         let started = Instant::now();
         while printed.lock().unwrap().as_slice() != expected {
