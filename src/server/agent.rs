@@ -68,7 +68,7 @@ impl Agent {
         log.record_to(StateStore::open(&self.project().dir)?);
         log.notify(Arc::clone(&self.log_cursor));
         if let Some(telemetry) = &self.setup.telemetry {
-            log.export_to(Arc::clone(telemetry) as Arc<dyn crate::state::serve_log::ExportRecords>);
+            log.export_to(Arc::clone(telemetry));
         }
         Ok(log)
     }

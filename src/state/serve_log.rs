@@ -91,9 +91,9 @@ impl ServeLog {
 
     /// Exports every record from now on (and those written so far, which are still to be
     /// recorded) as an OpenTelemetry log record.
-    pub fn export_to(&mut self, telemetry: Arc<dyn ExportRecords>) {
-        self.unrecorded.borrow().iter().for_each(|record| telemetry.log(record));
-        self.exporter = Some(telemetry);
+    pub fn export_to(&mut self, exporter: Arc<impl ExportRecords + 'static>) {
+        self.unrecorded.borrow().iter().for_each(|record| exporter.log(record));
+        self.exporter = Some(exporter);
     }
 
     pub fn for_session(&mut self, session_id: &str) {

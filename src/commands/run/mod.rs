@@ -61,7 +61,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let Started { setup, checked, plan, early: (runtime, model, _lease), .. } = started;
     let Some(project) = &checked.project else { unreachable!("past the gate") };
     if let Some(telemetry) = &setup.telemetry {
-        log.export_to(Arc::clone(telemetry) as Arc<dyn crate::state::serve_log::ExportRecords>);
+        log.export_to(Arc::clone(telemetry));
     }
     // An early return from here on drops the runtime, which kills it.
     let store = StateStore::open(&project.dir)?;
