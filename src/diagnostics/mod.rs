@@ -4,16 +4,20 @@
 //! the shape every finding shares, so every output format renders the same facts.
 
 pub mod codes;
+pub mod fix;
 pub mod line_index;
 pub mod suppression;
 
 pub use codes::{Code, Severity};
+pub use fix::{Applicability, Edit, Fix};
 pub use line_index::{LineColumn, LineIndex};
 
 /// One finding: what is wrong, where, and how to fix it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     pub code: Code,
+    /// The code's severity, unless the project's configuration sets another.
+    pub severity: Severity,
     pub message: String,
     /// How to fix it, in one or two sentences.
     pub help: String,
@@ -21,6 +25,8 @@ pub struct Diagnostic {
     pub path: Option<String>,
     /// The labelled source span, when the finding has one.
     pub label: Option<Label>,
+    /// How to fix it as edits, when the fix is known for certain.
+    pub fix: Option<Fix>,
 }
 
 /// A labelled span of a source file.
@@ -39,11 +45,19 @@ pub struct Label {
 
 impl Diagnostic {
     pub fn new(code: Code, message: impl Into<String>, help: impl Into<String>) -> Self {
-        Self { code, message: message.into(), help: help.into(), path: None, label: None }
+        Self {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            help: help.into(),
+            path: None,
+            label: None,
+            fix: None,
+        }
     }
 
     pub fn severity(&self) -> Severity {
-        self.code.severity()
+        self.severity
     }
 
     pub fn with_path(mut self, path: impl Into<String>) -> Self {
@@ -53,6 +67,11 @@ impl Diagnostic {
 
     pub fn with_label(mut self, label: Label) -> Self {
         self.label = Some(label);
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
         self
     }
 
@@ -84,6 +103,19 @@ impl<'s> SourceFile<'s> {
             text: text.into(),
             start_at: self.lines.line_column(self.text, start),
             end_at: self.lines.line_column(self.text, end),
+        }
+    }
+
+    /// An edit of this file replacing bytes `start..end` with `new_text`.
+    pub fn edit(&self, start: u32, end: u32, new_text: impl Into<String>) -> Edit {
+        let end = end.max(start);
+        Edit {
+            path: self.path.to_owned(),
+            start,
+            end,
+            start_at: self.lines.line_column(self.text, start),
+            end_at: self.lines.line_column(self.text, end),
+            new_text: new_text.into(),
         }
     }
 

@@ -152,10 +152,8 @@ fn first_error(entry: &Path, visited: &HashMap<PathBuf, Visited>) -> Option<Code
             continue;
         }
         let Some(result) = visited.get(&path) else { continue };
-        if let Some(error) = result
-            .diagnostics
-            .iter()
-            .find(|diagnostic| diagnostic.code.severity() == crate::diagnostics::Severity::Error)
+        if let Some(error) =
+            result.diagnostics.iter().find(|diagnostic| diagnostic.severity() == crate::diagnostics::Severity::Error)
         {
             return Some(error.code);
         }
