@@ -41,6 +41,8 @@ sarif\:"SARIF 2.1.0, for code-scanning uploads"
 concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for editors and grep"))' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--deny-warnings[Fail (exit 1) on warnings too, not only on errors]' \
+'--fix[Apply the safe fixes of the findings that know one, check again, and report what remains. Only files inside the project change; never one under node_modules/]' \
+'--unsafe-fixes[Apply the unsafe fixes too\: they may change what the code does (adding a timeout to a \`fetch\`, importing from another module). Implies --fix]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -266,6 +266,16 @@ pub struct ValidateArgs {
     /// Fail (exit 1) on warnings too, not only on errors.
     #[arg(long)]
     pub deny_warnings: bool,
+
+    /// Apply the safe fixes of the findings that know one, check again, and report what
+    /// remains. Only files inside the project change; never one under node_modules/.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// Apply the unsafe fixes too: they may change what the code does (adding a timeout to
+    /// a `fetch`, importing from another module). Implies --fix.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
 }
 
 #[derive(Debug, Args)]

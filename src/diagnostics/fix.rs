@@ -65,3 +65,55 @@ pub struct Edit {
     pub end_at: LineColumn,
     pub new_text: String,
 }
+
+/// `text` with `edits` applied: edits of this one file, in position order, none overlapping
+/// another (see [`Fix::new`]); offsets are into `text`. An edit whose offsets do not fall on
+/// `text`'s character boundaries is skipped.
+pub fn apply_edits<'e>(text: &str, edits: impl IntoIterator<Item = &'e Edit>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for edit in edits {
+        let (start, end) = (edit.start as usize, edit.end as usize);
+        if start < at || end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+            continue;
+        }
+        out.push_str(&text[at..start]);
+        out.push_str(&edit.new_text);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Whether two edits of one file touch the same bytes (two insertions at one offset do: which
+/// goes first is not known).
+pub fn overlap(a: &Edit, b: &Edit) -> bool {
+    let insertion_in = |x: &Edit, y: &Edit| x.start == x.end && (y.start..=y.end).contains(&x.start);
+    a.path == b.path && (a.start.max(b.start) < a.end.min(b.end) || insertion_in(a, b) || insertion_in(b, a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(start: u32, end: u32, new_text: &str) -> Edit {
+        let at = LineColumn { line: 1, column: 1 };
+        Edit { path: "a.ts".into(), start, end, start_at: at, end_at: at, new_text: new_text.into() }
+    }
+
+    #[test]
+    fn edits_apply_in_order_and_an_overlapping_one_is_skipped() {
+        let text = "const a = b;";
+        let edits = [edit(0, 5, "let"), edit(6, 7, "x"), edit(6, 9, "no"), edit(12, 12, "\n")];
+        assert_eq!(apply_edits(text, &edits), "let x = b;\n");
+    }
+
+    #[test]
+    fn overlapping_edits_are_told_apart_from_neighbours() {
+        assert!(overlap(&edit(0, 5, ""), &edit(4, 6, "")));
+        assert!(!overlap(&edit(0, 5, ""), &edit(5, 6, "")));
+        assert!(overlap(&edit(3, 3, "x"), &edit(3, 3, "y")));
+        assert!(overlap(&edit(3, 3, "x"), &edit(2, 4, "")));
+        assert!(!overlap(&edit(5, 5, "x"), &edit(0, 4, "")));
+    }
+}

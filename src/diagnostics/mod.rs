@@ -119,6 +119,16 @@ impl<'s> SourceFile<'s> {
         }
     }
 
+    /// An edit replacing the string literal at `start..end` with one of `value`, in the
+    /// literal's own quotes (`value` holds no quote or backslash: a name or a specifier).
+    pub fn string_literal_edit(&self, start: u32, end: u32, value: &str) -> Edit {
+        let quote = match self.text.as_bytes().get(start as usize) {
+            Some(b'\'') => '\'',
+            _ => '"',
+        };
+        self.edit(start, end, format!("{quote}{value}{quote}"))
+    }
+
     /// A diagnostic in this file, labelled at `start..end`.
     pub fn diagnostic(
         &self,

@@ -4,7 +4,7 @@
 //! so suppressions cannot outlive what they were written for. Only a comment the parser
 //! read is one: a line of a template literal or a block comment that looks like one is not.
 
-use super::{Code, Diagnostic, Severity, SourceFile};
+use super::{Code, Diagnostic, Edit, Fix, Severity, SourceFile};
 
 /// The word that starts a suppression comment.
 pub const DIRECTIVE: &str = "agent-sdk-ignore";
@@ -34,9 +34,9 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str, line_com
     let mut findings = Vec::new();
     for suppression in &suppressions {
         if suppression.codes.is_empty() {
-            findings.push(names_no_code(&file, suppression.directive));
+            findings.push(names_no_code(&file, suppression));
         }
-        for (name, span) in &suppression.codes {
+        for (index, (name, span)) in suppression.codes.iter().enumerate() {
             let Some(code) = Code::from_name(name) else {
                 findings.push(unknown_code(&file, *span, name));
                 continue;
@@ -50,7 +50,7 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str, line_com
                 })
                 .collect();
             if covered.is_empty() {
-                findings.push(unused(&file, *span, code));
+                findings.push(unused(&file, suppression, index, code));
             } else if code.severity() == Severity::Error {
                 findings.push(cannot_silence_error(&file, *span, code));
             } else {
@@ -115,7 +115,8 @@ fn cannot_silence_error(file: &SourceFile, span: (u32, u32), code: Code) -> Diag
     )
 }
 
-fn unused(file: &SourceFile, span: (u32, u32), code: Code) -> Diagnostic {
+fn unused(file: &SourceFile, suppression: &Suppression, index: usize, code: Code) -> Diagnostic {
+    let span = suppression.codes[index].1;
     file.diagnostic(
         Code::UnusedSuppression,
         span,
@@ -123,6 +124,30 @@ fn unused(file: &SourceFile, span: (u32, u32), code: Code) -> Diagnostic {
         format!("no `{}` finding on the next line to silence", code.as_str()),
         "remove it from the comment; a suppression covers only the line just after it",
     )
+    .with_fix(Fix::safe(
+        format!("Remove `{}` from the comment", code.as_str()),
+        vec![remove_code(file, suppression, index)],
+    ))
+}
+
+/// Takes code `index` out of `suppression` with the separator beside it; the whole comment
+/// line when it is the only code.
+fn remove_code(file: &SourceFile, suppression: &Suppression, index: usize) -> Edit {
+    let codes = &suppression.codes;
+    let (start, end) = codes[index].1;
+    match (codes.get(index + 1), index.checked_sub(1).map(|before| &codes[before])) {
+        (Some((_, next)), _) => file.edit(start, next.0, ""),
+        (None, Some((_, before))) => file.edit(before.1, end, ""),
+        (None, None) => remove_line(file, suppression),
+    }
+}
+
+/// Removes the line of `suppression`'s comment, its line break included.
+fn remove_line(file: &SourceFile, suppression: &Suppression) -> Edit {
+    let at = suppression.directive.0 as usize;
+    let start = file.text[..at].rfind('\n').map_or(0, |newline| newline + 1);
+    let end = file.text[at..].find('\n').map_or(file.text.len(), |newline| at + newline + 1);
+    file.edit(start as u32, end as u32, "")
 }
 
 fn unknown_code(file: &SourceFile, span: (u32, u32), name: &str) -> Diagnostic {
@@ -135,17 +160,30 @@ fn unknown_code(file: &SourceFile, span: (u32, u32), name: &str) -> Diagnostic {
         Some((_, code)) => format!("did you mean `{code}`?"),
         None => "name codes as `validate` prints them, e.g. `hooks::unknown-event`".to_owned(),
     };
-    file.diagnostic(Code::UnknownSuppressedCode, span, "not a code", format!("`{name}` is not a diagnostic code"), help)
-}
-
-fn names_no_code(file: &SourceFile, span: (u32, u32)) -> Diagnostic {
-    file.diagnostic(
+    let diagnostic = file.diagnostic(
         Code::UnknownSuppressedCode,
         span,
+        "not a code",
+        format!("`{name}` is not a diagnostic code"),
+        help,
+    );
+    match nearest {
+        Some((_, code)) => {
+            diagnostic.with_fix(Fix::safe(format!("Replace with `{code}`"), vec![file.edit(span.0, span.1, code)]))
+        }
+        None => diagnostic,
+    }
+}
+
+fn names_no_code(file: &SourceFile, suppression: &Suppression) -> Diagnostic {
+    file.diagnostic(
+        Code::UnknownSuppressedCode,
+        suppression.directive,
         "names no code",
         format!("`{DIRECTIVE}` names no code, so it silences nothing"),
         "name the codes to silence, e.g. `// agent-sdk-ignore hooks::unknown-event`: nothing is silenced wholesale",
     )
+    .with_fix(Fix::safe("Remove the comment", vec![remove_line(file, suppression)]))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use oxc::span::SourceType;
 use super::exports::{OwnExports, own_exports};
 use super::resolver::{ImportKind, ModuleFormat, Resolver, SdkModule, Target};
 use super::transform::{Import, ImportedName};
-use crate::diagnostics::{Code, Diagnostic, SourceFile};
+use crate::diagnostics::{Code, Diagnostic, Fix, SourceFile};
 
 /// A package file bigger than this is not read for its exports (its imports are not judged).
 const MAX_SCANNED_BYTES: u64 = 8 << 20;
@@ -381,7 +381,34 @@ fn missing_export(
         }
         (None, TargetKind::Module) => format!("{}; fix the name", exported_list(specifier, &listed)),
     };
-    file.diagnostic(Code::MissingExport, name.span, label, message, help)
+    let diagnostic = file.diagnostic(Code::MissingExport, name.span, label, message, help);
+    match suggestion.and_then(|suggestion| rename_import_fix(file, name, &suggestion)) {
+        Some(fix) => diagnostic.with_fix(fix),
+        None => diagnostic,
+    }
+}
+
+/// Imports `suggestion` in place of the missing name, keeping the local name the module
+/// uses: `{ fromat as f }` becomes `{ format as f }`, `{ fromat }` becomes
+/// `{ format as fromat }`. `None` in an installed package's file, or when a comment follows the
+/// name (the text after it is then not known to be `as`, `,` or `}`).
+fn rename_import_fix(file: &SourceFile, name: &ImportedName, suggestion: &str) -> Option<Fix> {
+    if file.path.split('/').any(|part| part == "node_modules") {
+        return None;
+    }
+    let (start, end) = name.span;
+    let after = file.text.get(end as usize..)?.trim_start();
+    if after.starts_with('/') {
+        return None;
+    }
+    let aliased = after.strip_prefix("as").is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace()));
+    let quoted = matches!(file.text.as_bytes().get(start as usize), Some(b'"' | b'\''));
+    let edit = match (quoted, aliased) {
+        (true, _) => file.string_literal_edit(start, end, suggestion),
+        (false, true) => file.edit(start, end, suggestion),
+        (false, false) => file.edit(start, end, format!("{suggestion} as {}", name.name)),
+    };
+    Some(Fix::safe(format!("Import `{suggestion}`"), vec![edit]))
 }
 
 #[derive(Clone, Copy)]

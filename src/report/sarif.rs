@@ -13,7 +13,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::{Location, ProjectDir};
 use crate::check::CheckedProject;
-use crate::diagnostics::{Code, Diagnostic, Severity};
+use crate::diagnostics::{Code, Diagnostic, Fix, Severity};
 
 /// The README (in the repository named in Cargo.toml): the tool's `informationUri`.
 pub const README_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/README.md");
@@ -31,7 +31,7 @@ pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
             let location = dir.locate(diagnostic);
             let line = flagged_line(checked, diagnostic);
             let fingerprint = fingerprints.next(diagnostic.code, &location.path, line);
-            result(diagnostic, &location, fingerprint)
+            result(diagnostic, &location, fingerprint, dir)
         })
         .collect();
     let log = json!({
@@ -79,13 +79,9 @@ fn rule(code: Code) -> Value {
     })
 }
 
-fn result(diagnostic: &Diagnostic, location: &Location, fingerprint: String) -> Value {
+fn result(diagnostic: &Diagnostic, location: &Location, fingerprint: String, dir: &ProjectDir) -> Value {
     let rule_index = Code::ALL.iter().position(|code| *code == diagnostic.code);
-    let uri = if location.path.starts_with('/') {
-        crate::uri::file_url(std::path::Path::new(&location.path))
-    } else {
-        crate::uri::encode_path(&location.path)
-    };
+    let uri = uri(&location.path);
     let region = match &diagnostic.label {
         Some(_) => json!({
             "startLine": location.start.line,
@@ -96,13 +92,54 @@ fn result(diagnostic: &Diagnostic, location: &Location, fingerprint: String) -> 
         // The whole file (or project): its first line.
         None => json!({ "startLine": 1, "startColumn": 1 }),
     };
-    json!({
+    let mut result = json!({
         "ruleId": diagnostic.code.as_str(),
         "ruleIndex": rule_index,
         "level": level(diagnostic.severity()),
         "message": { "text": format!("{}\nhelp: {}", diagnostic.message, diagnostic.help) },
         "locations": [{ "physicalLocation": { "artifactLocation": { "uri": uri }, "region": region } }],
         "partialFingerprints": { "primaryLocationLineHash": fingerprint },
+    });
+    if let Some(fix) = &diagnostic.fix {
+        result["fixes"] = json!([sarif_fix(fix, dir)]);
+    }
+    result
+}
+
+/// An artifact's `uri`: relative to the current directory, or a `file:` URL.
+fn uri(path: &str) -> String {
+    if path.starts_with('/') { crate::uri::file_url(std::path::Path::new(path)) } else { crate::uri::encode_path(path) }
+}
+
+/// A fix as SARIF 2.1.0 has it: one `artifactChange` per file, each edit a replacement of
+/// a region (empty for an insertion); whether it is safe goes in its property bag.
+fn sarif_fix(fix: &Fix, dir: &ProjectDir) -> Value {
+    let mut changes: Vec<(&str, Vec<Value>)> = Vec::new();
+    for edit in &fix.edits {
+        let replacement = json!({
+            "deletedRegion": {
+                "startLine": edit.start_at.line,
+                "startColumn": edit.start_at.column,
+                "endLine": edit.end_at.line,
+                "endColumn": edit.end_at.column,
+            },
+            "insertedContent": { "text": edit.new_text },
+        });
+        match changes.last_mut() {
+            Some((path, replacements)) if *path == edit.path => replacements.push(replacement),
+            _ => changes.push((&edit.path, vec![replacement])),
+        }
+    }
+    let changes: Vec<Value> = changes
+        .into_iter()
+        .map(|(path, replacements)| {
+            json!({ "artifactLocation": { "uri": uri(&dir.file(path)) }, "replacements": replacements })
+        })
+        .collect();
+    json!({
+        "description": { "text": fix.title },
+        "artifactChanges": changes,
+        "properties": { "applicability": fix.applicability.as_str() },
     })
 }
 

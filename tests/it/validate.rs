@@ -97,3 +97,62 @@ fn every_code_is_exercised() {
         );
     }
 }
+
+/// `--fix` on a project with a finding of every fixable code: it writes the safe fixes
+/// (round after round: a corrected suppression code is found unused only on the next
+/// check), says what it fixed, reports what remains (an unsafe fix) and leaves it; a second
+/// `--fix` changes nothing; `--unsafe-fixes` applies the rest.
+#[test]
+fn fix_writes_the_safe_fixes_and_a_second_run_changes_nothing() {
+    let project = common::copy_fixture("validate", "fixable");
+    let dir = project.path();
+    let read = |path: &str| std::fs::read_to_string(dir.join(path)).unwrap();
+    let mut out = common::transcript(dir, &["validate", "--format", "concise"]);
+    out.push_str(&common::transcript(dir, &["validate", "--fix"]));
+    out.push_str(&format!("----- bot/hooks/typos.ts -----\n{}", read("bot/hooks/typos.ts")));
+    let fixed = read("bot/hooks/typos.ts");
+    out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
+    assert_eq!(read("bot/hooks/typos.ts"), fixed, "a second --fix changed the file");
+    out.push_str(&common::transcript(dir, &["validate", "--unsafe-fixes"]));
+    out.push_str(&format!("----- bot/hooks/wrapper.ts -----\n{}", read("bot/hooks/wrapper.ts")));
+    insta::assert_snapshot!(out);
+}
+
+/// A fixed file keeps its permissions, and a hook reached through a link is fixed where the
+/// link leads (the link stays a link).
+#[test]
+fn fix_writes_through_links_and_keeps_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = common::copy_fixture("validate", "fixable");
+    let dir = project.path();
+    std::fs::rename(dir.join("bot/hooks/typos.ts"), dir.join("bot/lib/typos.ts")).unwrap();
+    std::os::unix::fs::symlink("../lib/typos.ts", dir.join("bot/hooks/typos.ts")).unwrap();
+    std::fs::set_permissions(dir.join("bot/lib/typos.ts"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    let out = common::transcript(dir, &["validate", "--fix", "--format", "concise"]);
+    assert!(out.contains("Fixed 10 findings in 1 file"), "{out}");
+    assert!(std::fs::symlink_metadata(dir.join("bot/hooks/typos.ts")).unwrap().file_type().is_symlink());
+    let target = dir.join("bot/lib/typos.ts");
+    assert!(std::fs::read_to_string(&target).unwrap().contains("\"turn.completed\""));
+    assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640);
+}
+
+/// The machine formats carry each fix as edits: `fixes` in json (see the `unknown_event` and
+/// `fixable` snapshots) and SARIF's `fixes`, checked against the schema in `cli::sarif_*`.
+#[test]
+fn json_reports_the_fix_of_each_fixable_finding() {
+    let output = common::run_in(&fixture("validate", "fixable"), &["validate", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let fixable: Vec<(&str, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|diagnostic| {
+            diagnostic["fixes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |fix| (diagnostic["code"].as_str().unwrap(), fix["applicability"].as_str().unwrap()))
+        })
+        .collect();
+    insta::assert_debug_snapshot!(fixable);
+}

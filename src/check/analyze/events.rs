@@ -9,7 +9,7 @@ use oxc::span::{GetSpan, Span};
 use super::Checker;
 use super::hook::{describe, is_plain_value};
 use super::scope::Binding;
-use crate::diagnostics::Code;
+use crate::diagnostics::{Code, Fix};
 use crate::vocabulary;
 
 /// An `events` key, when it can be known statically.
@@ -48,7 +48,8 @@ impl<'s, 'a> Checker<'s, 'a> {
             EventKey::Known(key) => {
                 let key_span = property.key.span();
                 if !vocabulary::is_known_key(&key) {
-                    self.unknown_event(&key, key_span);
+                    let written = !property.computed || matches!(property.key, PropertyKey::StringLiteral(_));
+                    self.unknown_event(&key, key_span, !written);
                 }
                 if seen.insert(key.to_string()) {
                     self.analysis.events.push(key.into_owned());
@@ -135,21 +136,34 @@ impl<'s, 'a> Checker<'s, 'a> {
         ));
     }
 
-    fn unknown_event(&mut self, key: &str, span: Span) {
-        let help = match vocabulary::suggest(key) {
+    fn unknown_event(&mut self, key: &str, span: Span, computed: bool) {
+        let suggestion = vocabulary::suggest(key);
+        let help = match suggestion {
             Some(suggestion) => format!("did you mean `{suggestion}`?"),
             None => format!(
                 "use an event type ({}) or \"*\" for every event",
                 vocabulary::EVENTS.iter().map(|event| event.name).collect::<Vec<_>>().join(", ")
             ),
         };
-        self.report(self.file.diagnostic(
+        let diagnostic = self.file.diagnostic(
             Code::UnknownEvent,
             (span.start, span.end),
             "not an event type",
             format!("`{key}` is not an event type, so this handler never runs"),
             help,
-        ));
+        );
+        // A computed key's text is an expression (a const's name): only a written key is
+        // replaced.
+        let fix = suggestion.filter(|_| !computed).map(|suggestion| {
+            Fix::safe(
+                format!("Replace with `{suggestion}`"),
+                vec![self.file.string_literal_edit(span.start, span.end, suggestion)],
+            )
+        });
+        self.report(match fix {
+            Some(fix) => diagnostic.with_fix(fix),
+            None => diagnostic,
+        });
     }
 
     /// [`Self::dynamic_events`], of what may add keys: the hook's events are not all known.

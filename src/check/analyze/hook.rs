@@ -9,7 +9,7 @@ use oxc::span::{GetSpan, Span};
 
 use super::Checker;
 use super::scope::{Binding, export_name};
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::{Code, Diagnostic, Fix};
 use crate::sdk;
 
 /// What the module exports as its default, as written.
@@ -235,7 +235,7 @@ impl<'s, 'a> Checker<'s, 'a> {
         };
         if !sdk::is_hooks_module(source) {
             let suggestion = sdk::suggest_hooks_module(source);
-            self.report(self.file.diagnostic(
+            let diagnostic = self.file.diagnostic(
                 Code::UnknownSdkModule,
                 source_span,
                 "not the SDK's hooks module",
@@ -244,10 +244,25 @@ impl<'s, 'a> Checker<'s, 'a> {
                     "import it from `{suggestion}` (the hooks module is one of {})",
                     quoted_list(&sdk::HOOKS_MODULES)
                 ),
-            ));
+            );
+            let fix = self.hooks_module_fix(source_span, source, suggestion);
+            self.report(diagnostic.with_fix(fix));
             return Verdict::Done;
         }
         self.check_options(call)
+    }
+
+    /// Imports from `suggestion` instead of `source`, whose string literal is at `span`:
+    /// safe from another module of an SDK package (`@cursor/bdk` for `@cursor/bdk/hooks`),
+    /// unsafe from anything else, which may be the project's own wrapper of `defineHook`.
+    fn hooks_module_fix(&self, span: (u32, u32), source: &str, suggestion: &str) -> Fix {
+        let edits = vec![self.file.string_literal_edit(span.0, span.1, suggestion)];
+        let title = format!("Import from `{suggestion}`");
+        if sdk::SDK_PACKAGES.iter().any(|package| source.starts_with(package)) {
+            Fix::safe(title, edits)
+        } else {
+            Fix::unsafe_(title, edits)
+        }
     }
 
     /// `memoryHook()` imported from an SDK memory module: a ready-made hook (SPEC §7).
