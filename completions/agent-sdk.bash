@@ -634,7 +634,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__validate)
-            opts="-q -h -V --dir --format --deny-warnings --fix --unsafe-fixes --color --quiet --help --version"
+            opts="-v -q -h -V --dir --format --deny-warnings --fix --unsafe-fixes --verbose --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

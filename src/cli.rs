@@ -199,7 +199,7 @@ pub struct LoadModuleArgs {
 /// The project a command works on, given as `--dir` (for `test`, whose positional
 /// arguments are patterns); without it, the nearest folder from here up that holds `bot/`
 /// or `agent/`.
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Default, Clone, Args)]
 pub struct DirArg {
     /// The project root: the folder that holds `bot/` or `agent/`. By default the nearest
     /// such folder, from the current one up.
@@ -276,6 +276,11 @@ pub struct ValidateArgs {
     /// a `fetch`, importing from another module). Implies --fix.
     #[arg(long)]
     pub unsafe_fixes: bool,
+
+    /// Say on stderr which settings file was read (agent-sdk.json, or a package.json's
+    /// "agentSdk" key), or that none was.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(Debug, Args)]
@@ -481,7 +486,7 @@ impl EnvArgs {
 
 /// Environment files for the tests: none unless named, as vitest and jest read none, so a
 /// developer's `.env` never makes a test pass locally that fails on CI.
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Default, Clone, Args)]
 pub struct TestEnvArgs {
     /// Read variables for the tests from this file (repeatable; later files win, the
     /// shell's own variables win over every file). `.env` is read only when named here
@@ -568,7 +573,7 @@ impl DevArgs {
     }
 }
 
-#[derive(Debug, Default, Args)]
+#[derive(Debug, Default, Clone, Args)]
 pub struct TestArgs {
     #[command(flatten)]
     pub dir: DirArg,

@@ -34,6 +34,7 @@ pub mod telemetry; // OTLP export of the session's spans, metrics and logs
 // Floor 1, the ground: data, the store, the SDK's files and small leaves.
 pub mod cli; // every command-line type; the doc comments are `--help`
 pub mod clock; // timestamps, durations, ids
+pub mod config; // agent-sdk.json (or package.json's agentSdk): rule levels, ignore globs, test defaults
 pub mod data_shape; // an event's `data` shape, read from the vocabulary
 pub mod diagnostics; // codes, findings, suppressions, line indexes
 pub mod env_file; // `.env` files for the runtime

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::config::Config;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::project::Project;
 
@@ -73,7 +74,9 @@ fn is_ignored(file_name: &str, is_dir: bool) -> bool {
 }
 
 /// Finds every hook module of `project`, in discovery order (byte order of names).
-pub fn discover(project: &Project) -> Discovery {
+/// Paths the project's settings ignore (`"ignore"` in agent-sdk.json) are skipped as if
+/// they were not there.
+pub fn discover(project: &Project, config: &Config) -> Discovery {
     let hooks_dir = project.hooks_dir();
     let mut discovery = Discovery::default();
     if !hooks_dir.exists() && hooks_dir.symlink_metadata().is_err() {
@@ -102,7 +105,9 @@ pub fn discover(project: &Project) -> Discovery {
             }
             continue;
         };
-        if entry.depth() > 0 && is_ignored(file_name, is_dir) {
+        if entry.depth() > 0
+            && (is_ignored(file_name, is_dir) || (config.ignore.is_some() && config.ignores(&display(entry.path()))))
+        {
             if is_dir {
                 walk.skip_current_dir();
             }

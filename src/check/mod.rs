@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use crate::check::analyze::HookAnalysis;
 use crate::check::discover::HookModule;
 use crate::check::extensions::Mount;
+use crate::config::Config;
 use crate::diagnostics::{Code, Diagnostic, Severity, suppression};
 use crate::loader::cache::Cache;
 use crate::loader::graph::{self, ModuleGraph, Visited};
@@ -61,6 +62,8 @@ pub struct CheckedProject {
     /// Every mount file under `<src>/extensions/`, in namespace order; what each mounts is
     /// known once [`crate::check::extensions::mount`] ran them.
     pub mounts: Vec<Mount>,
+    /// The project's settings (`agent-sdk.json`), already applied to `diagnostics`.
+    pub config: Config,
 }
 
 impl CheckedProject {
@@ -83,7 +86,8 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
     let Some(project) = located.project else {
         return checked;
     };
-    let discovery = discover::discover(&project);
+    let mut config = crate::config::find(&project.dir);
+    let discovery = discover::discover(&project, &config);
     let resolver = Resolver::new(&project.canonical_dir);
     let name_problems: Vec<Option<Code>> =
         (0..discovery.modules.len()).map(|index| name_problem(&discovery.modules, index)).collect();
@@ -128,7 +132,13 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
         }
     }
     apply_suppressions(&mut checked);
+    config.apply(&mut checked.diagnostics);
+    if let Some(source) = config.source.as_ref().filter(|_| !config.diagnostics.is_empty()) {
+        checked.sources.insert(source.display_path.clone(), source.text.clone());
+    }
+    checked.diagnostics.append(&mut config.diagnostics);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    checked.config = config;
     checked.project = Some(project);
     checked
 }

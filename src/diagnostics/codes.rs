@@ -170,6 +170,9 @@ codes! {
     UnknownSuppressedCode => "suppression::unknown-code", Warning,
         "An `agent-sdk-ignore` comment names no code, or a code that does not exist.",
         "Name codes as `validate` prints them, e.g. `// agent-sdk-ignore hooks::unknown-event`; separate several with commas or spaces.";
+    InvalidConfig => "config::invalid", Error,
+        "The settings file (`agent-sdk.json`, or the `agentSdk` key of a package.json) has a syntax error, an unknown key or rule, a value of the wrong type, or lowers an error.",
+        "Fix the setting at the place shown; docs/configuration.md lists every setting, and `$schema` lets an editor check the file as you type.";
 }
 
 #[cfg(test)]
@@ -180,7 +183,11 @@ mod tests {
     fn codes_are_unique_and_namespaced() {
         for (i, a) in Code::ALL.iter().enumerate() {
             let namespace = a.as_str().split_once("::").map(|(namespace, _)| namespace);
-            assert!(matches!(namespace, Some("project" | "hooks" | "extensions" | "suppression")), "{}", a.as_str());
+            assert!(
+                matches!(namespace, Some("project" | "hooks" | "extensions" | "suppression" | "config")),
+                "{}",
+                a.as_str()
+            );
             assert_eq!(Code::from_name(a.as_str()), Some(*a));
             assert!(Code::ALL[i + 1..].iter().all(|b| b.as_str() != a.as_str()));
         }

@@ -20,6 +20,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("telemetry", 2),
     ("cli", 1),
     ("clock", 1),
+    ("config", 1),
     ("data_shape", 1),
     ("diagnostics", 1),
     ("env_file", 1),

@@ -12,6 +12,7 @@ mod chaos;
 mod ci_output;
 mod cli;
 mod completions;
+mod config;
 mod confinement;
 mod dev;
 mod docs;

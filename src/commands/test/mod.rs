@@ -60,13 +60,21 @@ const POLL: Duration = Duration::from_millis(250);
 /// Runs the project's tests (those `args.patterns` match) once, or on every change with `--watch`.
 pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir().context("could not read the current folder")?;
-    let options = RunnerOptions::new(args, &cwd)?;
     let located = project::locate(&args.dir.dir)?;
     let Some(project) = located.project else {
         printer.stderr(&report::render_diagnostics(&located.diagnostics, &Default::default(), printer));
         printer.stderr("error: there is no agent here, so no test ran; see above\n");
         return Ok(ExitStatus::Failure);
     };
+    let config = crate::config::find(&project.dir);
+    if let Some(source) = config.source.as_ref().filter(|_| !config.diagnostics.is_empty()) {
+        let sources = [(source.display_path.clone(), source.text.clone())].into_iter().collect();
+        printer.stderr(&report::render_diagnostics(&config.diagnostics, &sources, printer));
+        printer.stderr("error: the settings file has errors, so no test ran; see above\n");
+        return Ok(ExitStatus::Failure);
+    }
+    let args = &with_settings(args, &config.test);
+    let options = RunnerOptions::new(args, &cwd)?;
     // The hook timeout is the runtime's; Node's test runner has its own (`{ timeout }` per test).
     let patterns = Patterns::new(&args.patterns, &project)?;
     let (setup, _env) = SessionSetup::prepare(project, args.env.files(), Duration::from_secs(30))?;
@@ -91,6 +99,21 @@ pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         stopped: &stopped,
     };
     if args.watch { tests.watch() } else { tests.once() }
+}
+
+/// `args` with the settings file's `test` defaults where no flag was given: its env files
+/// when no `--env-file` is, coverage when it or `--coverage` asks, its Node arguments
+/// when none follow `--`.
+fn with_settings(args: &TestArgs, settings: &crate::config::TestSettings) -> TestArgs {
+    let mut args = args.clone();
+    if args.env.env_file.is_empty() {
+        args.env.env_file.clone_from(&settings.env_files);
+    }
+    args.coverage |= settings.coverage;
+    if args.node_args.is_empty() {
+        args.node_args.clone_from(&settings.node_args);
+    }
+    args
 }
 
 /// What a run of the tests needs.

@@ -30,6 +30,9 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
         check(&args.dir.dir)?
     };
     let dir = report::ProjectDir::new(&args.dir.dir, &checked);
+    if args.verbose && checked.project.is_some() {
+        printer.stderr(&settings_line(&checked.config, &dir));
+    }
     let rendered = match args.format {
         // `--quiet`: the findings without the summary line.
         OutputFormat::Pretty if printer.is_quiet() => {
@@ -48,7 +51,8 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
             printer.stderr(&hint);
         }
     }
-    let failed = checked.count(Severity::Error) > 0 || (args.deny_warnings && checked.count(Severity::Warning) > 0);
+    let deny_warnings = args.deny_warnings || checked.config.deny_warnings;
+    let failed = checked.count(Severity::Error) > 0 || (deny_warnings && checked.count(Severity::Warning) > 0);
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
 }
 
@@ -57,10 +61,47 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
 fn check(dir: &Path) -> anyhow::Result<CheckedProject> {
     let mut checked = check_project(dir)?;
     if checked.project.is_some() {
-        checked.diagnostics.extend(crate::sdk::freshness::check_packages(dir));
+        let mut packages = crate::sdk::freshness::check_packages(dir);
+        checked.config.apply(&mut packages);
+        checked.diagnostics.extend(packages);
         checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
     Ok(checked)
+}
+
+/// Which settings file was read, for `--verbose`.
+fn settings_line(config: &crate::config::Config, dir: &report::ProjectDir) -> String {
+    match &config.source {
+        Some(source) if source.in_package_json => format!(
+            "settings: the \"{}\" key of {}\n",
+            crate::config::PACKAGE_KEY,
+            crate::untrusted::escape(&lexically_normal(&dir.file(&source.display_path)))
+        ),
+        Some(source) => {
+            format!("settings: {}\n", crate::untrusted::escape(&lexically_normal(&dir.file(&source.display_path))))
+        }
+        None => format!(
+            "settings: none (no {} or package.json with \"{}\" in the project's folder or above it); the defaults apply\n",
+            crate::config::FILE_NAME,
+            crate::config::PACKAGE_KEY
+        ),
+    }
+}
+
+/// `path` with each `name/..` taken out: `packages/agent/../../agent-sdk.json` is
+/// `agent-sdk.json`.
+fn lexically_normal(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            ".." if parts.last().is_some_and(|last| *last != ".." && !last.is_empty()) => {
+                parts.pop();
+            }
+            "." => {}
+            part => parts.push(part),
+        }
+    }
+    parts.join("/")
 }
 
 /// `Fixed 3 findings in 2 files:` and each file with the codes fixed in it, or that none was.

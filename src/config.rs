@@ -1,0 +1,474 @@
+//! The project's settings: `agent-sdk.json` (JSON with comments and trailing commas) or the
+//! `"agentSdk"` key of a `package.json`, the nearest found from the project folder up. Rule
+//! severities, `denyWarnings`, extra ignore globs for discovery, and the defaults of `test`.
+//! `validate`, `run`, `dev`, `test` and the language server all read it through [`find`];
+//! a problem in it is a located `config::invalid` error, never a silent default.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use jsonc_parser::ast::{Object, ObjectProp, Value};
+use jsonc_parser::common::Ranged;
+
+use crate::diagnostics::{Code, Diagnostic, Severity, SourceFile};
+
+/// The settings file's name.
+pub const FILE_NAME: &str = "agent-sdk.json";
+/// The key of a `package.json` that holds the same settings.
+pub const PACKAGE_KEY: &str = "agentSdk";
+/// The published schema (`$schema` may name it; editors then complete and check the file).
+pub const SCHEMA_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/raw/main/agent-sdk.schema.json");
+
+/// The settings in effect for one project.
+#[derive(Debug, Default)]
+pub struct Config {
+    /// Where they were read from; `None` when no file holds any (every default applies).
+    pub source: Option<Source>,
+    /// Each configured code and what it is now.
+    pub rules: HashMap<Code, Level>,
+    /// Warnings fail `validate`, as with `--deny-warnings`.
+    pub deny_warnings: bool,
+    /// Paths under the hooks folder, relative to the project folder, that discovery skips.
+    pub ignore: Option<GlobSet>,
+    pub test: TestSettings,
+    /// What is wrong with the file, located in it (`config::invalid`).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The file the settings came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub path: PathBuf,
+    /// As diagnostics name it: relative to the project folder (`agent-sdk.json`,
+    /// `../../package.json`).
+    pub display_path: String,
+    /// The `"agentSdk"` key of this package.json, not an `agent-sdk.json`.
+    pub in_package_json: bool,
+    pub text: String,
+}
+
+/// What a rule is set to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Off,
+    On(Severity),
+}
+
+/// `test`'s defaults; its flags win over them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct TestSettings {
+    /// `--env-file`s, resolved from the settings file's folder.
+    pub env_files: Vec<PathBuf>,
+    /// `--coverage`.
+    pub coverage: bool,
+    /// Arguments for Node after `--` (`["--test-timeout=5000"]`).
+    pub node_args: Vec<String>,
+}
+
+/// The top-level keys, as the schema has them.
+const KEYS: [&str; 5] = ["$schema", "rules", "denyWarnings", "ignore", "test"];
+const TEST_KEYS: [&str; 3] = ["envFile", "coverage", "nodeArgs"];
+const LEVELS: [&str; 4] = ["off", "advice", "warning", "error"];
+
+impl Config {
+    /// Applies the rule severities to `diagnostics`: a rule `off` removes its findings, any
+    /// other level becomes theirs.
+    pub fn apply(&self, diagnostics: &mut Vec<Diagnostic>) {
+        if self.rules.is_empty() {
+            return;
+        }
+        diagnostics.retain_mut(|diagnostic| match self.rules.get(&diagnostic.code) {
+            Some(Level::Off) => false,
+            Some(Level::On(severity)) => {
+                diagnostic.severity = *severity;
+                true
+            }
+            None => true,
+        });
+    }
+
+    /// Whether discovery skips the path `relative` (to the project folder, with `/`).
+    pub fn ignores(&self, relative: &str) -> bool {
+        self.ignore.as_ref().is_some_and(|globs| globs.is_match(relative))
+    }
+}
+
+/// The settings of the project at `project_dir`: from the nearest `agent-sdk.json`, or
+/// `package.json` with an `"agentSdk"` key, in that folder or one above it (an
+/// `agent-sdk.json` wins over a package.json in the same folder).
+pub fn find(project_dir: &Path) -> Config {
+    let start = project_dir.canonicalize().unwrap_or_else(|_| project_dir.to_path_buf());
+    for (depth, folder) in start.ancestors().enumerate() {
+        let up = "../".repeat(depth);
+        let file = folder.join(FILE_NAME);
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            let source = Source { path: file, display_path: format!("{up}{FILE_NAME}"), in_package_json: false, text };
+            return read(source);
+        }
+        let package = folder.join("package.json");
+        if let Ok(text) = std::fs::read_to_string(&package)
+            && text.contains(&format!("\"{PACKAGE_KEY}\""))
+        {
+            let source =
+                Source { path: package, display_path: format!("{up}package.json"), in_package_json: true, text };
+            let config = read(source);
+            // A package.json whose `agentSdk` key is only in a string is not a settings file.
+            if config.source.is_some() {
+                return config;
+            }
+        }
+    }
+    Config::default()
+}
+
+/// Reads the settings in `source`.
+fn read(source: Source) -> Config {
+    let mut config = Config::default();
+    let text = crate::fs::json::without_bom(&source.text);
+    let offset = (source.text.len() - text.len()) as u32;
+    let file = SourceFile::new(&source.display_path, &source.text);
+    let folder = source.path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut reader = Reader { file: &file, folder, offset, config: &mut config };
+    match jsonc_parser::parse_to_ast(text, &Default::default(), &Default::default()) {
+        Err(error) => {
+            let range = error.range();
+            reader.invalid(
+                (range.start, range.end),
+                "not JSON",
+                format!("{FILE_NAME} cannot be read: {}", error.kind()),
+                "fix the syntax at the place shown (comments and trailing commas are allowed)",
+            );
+        }
+        Ok(parsed) => match (parsed.value, source.in_package_json) {
+            (Some(Value::Object(root)), false) => reader.settings(&root),
+            (Some(Value::Object(package)), true) => match package.get(PACKAGE_KEY) {
+                Some(ObjectProp { value: Value::Object(settings), .. }) => reader.settings(settings),
+                Some(prop) => reader.not_an_object(&prop.value, PACKAGE_KEY),
+                None => return Config::default(),
+            },
+            (Some(value), _) => reader.not_an_object(&value, "the file"),
+            (None, true) => return Config::default(),
+            (None, false) => {}
+        },
+    }
+    config.source = Some(source);
+    config
+}
+
+/// Reads one settings object into `config`, reporting what it cannot take.
+struct Reader<'r> {
+    file: &'r SourceFile<'r>,
+    /// The folder of the file being read: relative paths in it are from there.
+    folder: PathBuf,
+    /// Where the parsed text starts in the file (after a byte order mark).
+    offset: u32,
+    config: &'r mut Config,
+}
+
+impl Reader<'_> {
+    fn settings(&mut self, settings: &Object) {
+        for prop in &settings.properties {
+            match prop.name.as_str() {
+                "$schema" => {
+                    if prop.value.as_string_lit().is_none() {
+                        self.wrong_type(&prop.value, "`$schema`", "a string (the schema's URL)");
+                    }
+                }
+                "rules" => self.rules(&prop.value),
+                "denyWarnings" => self.config.deny_warnings = self.boolean(&prop.value, "`denyWarnings`"),
+                "ignore" => self.ignore(&prop.value),
+                "test" => self.test(&prop.value),
+                other => self.unknown_key(prop, other, &KEYS, "a setting"),
+            }
+        }
+    }
+
+    fn rules(&mut self, value: &Value) {
+        let Value::Object(rules) = value else { return self.not_an_object(value, "`rules`") };
+        for prop in &rules.properties {
+            let name = prop.name.as_str();
+            let Some(code) = Code::from_name(name).or_else(|| Code::from_name(&format!("hooks::{name}"))) else {
+                let names = Code::ALL.iter().map(|code| code.as_str());
+                let suggestion = crate::suggest::nearest(name, names).or_else(|| {
+                    crate::suggest::nearest(&format!("hooks::{name}"), Code::ALL.iter().map(|code| code.as_str()))
+                });
+                let help = match suggestion {
+                    Some(code) => format!("did you mean `{code}`?"),
+                    None => "name a code as `validate` prints it (docs/codes.md lists them); the `hooks::` prefix may be left out".to_owned(),
+                };
+                self.invalid(range_of(&prop.name), "not a code", format!("`{name}` is not a diagnostic code"), help);
+                continue;
+            };
+            let Some(level) = prop.value.as_string_lit().map(|level| level.value.as_ref()) else {
+                self.wrong_type(
+                    &prop.value,
+                    &format!("the level of `{}`", code.as_str()),
+                    "one of \"off\", \"advice\", \"warning\", \"error\"",
+                );
+                continue;
+            };
+            let level = match level {
+                "off" => Level::Off,
+                "advice" => Level::On(Severity::Advice),
+                "warning" => Level::On(Severity::Warning),
+                "error" => Level::On(Severity::Error),
+                other => {
+                    let help = match crate::suggest::nearest(other, LEVELS) {
+                        Some(level) => format!(
+                            "did you mean \"{level}\"? (a level is one of \"off\", \"advice\", \"warning\", \"error\")"
+                        ),
+                        None => "a level is one of \"off\", \"advice\", \"warning\", \"error\"".to_owned(),
+                    };
+                    self.invalid(range_of(&prop.value), "not a level", format!("\"{other}\" is not a level"), help);
+                    continue;
+                }
+            };
+            if code.severity() == Severity::Error && level != Level::On(Severity::Error) {
+                self.invalid(
+                    range_of(&prop.value),
+                    "an error cannot be lowered",
+                    format!("`{}` is an error: what it finds keeps a hook from loading, so it cannot be turned off or lowered", code.as_str()),
+                    "remove this rule; fix what the error finds instead",
+                );
+                continue;
+            }
+            self.config.rules.insert(code, level);
+        }
+    }
+
+    fn ignore(&mut self, value: &Value) {
+        let Value::Array(globs) = value else { return self.wrong_type(value, "`ignore`", "an array of glob patterns") };
+        let mut set = GlobSetBuilder::new();
+        for element in &globs.elements {
+            let Some(pattern) = element.as_string_lit() else {
+                self.wrong_type(element, "an `ignore` pattern", "a string");
+                continue;
+            };
+            match Glob::new(&pattern.value) {
+                Ok(glob) => {
+                    set.add(glob);
+                }
+                Err(error) => self.invalid(
+                    range_of(element),
+                    "not a glob",
+                    format!("`{}` is not a glob pattern: {}", pattern.value, error.kind()),
+                    "write a glob relative to the project folder, e.g. \"bot/hooks/experimental/**\"",
+                ),
+            }
+        }
+        self.config.ignore = set.build().ok();
+    }
+
+    fn test(&mut self, value: &Value) {
+        let Value::Object(test) = value else { return self.not_an_object(value, "`test`") };
+        for prop in &test.properties {
+            match prop.name.as_str() {
+                "envFile" => {
+                    let files = self.strings(&prop.value, "`test.envFile`");
+                    self.config.test.env_files = files.into_iter().map(|file| self.folder.join(file)).collect();
+                }
+                "coverage" => self.config.test.coverage = self.boolean(&prop.value, "`test.coverage`"),
+                "nodeArgs" => self.config.test.node_args = self.strings(&prop.value, "`test.nodeArgs`"),
+                other => self.unknown_key(prop, other, &TEST_KEYS, "a setting of `test`"),
+            }
+        }
+    }
+
+    fn boolean(&mut self, value: &Value, what: &str) -> bool {
+        match value {
+            Value::BooleanLit(boolean) => boolean.value,
+            _ => {
+                self.wrong_type(value, what, "true or false");
+                false
+            }
+        }
+    }
+
+    fn strings(&mut self, value: &Value, what: &str) -> Vec<String> {
+        let Value::Array(array) = value else {
+            self.wrong_type(value, what, "an array of strings");
+            return Vec::new();
+        };
+        let mut strings = Vec::new();
+        for element in &array.elements {
+            match element.as_string_lit() {
+                Some(string) => strings.push(string.value.to_string()),
+                None => self.wrong_type(element, &format!("an element of {what}"), "a string"),
+            }
+        }
+        strings
+    }
+
+    fn unknown_key(&mut self, prop: &ObjectProp, name: &str, known: &[&'static str], what: &str) {
+        let help = match crate::suggest::nearest(name, known.iter().copied()) {
+            Some(key) => format!("did you mean `{key}`? (the settings are {})", quoted(known)),
+            None => format!("the settings are {} (see docs/configuration.md)", quoted(known)),
+        };
+        self.invalid(range_of(&prop.name), "unknown key", format!("`{name}` is not {what}"), help);
+    }
+
+    fn not_an_object(&mut self, value: &Value, what: &str) {
+        self.wrong_type(value, what, "an object");
+    }
+
+    fn wrong_type(&mut self, value: &Value, what: &str, expected: &str) {
+        self.invalid(
+            range_of(value),
+            "wrong type",
+            format!("{what} must be {expected}"),
+            format!("write {what} as {expected} (see docs/configuration.md)"),
+        );
+    }
+
+    fn invalid(&mut self, (start, end): (usize, usize), label: &str, message: String, help: impl Into<String>) {
+        let span = (start as u32 + self.offset, end as u32 + self.offset);
+        self.config.diagnostics.push(self.file.diagnostic(Code::InvalidConfig, span, label, message, help));
+    }
+}
+
+fn range_of(node: &impl Ranged) -> (usize, usize) {
+    let range = node.range();
+    (range.start, range.end)
+}
+
+fn quoted(names: &[&str]) -> String {
+    names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// The JSON Schema of the settings file (draft 2020-12), with every code's rule and summary
+/// from the registry: `agent-sdk.schema.json` at the repository's root is this, and a test
+/// fails when they differ (`UPDATE_SCHEMA=1 cargo test --lib config::` writes it again).
+pub fn schema() -> serde_json::Value {
+    use serde_json::json;
+    let mut rules = serde_json::Map::new();
+    for code in Code::ALL {
+        let levels: Vec<&str> = if code.severity() == Severity::Error { vec!["error"] } else { LEVELS.to_vec() };
+        let rule = json!({
+            "description": format!("{} (by default: {})", code.summary(), code.severity().as_str()),
+            "enum": levels,
+        });
+        if let Some(short) = code.as_str().strip_prefix("hooks::") {
+            rules.insert(short.to_owned(), rule.clone());
+        }
+        rules.insert(code.as_str().to_owned(), rule);
+    }
+    let strings = json!({ "type": "array", "items": { "type": "string" } });
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_URL,
+        "title": "agent-sdk settings",
+        "description": "agent-sdk.json, or the \"agentSdk\" key of a package.json: read by validate, run, dev, test and the language server. See docs/configuration.md.",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "$schema": { "type": "string", "description": "This schema's URL, for editors." },
+            "rules": {
+                "type": "object",
+                "description": "The level of each diagnostic code (with or without its `hooks::` prefix): off, advice, warning or error. An error cannot be lowered.",
+                "additionalProperties": false,
+                "properties": rules,
+            },
+            "denyWarnings": { "type": "boolean", "description": "Warnings fail `validate`, as with --deny-warnings." },
+            "ignore": {
+                "description": "Glob patterns, relative to the project folder, of paths under the hooks folder that discovery skips (e.g. \"bot/hooks/experimental/**\").",
+                "type": "array",
+                "items": { "type": "string" },
+            },
+            "test": {
+                "type": "object",
+                "description": "Defaults of `agent-sdk test`; its flags win over them.",
+                "additionalProperties": false,
+                "properties": {
+                    "envFile": { "description": "Files of variables for the tests (as --env-file), relative to this file's folder.", "type": strings["type"], "items": strings["items"] },
+                    "coverage": { "type": "boolean", "description": "Measure coverage (as --coverage)." },
+                    "nodeArgs": { "description": "Arguments for Node's test runner, used when none follow `--` (e.g. [\"--test-timeout=5000\"]).", "type": strings["type"], "items": strings["items"] },
+                },
+            },
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_text(text: &str) -> Config {
+        read(Source {
+            path: PathBuf::from("/p/agent-sdk.json"),
+            display_path: FILE_NAME.into(),
+            in_package_json: false,
+            text: text.into(),
+        })
+    }
+
+    #[test]
+    fn the_published_schema_is_generated_from_the_codes() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("agent-sdk.schema.json");
+        let generated = format!("{}\n", serde_json::to_string_pretty(&schema()).unwrap());
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == generated,
+            "agent-sdk.schema.json is out of date: UPDATE_SCHEMA=1 cargo test --lib config::"
+        );
+    }
+
+    #[test]
+    fn rules_take_a_code_with_or_without_its_prefix_and_apply_their_level() {
+        let config = read_text(
+            r#"{ "rules": { "unknown-event": "off", "hooks::dynamic-events": "warning", "hooks::parse-error": "error" } }"#,
+        );
+        assert!(config.diagnostics.is_empty(), "{:?}", config.diagnostics);
+        assert_eq!(config.rules[&Code::UnknownEvent], Level::Off);
+        let mut diagnostics = vec![
+            Diagnostic::new(Code::UnknownEvent, "", ""),
+            Diagnostic::new(Code::DynamicEvents, "", ""),
+            Diagnostic::new(Code::EmptyEvents, "", ""),
+        ];
+        config.apply(&mut diagnostics);
+        let left: Vec<(Code, Severity)> = diagnostics.iter().map(|d| (d.code, d.severity)).collect();
+        assert_eq!(left, [(Code::DynamicEvents, Severity::Warning), (Code::EmptyEvents, Severity::Warning)]);
+    }
+
+    #[test]
+    fn comments_trailing_commas_and_a_byte_order_mark_are_read() {
+        let config = read_text(
+            "\u{feff}{\n  // why\n  \"denyWarnings\": true, /* and */\n  \"ignore\": [\"bot/hooks/x/**\",],\n}\n",
+        );
+        assert!(config.diagnostics.is_empty(), "{:?}", config.diagnostics);
+        assert!(config.deny_warnings && config.ignores("bot/hooks/x/a.ts") && !config.ignores("bot/hooks/a.ts"));
+    }
+
+    #[test]
+    fn every_problem_is_located_and_nothing_panics() {
+        for text in [
+            "",
+            "[]",
+            "{",
+            "{\"rules\": 1}",
+            "{\"test\": {\"envFile\": [1]}}",
+            "{\"ignore\": [\"a[\"]}",
+            "\u{feff}{\"x\": 1}",
+        ] {
+            let config = read_text(text);
+            assert!(!config.diagnostics.is_empty() || text.is_empty(), "{text:?}");
+            for diagnostic in &config.diagnostics {
+                let label = diagnostic.label.as_ref().unwrap();
+                assert!(label.end as usize <= text.len(), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn test_settings_are_read_from_the_files_folder() {
+        let config = read_text(
+            r#"{ "test": { "envFile": ["test.env"], "coverage": true, "nodeArgs": ["--test-timeout=5000"] } }"#,
+        );
+        assert_eq!(config.test.env_files, [PathBuf::from("/p/test.env")]);
+        assert!(config.test.coverage);
+        assert_eq!(config.test.node_args, ["--test-timeout=5000"]);
+    }
+}
