@@ -98,20 +98,15 @@ impl Config {
 /// `package.json` with an `"agentSdk"` key, in that folder or one above it (an
 /// `agent-sdk.json` wins over a package.json in the same folder).
 pub fn find(project_dir: &Path) -> Config {
-    let start = project_dir.canonicalize().unwrap_or_else(|_| project_dir.to_path_buf());
-    for (depth, folder) in start.ancestors().enumerate() {
+    for (depth, path) in candidates(project_dir) {
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let up = "../".repeat(depth);
-        let file = folder.join(FILE_NAME);
-        if let Ok(text) = std::fs::read_to_string(&file) {
-            let source = Source { path: file, display_path: format!("{up}{FILE_NAME}"), in_package_json: false, text };
+        if path.file_name().is_some_and(|name| name == FILE_NAME) {
+            let source = Source { path, display_path: format!("{up}{FILE_NAME}"), in_package_json: false, text };
             return read(source);
         }
-        let package = folder.join("package.json");
-        if let Ok(text) = std::fs::read_to_string(&package)
-            && text.contains(&format!("\"{PACKAGE_KEY}\""))
-        {
-            let source =
-                Source { path: package, display_path: format!("{up}package.json"), in_package_json: true, text };
+        if text.contains(&format!("\"{PACKAGE_KEY}\"")) {
+            let source = Source { path, display_path: format!("{up}package.json"), in_package_json: true, text };
             let config = read(source);
             // A package.json whose `agentSdk` key is only in a string is not a settings file.
             if config.source.is_some() {
@@ -120,6 +115,19 @@ pub fn find(project_dir: &Path) -> Config {
         }
     }
     Config::default()
+}
+
+/// Every file that could hold the settings of the project at `project_dir`, nearest first,
+/// each with how many folders up it is: `agent-sdk.json`, then `package.json`, of the
+/// project folder and of each folder above it (`dev` watches them all, so a settings file
+/// made or changed anywhere there re-checks the hooks).
+pub fn candidates(project_dir: &Path) -> Vec<(usize, PathBuf)> {
+    let start = project_dir.canonicalize().unwrap_or_else(|_| project_dir.to_path_buf());
+    start
+        .ancestors()
+        .enumerate()
+        .flat_map(|(depth, folder)| [(depth, folder.join(FILE_NAME)), (depth, folder.join("package.json"))])
+        .collect()
 }
 
 /// Reads the settings in `source`.

@@ -22,7 +22,11 @@ const POLL: Duration = Duration::from_millis(250);
 pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
     std::thread::spawn(move || {
         let source = agent.project().source_dir();
-        let mut reached = agent.hook_set().plan.files;
+        // The settings file's changes re-check too, wherever from the project up it is.
+        let settings: Vec<std::path::PathBuf> =
+            crate::config::candidates(&agent.project().dir).into_iter().map(|(_, path)| path).collect();
+        let watched = |plan_files: Vec<std::path::PathBuf>| [plan_files, settings.clone()].concat();
+        let mut reached = watched(agent.hook_set().plan.files);
         let mut last = whole_fingerprint(&source, &reached);
         while !stop.load(Ordering::SeqCst) {
             std::thread::sleep(POLL);
@@ -35,7 +39,7 @@ pub fn spawn(agent: Arc<Agent>, stop: Arc<AtomicBool>) -> JoinHandle<()> {
                 }
             }
             reload(&agent);
-            reached = agent.hook_set().plan.files;
+            reached = watched(agent.hook_set().plan.files);
             last = whole_fingerprint(&source, &reached).or(Some(now));
         }
     })

@@ -1833,3 +1833,20 @@ fn a_second_dev_on_the_same_project_is_refused_and_never_takes_over_dev_json() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("no server answered"), "logs lost the running server: {stderr}");
 }
+
+/// A settings file written while `dev` serves re-checks the hooks: a warning raised to an
+/// error is reported, and the last good hooks keep serving.
+#[test]
+fn a_settings_file_written_while_serving_re_checks_the_hooks() {
+    let dir = copy_fixture("dev", "basic");
+    let hook = dir.path().join("bot/hooks/recorder.ts");
+    let source = std::fs::read_to_string(&hook).unwrap();
+    std::fs::write(&hook, source.replacen("events: {", "events: {\n    \"turn.complete\"() {},", 1)).unwrap();
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "one");
+    std::fs::write(dir.path().join("agent-sdk.json"), "{ \"rules\": { \"unknown-event\": \"error\" } }\n").unwrap();
+    wait_for_log(&server, "the changed hooks have 1 error; still serving the last good ones");
+    let stderr = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
+    assert!(stderr.contains("error hooks::unknown-event `turn.complete` is not an event type"), "{stderr}");
+}
