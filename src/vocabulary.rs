@@ -122,6 +122,32 @@ mod tests {
         }
     }
 
+    /// docs/events.md is this table; `UPDATE_DOCS=1 cargo test --lib vocabulary::` writes it.
+    #[test]
+    fn the_events_page_lists_the_vocabulary() {
+        let mut page = String::from(
+            "# Event types\n\nEvery event a session records, in the order a turn usually records them (SPEC §5).\n\
+             A handler's key in `events` is one of these, or `\"*\"` for every event; `agent-sdk validate`\n\
+             reports any other key (`hooks::unknown-event`, with the nearest as \"did you mean\").\n\
+             This page is generated from `src/vocabulary.rs`, as are the SDK's types.\n\n\
+             | event type | recorded when | `data` |\n|---|---|---|\n",
+        );
+        for event in EVENTS {
+            page.push_str(&format!(
+                "| `{}` | {} | `{}` |\n",
+                event.name,
+                event.summary,
+                event.data.replace('|', "\\|")
+            ));
+        }
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/events.md");
+        if std::env::var_os("UPDATE_DOCS").is_some() {
+            std::fs::write(&path, &page).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(committed == page, "docs/events.md is out of date: UPDATE_DOCS=1 cargo test --lib vocabulary::");
+    }
+
     #[test]
     fn names_are_unique() {
         for (i, a) in EVENTS.iter().enumerate() {

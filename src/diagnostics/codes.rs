@@ -118,7 +118,7 @@ codes! {
         "Add a handler to `events`, or remove the hook.";
     UnknownEvent => "hooks::unknown-event", Warning,
         "A key in `events` is not an event type (or `\"*\"`), so its handler never runs.",
-        "Use one of the event types listed in the README (the message suggests the nearest), or `\"*\"` for every event.";
+        "Use one of the event types listed in docs/events.md (the message suggests the nearest), or `\"*\"` for every event.";
     DuplicateEvent => "hooks::duplicate-event", Warning,
         "The same event key appears twice in `events`; only the last handler is kept.",
         "Keep one handler per event key: merge the two into one.";

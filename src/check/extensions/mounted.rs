@@ -187,7 +187,7 @@ fn event_warnings(file: &SourceFile, shape: &MountShape, name: &str, events: &[S
         .map(|key| {
             let help = match vocabulary::suggest(key) {
                 Some(near) => format!("did you mean `{near}`? This is the extension's own: report it to its authors"),
-                None => "use one of the event types listed in the README; this is the extension's own: report it to its authors".to_owned(),
+                None => "use one of the event types listed in docs/events.md; this is the extension's own: report it to its authors".to_owned(),
             };
             at_call(
                 file,
