@@ -23,8 +23,11 @@ const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 6] = [
 ];
 
 /// The projects outside `fixtures/validate/` (where each case shows a finding) that have
-/// errors on purpose: `run` refuses them, as tests/it/run.rs and tests/it/runtime.rs check.
-const INVALID_ON_PURPOSE: [&str; 4] = ["errors", "decorators-standard", "missing-package", "missing-relative-import"];
+/// errors on purpose: `run` refuses them, as tests/it/run.rs, tests/it/runtime.rs and
+/// tests/it/config.rs check (`fixtures/config/invalid` has errors in its settings,
+/// `fixtures/config/rules` raises a warning to an error).
+const INVALID_ON_PURPOSE: [&str; 6] =
+    ["errors", "decorators-standard", "missing-package", "missing-relative-import", "invalid", "rules"];
 
 /// Every project in the repository: a folder holding `bot/` or `agent/`, with the folder
 /// to copy (a monorepo is copied whole) and `--dir` inside the copy.
