@@ -1,0 +1,80 @@
+//! Re-checking a few hook modules of a project checked before, as an editor needs on every
+//! keystroke (`agent-sdk lsp`): each hook is read (from the editor's unsaved text when the
+//! resolver's overlay holds it), analysed, compiled and walked exactly as
+//! [`crate::check::check_located`] does, but only those hooks and the modules they reach;
+//! the rest of the project keeps its last result.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::discover::HookModule;
+use super::{ModuleCheck, apply_suppressions_of, check_module, name_problem};
+use crate::diagnostics::{Diagnostic, suppression};
+use crate::loader::graph;
+use crate::loader::resolver::{Resolver, display_path};
+use crate::parse::analysis_pool;
+
+/// What re-checking some hooks found, file by file.
+#[derive(Debug, Default)]
+pub struct Rechecked {
+    /// The diagnostics of each re-checked hook and of every module they reach, by path
+    /// relative to the project folder (suppressions applied); a file with none has an empty
+    /// list, so that what it had before is cleared.
+    pub by_path: HashMap<String, Vec<Diagnostic>>,
+    /// The text of each such file with a labelled diagnostic or a suppression comment.
+    pub sources: HashMap<String, String>,
+    /// For every module reached (hooks included; absolute, links resolved): the files its
+    /// imports lead to.
+    pub imports: HashMap<PathBuf, Vec<PathBuf>>,
+}
+
+/// Re-checks `modules[index]` for each of `indexes` (`modules` is the project's discovery,
+/// in discovery order, so name clashes are found as the full check finds them). `root` is
+/// the project folder, absolute with links resolved.
+pub fn recheck_hooks(root: &Path, modules: &[HookModule], indexes: &[usize], resolver: &Resolver) -> Rechecked {
+    let check = |&index: &usize| check_module(&modules[index], name_problem(modules, index), resolver, None);
+    let checks: Vec<ModuleCheck> = match analysis_pool() {
+        Some(pool) => pool.install(|| indexes.par_iter().map(check).collect()),
+        None => indexes.iter().map(check).collect(),
+    };
+    let mut rechecked = Rechecked::default();
+    let mut entries = Vec::new();
+    for (&index, check) in indexes.iter().zip(checks) {
+        let shown = &modules[index].display_path;
+        if let Some(source) = check.source {
+            rechecked.sources.insert(shown.clone(), source);
+        }
+        entries.extend(check.entry);
+        rechecked.by_path.entry(shown.clone()).or_default().extend(check.analysis.diagnostics);
+    }
+    let graph = graph::walk(root, entries, resolver, None, analysis_pool());
+    for module in &graph.modules {
+        rechecked.by_path.entry(display_path(root, &module.path)).or_default();
+        let leads_to = module.resolved.iter().filter_map(|(_, target)| match target {
+            crate::loader::resolver::Target::File(file) => Some(file.clone()),
+            _ => None,
+        });
+        rechecked.imports.insert(module.path.clone(), leads_to.collect());
+    }
+    for diagnostic in graph.diagnostics {
+        if let Some(path) = &diagnostic.path {
+            rechecked.by_path.entry(path.clone()).or_default().push(diagnostic);
+        }
+    }
+    for (path, text) in graph.sources {
+        rechecked.sources.entry(path).or_insert(text);
+    }
+    for (path, text) in &rechecked.sources {
+        if text.contains(suppression::DIRECTIVE)
+            && let Some(diagnostics) = rechecked.by_path.get_mut(path)
+        {
+            apply_suppressions_of(diagnostics, path, text);
+        }
+    }
+    for diagnostics in rechecked.by_path.values_mut() {
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
+    rechecked
+}
