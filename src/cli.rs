@@ -14,7 +14,7 @@ use crate::state::session_info::{Mode, Purpose};
 /// hooks statically, info describes the project, run runs one turn with the hooks executed
 /// in Node.js, dev serves the agent over HTTP, test runs the hooks' tests, logs tails a
 /// server's serve log, sdk writes the SDK packages for tsc and editors, init creates a
-/// project, and completions prints a shell completion script.
+/// project, completions prints a shell completion script, and lsp serves editors.
 ///
 /// The project is the folder given as PATH or --dir, else the nearest one from the current
 /// folder up that holds `bot/` or `agent/`.

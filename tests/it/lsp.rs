@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -396,4 +396,36 @@ fn a_project_that_cannot_be_checked_is_shown_as_a_message_not_a_crash() {
     assert_eq!(shown["params"]["type"], 1);
     assert!(shown["params"]["message"].as_str().unwrap().contains("could not check"), "{shown}");
     assert_eq!(client.shut_down(), Some(0));
+}
+
+/// Neovim as the client (`tests/neovim/lsp.lua`): an unsaved edit's warning arrives, and the
+/// "disable for this line" action puts the comment above the line, indented as it is.
+#[test]
+fn neovim_shows_an_unsaved_edit_s_warning_and_applies_disable_for_this_line() {
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+    let out = dir.join("neovim-out.json");
+    let script = crate::common::root().join("tests/neovim/lsp.lua");
+    let ran = Command::new("nvim")
+        .args(["--headless", "-u", "NONE", "-n", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("AGENT_SDK", env!("CARGO_BIN_EXE_agent-sdk"))
+        .env("PROJECT", &dir)
+        .env("HOOK", dir.join("bot/hooks/a.ts"))
+        .env("OUT", &out)
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("nvim runs (scripts/test-setup installs Neovim)");
+    assert!(ran.status.success(), "{ran:?}");
+    let out: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(out["ok"], true, "{out:#}");
+    assert_eq!(codes(out["diagnostics"].as_array().unwrap()), ["hooks::unknown-event"]);
+    assert_eq!(out["diagnostics"][0]["range"]["start"], json!({ "line": 3, "character": 4 }));
+    assert_eq!(out["action_titles"], json!(["Disable hooks::unknown-event for this line"]));
+    assert_eq!(out["after_action"], json!([]));
+    let lines: Vec<&str> = out["lines"].as_array().unwrap().iter().map(|line| line.as_str().unwrap()).collect();
+    assert_eq!(lines[3..5], ["    // agent-sdk-ignore hooks::unknown-event", "    \"turn.complete\"() {},"]);
+    // Unsaved: the file on disk is as it was.
+    assert_eq!(out["modified"], true);
+    assert_eq!(std::fs::read_to_string(dir.join("bot/hooks/a.ts")).unwrap(), CLEAN_HOOK);
 }
