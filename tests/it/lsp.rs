@@ -493,3 +493,21 @@ fn the_vscode_extension_packages_to_a_vsix_with_its_compiled_code_and_manifest()
     assert_eq!(manifest["main"], "./out/extension.js");
     assert_eq!(manifest["contributes"]["configuration"]["properties"]["agentSdk.path"]["type"], "string");
 }
+
+/// A config file changed on disk (`workspace/didChangeWatchedFiles`) re-checks its project:
+/// `package.json`'s own findings are published on it, and cleared once it is fixed.
+#[test]
+fn a_changed_package_json_re_checks_the_project_and_its_findings_are_published_on_it() {
+    let (_temp, dir) = project(&[("package.json", "{ \"name\": \"bot\" }\n"), ("bot/hooks/a.ts", CLEAN_HOOK)]);
+    let manifest = dir.join("package.json");
+    let mut client = Client::start(&[&dir]);
+    client.open(&dir.join("bot/hooks/a.ts"));
+    std::fs::write(&manifest, "{ \"name\": ").unwrap();
+    let changed = json!({ "changes": [{ "uri": uri(&manifest), "type": 2 }] });
+    client.notify("workspace/didChangeWatchedFiles", changed.clone());
+    let found = client.diagnostics(&manifest, |diagnostics| !diagnostics.is_empty());
+    assert_eq!(codes(&found), ["project::invalid-package-json"]);
+    std::fs::write(&manifest, "{ \"name\": \"bot\" }\n").unwrap();
+    client.notify("workspace/didChangeWatchedFiles", changed);
+    client.diagnostics(&manifest, <[Value]>::is_empty);
+}
