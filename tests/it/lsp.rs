@@ -511,3 +511,29 @@ fn a_changed_package_json_re_checks_the_project_and_its_findings_are_published_o
     client.notify("workspace/didChangeWatchedFiles", changed);
     client.diagnostics(&manifest, <[Value]>::is_empty);
 }
+
+/// Edits in quick succession are checked once, at the last version: nothing is published for
+/// the versions typed over.
+#[test]
+fn quick_edits_are_checked_once_at_the_last_version() {
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+    let hook = dir.join("bot/hooks/a.ts");
+    let mut client = Client::start(&[&dir]);
+    client.open(&hook);
+    std::thread::sleep(Duration::from_millis(500));
+    for version in 2..=6 {
+        let key = format!("\"turn.complete{version}\"");
+        client.change(&hook, version, &CLEAN_HOOK.replace("\"turn.completed\"", &key));
+    }
+    let last = client.wait_for(|message| {
+        message["method"] == "textDocument/publishDiagnostics" && message["params"]["version"] == 6
+    });
+    assert!(last["params"]["diagnostics"][0]["message"].as_str().unwrap().contains("turn.complete6"), "{last}");
+    let hook_uri = uri(&hook);
+    let older = |message: &Value| {
+        message["method"] == "textDocument/publishDiagnostics"
+            && message["params"]["uri"] == hook_uri
+            && message["params"]["version"].as_i64().is_some_and(|version| (2..6).contains(&version))
+    };
+    assert_eq!(client.try_wait_for(Duration::from_millis(500), &older), None);
+}
