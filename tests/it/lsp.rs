@@ -537,3 +537,16 @@ fn quick_edits_are_checked_once_at_the_last_version() {
     };
     assert_eq!(client.try_wait_for(Duration::from_millis(500), &older), None);
 }
+
+/// Closing a document with unsaved edits makes the file on disk count again.
+#[test]
+fn closing_an_unsaved_document_re_checks_the_file_on_disk() {
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+    let hook = dir.join("bot/hooks/a.ts");
+    let mut client = Client::start(&[&dir]);
+    client.open(&hook);
+    client.change(&hook, 2, TYPO_HOOK);
+    client.diagnostics(&hook, |diagnostics| !diagnostics.is_empty());
+    client.notify("textDocument/didClose", json!({ "textDocument": { "uri": uri(&hook) } }));
+    client.diagnostics(&hook, <[Value]>::is_empty);
+}
