@@ -78,3 +78,48 @@ pub fn recheck_hooks(root: &Path, modules: &[HookModule], indexes: &[usize], res
     }
     rechecked
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_located, discover};
+
+    /// Re-checking every hook of a project finds, file by file, what the full check found
+    /// (but for discovery's own findings, which the editor keeps from the full check).
+    #[test]
+    fn rechecking_every_hook_finds_what_the_full_check_found_file_by_file() {
+        let cases = [
+            "unknown-event",
+            "unresolved-import",
+            "missing-export",
+            "suppression-silences",
+            "suppression-unused",
+            "suppression-cannot-silence-error",
+            "duplicate-name",
+            "reserved-name",
+            "parse-error",
+            "accepted-forms",
+        ];
+        for case in cases {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate").join(case);
+            let located = crate::project::locate(&dir).unwrap();
+            let project = located.project.clone().unwrap();
+            let discovery = discover::discover(&project);
+            let full = check_located(located, None);
+            let resolver = Resolver::new(&project.canonical_dir);
+            let all: Vec<usize> = (0..discovery.modules.len()).collect();
+            let rechecked = recheck_hooks(&project.canonical_dir, &discovery.modules, &all, &resolver);
+            assert!(!rechecked.by_path.is_empty(), "{case}");
+            for (path, found) in &rechecked.by_path {
+                let expected: Vec<&Diagnostic> = full
+                    .diagnostics
+                    .iter()
+                    .filter(|diagnostic| diagnostic.path.as_deref() == Some(path.as_str()))
+                    .filter(|diagnostic| !discovery.diagnostics.contains(diagnostic))
+                    .collect();
+                let found: Vec<&Diagnostic> = found.iter().collect();
+                assert_eq!(found, expected, "{case}: {path}");
+            }
+        }
+    }
+}

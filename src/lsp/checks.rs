@@ -96,6 +96,9 @@ struct LastCheck {
     mount_files: HashSet<PathBuf>,
     /// The diagnostics of each file, by path relative to the project.
     diagnostics: HashMap<String, Vec<Diagnostic>>,
+    /// What discovery found wrong with a hook (its name clashes, say), by path: kept when the
+    /// hook is re-checked, as discovery runs only with a full check.
+    discovery_diagnostics: HashMap<String, Vec<Diagnostic>>,
     /// The text of each file with a labelled diagnostic, as checked.
     sources: HashMap<String, String>,
     /// The files published with diagnostics, to clear when they have none.
@@ -216,10 +219,14 @@ impl ProjectChecks {
                 return self.tell(MessageType::ERROR, format!("agent-sdk could not check `{shown}`: {error:#}"));
             }
         };
-        let hooks = match &checked.project {
-            Some(project) => crate::check::discover::discover(project).modules,
-            None => Vec::new(),
-        };
+        let discovery = checked.project.as_ref().map(crate::check::discover::discover).unwrap_or_default();
+        let hooks = discovery.modules;
+        let mut discovery_diagnostics: HashMap<String, Vec<Diagnostic>> = HashMap::new();
+        for diagnostic in discovery.diagnostics {
+            if let Some(path) = diagnostic.path.clone() {
+                discovery_diagnostics.entry(path).or_default().push(diagnostic);
+            }
+        }
         let hook_index = hooks.iter().enumerate().map(|(index, hook)| (hook.real_path.clone(), index)).collect();
         let imports = checked
             .modules
@@ -247,6 +254,7 @@ impl ProjectChecks {
             imports,
             mount_files: checked.mounts.iter().map(|mount| mount.file.real_path.clone()).collect(),
             diagnostics,
+            discovery_diagnostics,
             sources: checked.sources,
             published: previous.clone(),
             resolver,
@@ -261,7 +269,10 @@ impl ProjectChecks {
         last.resolver.set_overlay(overlay);
         let rechecked = crate::check::incremental::recheck_hooks(&self.dir, &last.hooks, indexes, &last.resolver);
         for (path, diagnostics) in &rechecked.by_path {
-            last.diagnostics.insert(path.clone(), diagnostics.clone());
+            let mut merged = last.discovery_diagnostics.get(path).cloned().unwrap_or_default();
+            merged.extend(diagnostics.iter().cloned());
+            merged.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            last.diagnostics.insert(path.clone(), merged);
             last.sources.remove(path);
         }
         last.sources.extend(rechecked.sources);

@@ -550,3 +550,18 @@ fn closing_an_unsaved_document_re_checks_the_file_on_disk() {
     client.notify("textDocument/didClose", json!({ "textDocument": { "uri": uri(&hook) } }));
     client.diagnostics(&hook, <[Value]>::is_empty);
 }
+
+/// What discovery found of a hook (two modules with one name) stays shown when an edit
+/// re-checks the hook alone.
+#[test]
+fn a_name_clash_stays_shown_when_the_hook_is_edited() {
+    let (_temp, dir) = project(&[("bot/hooks/a.js", CLEAN_HOOK), ("bot/hooks/a.ts", CLEAN_HOOK)]);
+    let hook = dir.join("bot/hooks/a.js");
+    let mut client = Client::start(&[&dir]);
+    client.open(&hook);
+    let found = client.diagnostics(&hook, |diagnostics| !diagnostics.is_empty());
+    assert_eq!(codes(&found), ["hooks::duplicate-name"]);
+    client.change(&hook, 2, TYPO_HOOK);
+    let found = client.diagnostics(&hook, |diagnostics| diagnostics.len() == 2);
+    assert_eq!(codes(&found), ["hooks::duplicate-name", "hooks::unknown-event"]);
+}
