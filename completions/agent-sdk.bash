@@ -34,6 +34,9 @@ _agent_sdk() {
             agent_sdk,logs)
                 cmd="agent_sdk__subcmd__logs"
                 ;;
+            agent_sdk,lsp)
+                cmd="agent_sdk__subcmd__lsp"
+                ;;
             agent_sdk,run)
                 cmd="agent_sdk__subcmd__run"
                 ;;
@@ -64,6 +67,9 @@ _agent_sdk() {
             agent_sdk__subcmd__help,logs)
                 cmd="agent_sdk__subcmd__help__subcmd__logs"
                 ;;
+            agent_sdk__subcmd__help,lsp)
+                cmd="agent_sdk__subcmd__help__subcmd__lsp"
+                ;;
             agent_sdk__subcmd__help,run)
                 cmd="agent_sdk__subcmd__help__subcmd__run"
                 ;;
@@ -83,7 +89,7 @@ _agent_sdk() {
 
     case "${cmd}" in
         agent_sdk)
-            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions help"
+            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -201,7 +207,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__help)
-            opts="validate info run dev test logs sdk init completions help"
+            opts="validate info run dev test logs sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -285,6 +291,20 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__help__subcmd__logs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent_sdk__subcmd__help__subcmd__lsp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -445,6 +465,24 @@ _agent_sdk() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent_sdk__subcmd__lsp)
+            opts="-q -h -V --stdio --color --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

@@ -34,6 +34,9 @@ _bdk() {
             bdk,logs)
                 cmd="bdk__subcmd__logs"
                 ;;
+            bdk,lsp)
+                cmd="bdk__subcmd__lsp"
+                ;;
             bdk,run)
                 cmd="bdk__subcmd__run"
                 ;;
@@ -64,6 +67,9 @@ _bdk() {
             bdk__subcmd__help,logs)
                 cmd="bdk__subcmd__help__subcmd__logs"
                 ;;
+            bdk__subcmd__help,lsp)
+                cmd="bdk__subcmd__help__subcmd__lsp"
+                ;;
             bdk__subcmd__help,run)
                 cmd="bdk__subcmd__help__subcmd__run"
                 ;;
@@ -83,7 +89,7 @@ _bdk() {
 
     case "${cmd}" in
         bdk)
-            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions help"
+            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -201,7 +207,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__help)
-            opts="validate info run dev test logs sdk init completions help"
+            opts="validate info run dev test logs sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -285,6 +291,20 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__help__subcmd__logs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bdk__subcmd__help__subcmd__lsp)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -445,6 +465,24 @@ _bdk() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bdk__subcmd__lsp)
+            opts="-q -h -V --stdio --color --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0

@@ -233,6 +233,18 @@ _arguments "${_arguments_options[@]}" : \
 ':shell -- The shell to complete for:(bash elvish fish powershell zsh)' \
 && ret=0
 ;;
+(lsp)
+_arguments "${_arguments_options[@]}" : \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--stdio[Speak over stdin and stdout (the only way; accepted because editors pass it)]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 ":: :_bdk__subcmd__help_commands" \
@@ -281,6 +293,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(lsp)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (help)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -306,6 +322,7 @@ _bdk_commands() {
 'sdk:Write the SDK packages into \`vendor/agent-sdk/\`, with their TypeScript declarations' \
 'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
+'lsp:Serve the Language Server Protocol over stdio, for editors' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'bdk commands' commands "$@"
@@ -332,6 +349,7 @@ _bdk__subcmd__help_commands() {
 'sdk:Write the SDK packages into \`vendor/agent-sdk/\`, with their TypeScript declarations' \
 'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
+'lsp:Serve the Language Server Protocol over stdio, for editors' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'bdk help commands' commands "$@"
@@ -365,6 +383,11 @@ _bdk__subcmd__help__subcmd__init_commands() {
 _bdk__subcmd__help__subcmd__logs_commands() {
     local commands; commands=()
     _describe -t commands 'bdk help logs commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__lsp_commands] )) ||
+_bdk__subcmd__help__subcmd__lsp_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help lsp commands' commands "$@"
 }
 (( $+functions[_bdk__subcmd__help__subcmd__run_commands] )) ||
 _bdk__subcmd__help__subcmd__run_commands() {
@@ -400,6 +423,11 @@ _bdk__subcmd__init_commands() {
 _bdk__subcmd__logs_commands() {
     local commands; commands=()
     _describe -t commands 'bdk logs commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__lsp_commands] )) ||
+_bdk__subcmd__lsp_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk lsp commands' commands "$@"
 }
 (( $+functions[_bdk__subcmd__run_commands] )) ||
 _bdk__subcmd__run_commands() {

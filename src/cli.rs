@@ -14,7 +14,7 @@ use crate::state::session_info::{Mode, Purpose};
 /// hooks statically, info describes the project, run runs one turn with the hooks executed
 /// in Node.js, dev serves the agent over HTTP, test runs the hooks' tests, logs tails a
 /// server's serve log, sdk writes the SDK packages for tsc and editors, init creates a
-/// project, and completions prints a shell completion script.
+/// project, completions prints a shell completion script, and lsp serves editors.
 ///
 /// The project is the folder given as PATH or --dir, else the nearest one from the current
 /// folder up that holds `bot/` or `agent/`.
@@ -163,6 +163,15 @@ pub enum Command {
     ///
     /// Example: agent-sdk completions bash > ~/.local/share/bash-completion/completions/agent-sdk
     Completions(CompletionsArgs),
+    /// Serve the Language Server Protocol over stdio, for editors.
+    ///
+    /// Diagnostics as `validate` finds them, on every change of the unsaved buffer; quick
+    /// fixes and "disable for this line"; completion and hover of event keys; go to an
+    /// extension's hook from `disableHook("…")`. Every agent project in the workspace is
+    /// served. docs/editors.md shows how to set up VS Code, Neovim and Helix.
+    ///
+    /// Example: agent-sdk lsp --stdio
+    Lsp(LspArgs),
 }
 
 /// The first argument of the one command no user types: the hook runtime's request for a
@@ -249,7 +258,7 @@ impl Command {
             Command::Logs(args) => Some(args.dir.given_and_place()),
             Command::Sdk(args) => Some(args.dir.given_and_place()),
             Command::Test(args) => Some((args.dir.given.clone(), &mut args.dir.dir)),
-            Command::Init(_) | Command::Completions(_) => None,
+            Command::Init(_) | Command::Completions(_) | Command::Lsp(_) => None,
         }
     }
 }
@@ -676,6 +685,13 @@ pub struct LogsArgs {
 fn event_types() -> clap::builder::PossibleValuesParser {
     let types = crate::vocabulary::EVENTS.iter().map(|event| clap::builder::PossibleValue::new(event.name));
     clap::builder::PossibleValuesParser::new(types)
+}
+
+#[derive(Debug, Args)]
+pub struct LspArgs {
+    /// Speak over stdin and stdout (the only way; accepted because editors pass it).
+    #[arg(long)]
+    pub stdio: bool,
 }
 
 #[derive(Debug, Args)]

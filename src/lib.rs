@@ -12,7 +12,9 @@
 // Floor 7, the commands: one file (or folder) per command, flags to outcome.
 pub mod commands;
 
-// Floor 6, the hosting server (`dev`): sessions over HTTP, the serve log as SSE, the watcher.
+// Floor 6, the servers: `dev`'s sessions over HTTP (the serve log as SSE, the watcher) and
+// the language server for editors (`lsp`).
+pub mod lsp;
 pub mod server;
 
 // Floor 5, the meeting point: a checked project becomes a running session (`run`, `dev`).

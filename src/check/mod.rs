@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod discover;
 pub mod extensions;
+pub mod incremental;
 
 use std::collections::HashMap;
 
@@ -82,6 +83,16 @@ impl CheckedProject {
 /// watcher through [`crate::session::check`]: both run the mounts too). Every problem
 /// inside the project is a diagnostic.
 pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject {
+    check_located_with(located, cache, std::sync::Arc::default())
+}
+
+/// [`check_located`] of the project as an editor shows it: the files `overlay` holds are
+/// read from it instead of the disk (`agent-sdk lsp`).
+pub fn check_located_with(
+    located: Located,
+    cache: Option<&Cache>,
+    overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
+) -> CheckedProject {
     let mut checked = CheckedProject { diagnostics: located.diagnostics, ..CheckedProject::default() };
     let Some(project) = located.project else {
         return checked;
@@ -89,6 +100,7 @@ pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject 
     let mut config = crate::config::find(&project.dir);
     let discovery = discover::discover(&project, &config);
     let resolver = Resolver::new(&project.canonical_dir);
+    resolver.set_overlay(overlay);
     let name_problems: Vec<Option<Code>> =
         (0..discovery.modules.len()).map(|index| name_problem(&discovery.modules, index)).collect();
     // One pass per hook: read, parse, analyse and, when it would load, compile it and
@@ -207,23 +219,25 @@ fn follow_imports(
 }
 
 /// What checking one hook module found.
-struct ModuleCheck {
-    analysis: HookAnalysis,
+pub(crate) struct ModuleCheck {
+    pub(crate) analysis: HookAnalysis,
     /// Its text, when a diagnostic points into it or it holds an `agent-sdk-ignore` comment.
-    source: Option<String>,
+    pub(crate) source: Option<String>,
     /// The hook as the import walk starts from it, when it would load so far.
-    entry: Option<Visited>,
+    pub(crate) entry: Option<Visited>,
 }
 
 /// Reads and analyses one module; when it would load so far (no [`skip_reason`]), compiles
-/// it from the same parse and resolves its imports.
-fn check_module(
+/// it from the same parse and resolves its imports. An editor's unsaved text (the
+/// resolver's overlay) is read instead of the disk's.
+pub(crate) fn check_module(
     module: &HookModule,
     name_problem: Option<Code>,
     resolver: &Resolver,
     cache: Option<&Cache>,
 ) -> ModuleCheck {
-    let text = match analyze::read::read_hook(&module.path, &module.display_path) {
+    let read = resolver.unsaved_text(&module.real_path).map(Ok);
+    let text = match read.unwrap_or_else(|| analyze::read::read_hook(&module.path, &module.display_path)) {
         Ok(text) => text,
         Err(diagnostic) => {
             let analysis = HookAnalysis { diagnostics: vec![*diagnostic], ..HookAnalysis::default() };
@@ -263,7 +277,7 @@ fn check_module(
 
 /// A naming problem that keeps module `index` from loading, whatever is in it. `modules`
 /// is in discovery order, so modules sharing a name are neighbours.
-fn name_problem(modules: &[HookModule], index: usize) -> Option<Code> {
+pub(crate) fn name_problem(modules: &[HookModule], index: usize) -> Option<Code> {
     let name = &modules[index].name;
     if name.contains("__") {
         return Some(Code::ReservedName);

@@ -6,6 +6,7 @@ mod info;
 mod init;
 pub mod load_module;
 mod logs;
+mod lsp;
 mod run;
 mod sdk;
 mod test;
@@ -30,5 +31,6 @@ pub fn dispatch(mut cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Sdk(args) => sdk::sdk(&args, printer),
         Command::Init(args) => init::init(&args, printer),
         Command::Completions(args) => completions::completions(&args, cli.program, printer),
+        Command::Lsp(args) => lsp::lsp(&args, printer),
     }
 }

@@ -184,7 +184,7 @@ pub fn visit_entry<'a>(
 /// Reads, compiles (or finds in the cache) and resolves one module the hooks reach.
 fn visit(path: &Path, shown: String, resolver: &Resolver, cache: Option<&Cache>) -> Visited {
     let mut visited = Visited::new(path, shown, resolver.format_of(path));
-    match std::fs::read_to_string(path) {
+    match resolver.read_source(path) {
         Ok(source) => visited.compile(&source, resolver, cache, |format, options, output| {
             super::big_modules::compile(path, &source, format, options, output)
         }),
@@ -327,7 +327,7 @@ fn link_all(visited: &mut HashMap<PathBuf, Visited>, resolver: &Resolver, pool: 
             }
             let read = || match &result.source {
                 Some((_, text)) => Some(text.clone()),
-                None => std::fs::read_to_string(path).ok(),
+                None => resolver.read_source(path).ok(),
             };
             if let Some((found, source)) =
                 link::missing_exports(&linker, &result.shown, read, &result.imports, &module.resolved)

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use oxc_resolver::{ResolveError, ResolveOptions, TsConfig, TsconfigDiscovery};
 
@@ -159,7 +159,12 @@ pub struct Resolver {
     ts_options_by_folder: Mutex<HashMap<PathBuf, Result<TsOptions, String>>>,
     /// What is installed, for the explanation of a package that is not.
     installed: InstalledPackages,
+    /// The text of files an editor holds unsaved, read instead of the disk's (`agent-sdk lsp`).
+    overlay: RwLock<Arc<Overlay>>,
 }
+
+/// Unsaved text by file (absolute, links resolved): what an editor shows instead of the disk.
+pub type Overlay = HashMap<PathBuf, String>;
 
 /// What a folder's nearest package.json says.
 #[derive(Debug, Clone)]
@@ -198,6 +203,25 @@ impl Resolver {
             package_scopes: Mutex::default(),
             ts_options_by_folder: Mutex::default(),
             installed: InstalledPackages::default(),
+            overlay: RwLock::default(),
+        }
+    }
+
+    /// Reads `overlay`'s text instead of the disk's for the files it holds, from now on.
+    pub fn set_overlay(&self, overlay: Arc<Overlay>) {
+        *self.overlay.write().unwrap_or_else(std::sync::PoisonError::into_inner) = overlay;
+    }
+
+    /// The unsaved text of `path` (absolute, links resolved), when an editor holds it.
+    pub fn unsaved_text(&self, path: &Path) -> Option<String> {
+        self.overlay.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(path).cloned()
+    }
+
+    /// The text of the module at `path`: the editor's when it holds it unsaved, else the disk's.
+    pub fn read_source(&self, path: &Path) -> std::io::Result<String> {
+        match self.unsaved_text(path) {
+            Some(text) => Ok(text),
+            None => std::fs::read_to_string(path),
         }
     }
 

@@ -7,7 +7,7 @@ pub mod info;
 mod json;
 mod location;
 mod pretty;
-mod sarif;
+pub mod sarif;
 
 pub use github::{FailedTest, render_failed_tests};
 pub use location::{Location, ProjectDir};

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 const FLOORS: &[(&str, u8)] = &[
     ("commands", 7),
     ("server", 6),
+    ("lsp", 6),
     ("session", 5),
     ("check", 4),
     ("engine", 4),

@@ -22,6 +22,7 @@ mod floors;
 mod hostile;
 mod init;
 mod logs;
+mod lsp;
 mod memory;
 mod npm_package;
 mod npm_use;

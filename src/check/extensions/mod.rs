@@ -75,7 +75,8 @@ fn read_mount(
     cache: Option<&Cache>,
     checked: &mut CheckedProject,
 ) -> (Option<MountShape>, Option<Visited>) {
-    let text = match crate::check::analyze::read::read_hook(&file.path, &file.display_path) {
+    let read = resolver.unsaved_text(&file.real_path).map(Ok);
+    let text = match read.unwrap_or_else(|| crate::check::analyze::read::read_hook(&file.path, &file.display_path)) {
         Ok(text) => text,
         Err(diagnostic) => {
             checked.diagnostics.push(*diagnostic);
@@ -231,14 +232,23 @@ const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 /// loader serves them from there, as for `run`); one without is checked statically, and
 /// nothing is written.
 pub fn check_project(dir: &std::path::Path) -> anyhow::Result<CheckedProject> {
+    check_project_with(dir, std::sync::Arc::default())
+}
+
+/// [`check_project`] of the project as an editor shows it: the files `overlay` holds are read
+/// from it instead of the disk (`agent-sdk lsp`).
+pub fn check_project_with(
+    dir: &std::path::Path,
+    overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
+) -> anyhow::Result<CheckedProject> {
     let located = crate::project::locate(dir)?;
     let Some(project) = located.project.clone().filter(discover::has_mounts) else {
-        return Ok(crate::check::check_located(located, None));
+        return Ok(crate::check::check_located_with(located, None, overlay));
     };
     let (setup, _) =
         crate::runtime::setup::SessionSetup::prepare(project, crate::cli::EnvArgs::default().files(), CHECK_TIMEOUT)?;
     let cache = Cache::new(&setup.state_root);
-    let mut checked = crate::check::check_located(located, Some(&cache));
+    let mut checked = crate::check::check_located_with(located, Some(&cache), overlay);
     mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
     Ok(checked)
 }

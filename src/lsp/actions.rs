@@ -1,0 +1,116 @@
+//! Code actions on the diagnostics published for a document: each finding's fix as a quick
+//! fix (preferred when it is safe), and for a warning or advice "disable for this line", an
+//! `// agent-sdk-ignore <code>` comment on its own line above, indented as the line is, or
+//! the code added to such a comment already there (errors cannot be silenced, so they get
+//! none).
+
+use std::collections::HashMap;
+
+use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit};
+
+use super::checks::Published;
+use super::text;
+use crate::diagnostics::suppression::DIRECTIVE;
+use crate::diagnostics::{Applicability, Severity};
+
+/// The actions for the part `range` of the document `uri` (whose text is `source`), of the
+/// diagnostics published for it.
+pub fn code_actions(uri: &Uri, source: &str, range: Range, published: &[Published]) -> Vec<CodeActionOrCommand> {
+    let mut actions = Vec::new();
+    let touches =
+        |diagnostic: &lsp_types::Diagnostic| diagnostic.range.start <= range.end && range.start <= diagnostic.range.end;
+    for found in published.iter().filter(|found| touches(&found.diagnostic)) {
+        if let Some((title, applicability, edit)) = &found.fix {
+            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: title.clone(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![found.diagnostic.clone()]),
+                edit: Some(edit.clone()),
+                is_preferred: Some(*applicability == Applicability::Safe),
+                ..CodeAction::default()
+            }));
+        }
+        if found.severity != Severity::Error {
+            let edit = disable_for_line(source, found.diagnostic.range.start.line, found.code.as_str());
+            actions.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("Disable {} for this line", found.code.as_str()),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![found.diagnostic.clone()]),
+                edit: Some(WorkspaceEdit {
+                    changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
+                    ..WorkspaceEdit::default()
+                }),
+                ..CodeAction::default()
+            }));
+        }
+    }
+    actions
+}
+
+/// The edit silencing `code` on line `line` (0-based) of `source`: the code added to the
+/// suppression comment alone on the line above, or a new comment line above it.
+pub fn disable_for_line(source: &str, line: u32, code: &str) -> TextEdit {
+    let line_start = text::offset(source, lsp_types::Position { line, character: 0 });
+    let (_, indent) = text::line_start_and_indent(source, line_start);
+    if line > 0 {
+        let above_start = text::offset(source, lsp_types::Position { line: line - 1, character: 0 });
+        let above = &source[above_start..line_start].trim_end_matches(['\n', '\r']);
+        if let Some(codes_end) = codes_end(above) {
+            let codes = above[..codes_end].trim_start().trim_start_matches("//").trim_start()[DIRECTIVE.len()..].trim();
+            let separator = if codes.is_empty() { " " } else { ", " };
+            let at = text::position(source, above_start + codes_end);
+            return TextEdit { range: Range { start: at, end: at }, new_text: format!("{separator}{code}") };
+        }
+    }
+    let at = text::position(source, line_start);
+    TextEdit { range: Range { start: at, end: at }, new_text: format!("{indent}// {DIRECTIVE} {code}\n") }
+}
+
+/// For a line that is a suppression comment alone: where its codes end (before ` -- reason`,
+/// or trailing space).
+fn codes_end(line: &str) -> Option<usize> {
+    let comment = line.trim_start().strip_prefix("//")?;
+    let rest = comment.trim_start().strip_prefix(DIRECTIVE)?;
+    if !(rest.is_empty() || rest.starts_with(char::is_whitespace)) {
+        return None;
+    }
+    let codes = rest.split_once("--").map_or(rest, |(codes, _)| codes);
+    let rest_start = line.len() - rest.len();
+    Some(rest_start + codes.trim_end().len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn apply(source: &str, edit: &TextEdit) -> String {
+        let start = text::offset(source, edit.range.start);
+        let end = text::offset(source, edit.range.end);
+        format!("{}{}{}", &source[..start], edit.new_text, &source[end..])
+    }
+
+    #[test]
+    fn a_new_comment_goes_above_with_the_line_s_indentation() {
+        let source = "a\n    \"turn.complete\"() {},\n";
+        let edit = disable_for_line(source, 1, "hooks::unknown-event");
+        assert_eq!(
+            apply(source, &edit),
+            "a\n    // agent-sdk-ignore hooks::unknown-event\n    \"turn.complete\"() {},\n"
+        );
+    }
+
+    #[test]
+    fn a_code_joins_the_comment_above_before_its_reason() {
+        let source = "  // agent-sdk-ignore hooks::a -- why\n  x\n";
+        let edit = disable_for_line(source, 1, "hooks::b");
+        assert_eq!(apply(source, &edit), "  // agent-sdk-ignore hooks::a, hooks::b -- why\n  x\n");
+        let source = "// agent-sdk-ignore\nx\n";
+        assert_eq!(apply(source, &disable_for_line(source, 1, "hooks::b")), "// agent-sdk-ignore hooks::b\nx\n");
+        // Another comment above: a line of its own.
+        let source = "// agent-sdk-ignored\nx\n";
+        assert_eq!(
+            apply(source, &disable_for_line(source, 1, "hooks::b")),
+            "// agent-sdk-ignored\n// agent-sdk-ignore hooks::b\nx\n"
+        );
+    }
+}
