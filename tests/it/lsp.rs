@@ -575,3 +575,26 @@ fn a_name_clash_stays_shown_when_the_hook_is_edited() {
     let found = client.diagnostics(&hook, |diagnostics| diagnostics.len() == 2);
     assert_eq!(codes(&found), ["hooks::duplicate-name", "hooks::unknown-event"]);
 }
+
+/// The editor reads the project's settings as `validate` does: a rule raised to an error is
+/// an error on open and after an unsaved edit (the check of the edited hook alone), and a
+/// rule turned off is never shown.
+#[test]
+fn the_settings_file_s_rule_levels_apply_in_the_editor() {
+    let settings = "{ \"rules\": { \"unknown-event\": \"error\", \"dynamic-events\": \"off\" } }\n";
+    let typo = CLEAN_HOOK.replace("turn.completed", "turn.complete");
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", &typo), ("agent-sdk.json", settings)]);
+    let hook = dir.join("bot/hooks/a.ts");
+    let mut client = Client::start(&[&dir]);
+    client.open(&hook);
+    let found = client.diagnostics(&hook, |diagnostics| !diagnostics.is_empty());
+    assert_eq!((codes(&found), &found[0]["severity"]), (vec!["hooks::unknown-event"], &json!(1)), "{found:#?}");
+    // An unsaved edit is checked on its own: the levels still apply.
+    let edited = typo.replace("turn.complete", "turn.fail").replace("  },\n", "    ...more,\n  },\n");
+    client.change(&hook, 2, &edited);
+    let found = client.diagnostics(&hook, |diagnostics| {
+        diagnostics.iter().any(|d| d["message"].as_str().unwrap().contains("turn.fail"))
+    });
+    assert_eq!(codes(&found), ["hooks::unknown-event"], "{found:#?}");
+    assert_eq!(found[0]["severity"], 1, "an error: {found:#?}");
+}
