@@ -65,8 +65,11 @@ impl<'a> Visit<'a> for FactsWalk<'_, '_, 'a> {
         if self.facts.metering.is_none() {
             self.facts.metering = self.instruments.records(it, self.lints, names);
         }
-        // `shouldPage(event)`, `isEval(ctx.session)`: a function that may do the check.
-        if let Expression::Identifier(_) = it.callee.get_inner_expression() {
+        // `shouldPage(event)`, `isEval(ctx.session)`: a function of the project, which may do
+        // the check (a global such as `structuredClone` does not).
+        if let Expression::Identifier(callee) = it.callee.get_inner_expression()
+            && (self.lints.scope.binding(callee.name.as_str()).is_some() || names.declares(callee.name.as_str()))
+        {
             for argument in &it.arguments {
                 let Some(read) = argument.as_expression().and_then(chain) else { continue };
                 self.facts.hands_on_event |= names.under_event(&read).is_some();

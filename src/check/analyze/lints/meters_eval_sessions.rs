@@ -206,7 +206,8 @@ mod tests {
             "\"turn.completed\"(event, ctx) { ctx.host.otel.tag(\"k\", \"v\"); ctx.host.kv.set(\"k\", 1); }",
             "\"turn.completed\"(event, ctx) { const list = [1]; list.add?.(1); new Set().add(1); }",
         ] {
-            assert!(lint(&hook(OTEL, handlers), Code::MetersEvalSessions).is_empty(), "{handlers}");
+            let top = format!("{OTEL}import {{ isEval }} from \"./policy\";");
+            assert!(lint(&hook(&top, handlers), Code::MetersEvalSessions).is_empty(), "{handlers}");
         }
     }
 }

@@ -75,6 +75,10 @@ mod tests {
                 "ctx.host.slack.chat.postMessage",
             ),
             ("async \"turn.failed\"() { const w = new IncomingWebhook(\"u\"); await w.send({}); }", "w.send"),
+            (
+                "async \"turn.failed\"(event) { const copy = structuredClone(event.data); await fetch(copy.message); }",
+                "fetch",
+            ),
         ] {
             assert_eq!(labels(&hook(webhook, handler), Code::PagesCancelledTurns), [label], "{handler}");
         }
@@ -94,7 +98,8 @@ mod tests {
             "async \"turn.completed\"(event) { await fetch(\"u\"); }",
             "async \"turn.failed\"(event) { const fetch = (u) => u; await fetch(\"u\"); }",
         ] {
-            assert!(lint(&hook("", handler), Code::PagesCancelledTurns).is_empty(), "{handler}");
+            let top = "import { shouldPage } from \"./policy\";";
+            assert!(lint(&hook(top, handler), Code::PagesCancelledTurns).is_empty(), "{handler}");
         }
     }
 }
