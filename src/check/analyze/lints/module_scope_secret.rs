@@ -8,7 +8,7 @@
 //! declarations. Not reported: a read in any function (handlers and helpers run later),
 //! in a class body, `process.env` as a whole (it is read later, through the object), a
 //! computed name (`process.env[name]`), and the variables the process itself is started
-//! with, which are never secrets: [`PROCESS_VARIABLES`] and `OTEL_*`.
+//! with, which are never secrets: [`PROCESS_VARIABLES`], `OTEL_*` and `AGENT_SDK_*`.
 
 use oxc::ast::ast::{
     ArrowFunctionExpression, BindingPattern, Class, ComputedMemberExpression, Function, StaticMemberExpression,
@@ -24,7 +24,23 @@ use crate::check::analyze::scope::Binding;
 use crate::diagnostics::{Code, Diagnostic};
 
 /// Variables set when the process starts, read at module scope on purpose.
-const PROCESS_VARIABLES: &[&str] = &["NODE_ENV", "NODE_OPTIONS", "TZ", "LANG", "HOME", "PATH", "PWD", "CI", "DEBUG"];
+const PROCESS_VARIABLES: &[&str] = &[
+    "NODE_ENV",
+    "NODE_OPTIONS",
+    "NODE_DEBUG",
+    "TZ",
+    "LANG",
+    "HOME",
+    "PATH",
+    "PWD",
+    "CI",
+    "DEBUG",
+    "VITEST",
+    "JEST_WORKER_ID",
+];
+
+/// Prefixes of variables set when the process starts: OpenTelemetry's, agent-sdk's own.
+const PROCESS_PREFIXES: &[&str] = &["OTEL_", "AGENT_SDK_"];
 
 pub(super) fn check(lints: &Lints, found: &mut Vec<Diagnostic>) {
     if !lints.file.text.contains("env") {
@@ -64,7 +80,7 @@ impl TopLevelReads<'_, '_, '_> {
 
     /// A read of the variable `name` at `span`, written as `quoted`.
     fn read(&mut self, span: Span, name: &str, quoted: String) {
-        if PROCESS_VARIABLES.contains(&name) || name.starts_with("OTEL_") {
+        if PROCESS_VARIABLES.contains(&name) || PROCESS_PREFIXES.iter().any(|prefix| name.starts_with(prefix)) {
             return;
         }
         self.found.push(self.lints.file.diagnostic(
@@ -158,7 +174,7 @@ mod tests {
     #[test]
     fn reads_that_happen_later_or_are_not_secrets_are_not_reported() {
         let source = module(
-            "const env = process.env;\nconst name = \"X\"; const x = process.env[name];\nconst mode = process.env.NODE_ENV, svc = process.env.OTEL_SERVICE_NAME;\nfunction url() { return process.env.SLACK_URL; }\nconst lazy = () => process.env.SLACK_URL;\nclass Config { url = process.env.SLACK_URL; }\nconst process2 = { env: { A: 1 } }; const a = process2.env.A;",
+            "const env = process.env;\nconst name = \"X\"; const x = process.env[name];\nconst mode = process.env.NODE_ENV, svc = process.env.OTEL_SERVICE_NAME, echo = process.env.AGENT_SDK_BENCH_ECHO;\nfunction url() { return process.env.SLACK_URL; }\nconst lazy = () => process.env.SLACK_URL;\nclass Config { url = process.env.SLACK_URL; }\nconst process2 = { env: { A: 1 } }; const a = process2.env.A;",
         );
         assert!(lint(&source, Code::ModuleScopeSecret).is_empty());
         let shadowed = "import { defineHook } from \"@cursor/bdk/hooks\";\nimport process from \"./fake-process\";\nconst a = process.env.SLACK_URL;\nexport default defineHook({ events: { \"turn.failed\"() { const u = process.env.SLACK_URL; } } });\n";
