@@ -30,10 +30,15 @@ pub struct HandlerFacts {
 }
 
 impl HandlerFacts {
-    pub fn of(lints: &Lints, handler: &Handler, clients: &Clients, instruments: &Instruments) -> Self {
+    pub fn of<'a>(
+        lints: &Lints<'_, 'a>,
+        handler: &Handler<'a>,
+        clients: &Clients<'a>,
+        instruments: &Instruments<'a>,
+    ) -> Self {
         let mut walk =
             FactsWalk { lints, handler, clients, instruments, local: HashSet::new(), facts: Self::default() };
-        walk.facts.reads_status = handler.names.reads_event_property("status");
+        walk.facts.reads_status = handler.names().reads_event_property("status");
         handler.body.walk(&mut walk);
         walk.facts
     }
@@ -58,9 +63,9 @@ impl<'a> Visit<'a> for FactsWalk<'_, '_, 'a> {
     }
 
     fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        let names = &self.handler.names;
+        let names = self.handler.names();
         if self.facts.outbound.is_none() {
-            self.facts.outbound = outbound(it, self.lints, self.clients, &self.local, names).map(|call| call.callee);
+            self.facts.outbound = outbound(it, self.lints, self.clients, &self.local, names);
         }
         if self.facts.metering.is_none() {
             self.facts.metering = self.instruments.records(it, self.lints, names);
@@ -71,21 +76,23 @@ impl<'a> Visit<'a> for FactsWalk<'_, '_, 'a> {
             && (self.lints.scope.binding(callee.name.as_str()).is_some() || names.declares(callee.name.as_str()))
         {
             for argument in &it.arguments {
+                if let Argument::SpreadElement(_) = argument {
+                    // `helper(...arguments)`: what it is given is not known.
+                    self.facts.hands_on_event = true;
+                    self.facts.hands_on_ctx = true;
+                    continue;
+                }
                 let Some(read) = argument.as_expression().and_then(chain) else { continue };
                 self.facts.hands_on_event |= names.under_event(&read).is_some();
                 self.facts.hands_on_ctx |= names.under_ctx(&read).is_some();
             }
-        }
-        if let Some(Argument::SpreadElement(_)) = it.arguments.first() {
-            self.facts.hands_on_event = true;
-            self.facts.hands_on_ctx = true;
         }
         walk::walk_call_expression(self, it);
     }
 
     fn visit_expression(&mut self, it: &Expression<'a>) {
         if let Some(read) = chain(it)
-            && let Some(path) = self.handler.names.under_event(&read)
+            && let Some(path) = self.handler.names().under_event(&read)
             && path.contains(&Some("status"))
         {
             self.facts.reads_status = true;

@@ -15,7 +15,6 @@ use oxc::ast::ast::{CallExpression, Expression, ObjectExpression, ObjectProperty
 use oxc::ast_visit::{Visit, walk};
 use oxc::span::{GetSpan, Span};
 
-use super::names::HandlerNames;
 use super::outbound::is_global_fetch;
 use super::syntax::callee_span;
 use super::{Handler, Lints};
@@ -29,14 +28,14 @@ pub(super) fn check(lints: &Lints, found: &mut Vec<Diagnostic>) {
         return;
     }
     for handler in &lints.handlers {
-        let mut calls = FetchCalls { lints, names: &handler.names, raced: 0, found };
+        let mut calls = FetchCalls { lints, handler, raced: 0, found };
         calls.visit_handler(handler);
     }
 }
 
 struct FetchCalls<'l, 's, 'a> {
     lints: &'l Lints<'s, 'a>,
-    names: &'l HandlerNames<'a>,
+    handler: &'l Handler<'a>,
     /// How many `Promise.race(…)`/`Promise.any(…)` calls the walk is inside.
     raced: usize,
     found: &'l mut Vec<Diagnostic>,
@@ -48,7 +47,13 @@ impl<'a> FetchCalls<'_, '_, 'a> {
     }
 
     fn check_call(&mut self, call: &CallExpression<'a>) {
-        if self.raced > 0 || !is_global_fetch(&call.callee, self.lints, self.names) {
+        let named_fetch = match call.callee.get_inner_expression() {
+            Expression::Identifier(id) => id.name == "fetch",
+            Expression::StaticMemberExpression(member) => member.property.name == "fetch",
+            _ => false,
+        };
+        // The handler's names are read only for what may be a `fetch`.
+        if self.raced > 0 || !named_fetch || !is_global_fetch(&call.callee, self.lints, self.handler.names()) {
             return;
         }
         if call.arguments.iter().any(|argument| argument.is_spread()) {

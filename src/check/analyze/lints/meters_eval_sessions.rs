@@ -36,6 +36,9 @@ pub(super) fn check(lints: &Lints, found: &mut Vec<Diagnostic>) {
     }
     let clients = Clients::new(lints);
     let instruments = Instruments::new(lints);
+    if !clients.may_go_out(lints) && !lints.file.text.contains("otel") && instruments.names.is_empty() {
+        return;
+    }
     for handler in &lints.handlers {
         let facts = HandlerFacts::of(lints, handler, &clients, &instruments);
         if facts.hands_on_ctx {

@@ -9,8 +9,8 @@
 //!  Checker (hook.rs, events.rs) ── handler sites: each `events` key and its value
 //!        │
 //!        ▼
-//!  Lints::new ── handlers (functions written in `events`, or named in the module)
-//!        │        names each handler binds for the event and `ctx` (HandlerNames)
+//!  handlers() ── each handler's code (a function in `events`, or one the module declares)
+//!        │        and the names it binds for the event and `ctx` (names::HandlerNames)
 //!        ▼
 //!  module_scope_secret · fetch_without_timeout · pages_cancelled_turns ·
 //!  meters_eval_sessions · mutates_event · state_in_state_root · rebuilds_reply_from_deltas
@@ -31,6 +31,7 @@ mod rebuilds_reply_from_deltas;
 mod state_in_state_root;
 mod syntax;
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 
 use oxc::ast::ast::{
@@ -56,11 +57,16 @@ struct Handler<'a> {
     key: Option<String>,
     params: &'a FormalParameters<'a>,
     body: Body<'a>,
-    /// The names it binds for the event and `ctx`.
-    names: HandlerNames<'a>,
+    /// The names it binds for the event and `ctx`, read when a lint first needs them: most
+    /// handlers give no lint a reason to.
+    names: OnceCell<HandlerNames<'a>>,
 }
 
 impl<'a> Handler<'a> {
+    fn names(&self) -> &HandlerNames<'a> {
+        self.names.get_or_init(|| HandlerNames::new(self.params, self.body))
+    }
+
     fn handles(&self, event_type: &str) -> bool {
         self.key.as_deref() == Some(event_type)
     }
@@ -148,7 +154,7 @@ fn handlers<'a>(program: &'a Program<'a>, scope: &ModuleScope<'a>, sites: &[Hand
             }
             _ => continue,
         };
-        found.push(Handler { key: site.key.clone(), params, body, names: HandlerNames::new(params, body) });
+        found.push(Handler { key: site.key.clone(), params, body, names: OnceCell::new() });
     }
     found
 }

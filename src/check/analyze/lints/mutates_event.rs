@@ -50,7 +50,7 @@ enum Frozen {
 
 impl<'a> Changes<'_, '_, 'a> {
     fn names(&self) -> &HandlerNames<'a> {
-        &self.handler.names
+        self.handler.names()
     }
 
     /// Whether `chain` is a property under the event or `ctx` (not the name alone).

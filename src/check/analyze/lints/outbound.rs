@@ -8,6 +8,7 @@
 use std::collections::HashSet;
 
 use oxc::ast::ast::{BindingPattern, CallExpression, Declaration, Expression, ImportDeclarationSpecifier, Statement};
+use oxc::span::Span;
 
 use super::Lints;
 use super::names::HandlerNames;
@@ -81,28 +82,29 @@ impl<'a> Clients<'a> {
         clients
     }
 
+    /// Whether the module may make an outbound call at all: it names `fetch`, a client, or
+    /// `ctx.host`'s Slack or GitHub client. Saves reading handlers that cannot.
+    pub fn may_go_out(&self, lints: &Lints) -> bool {
+        let text = lints.file.text;
+        !self.names.is_empty() || text.contains("fetch") || text.contains("slack") || text.contains("github")
+    }
+
     /// Whether `name` is a module-level client here (the handler does not declare its own).
     fn contains(&self, name: &str, names: &HandlerNames) -> bool {
         self.names.contains(name) && !names.declares(name)
     }
 }
 
-/// An outbound call: where it is and what it calls, as written.
-#[derive(Debug, Clone, Copy)]
-pub struct OutboundCall {
-    pub callee: oxc::span::Span,
-}
-
-/// Whether `call` goes out (see the module's comment), in a handler with these `names`;
-/// `local` are the handler's own `const`s built on a client.
+/// The callee of `call` when the call goes out (see the module's comment), in a handler
+/// with these `names`; `local` are the handler's own `const`s built on a client.
 pub fn outbound(
     call: &CallExpression,
     lints: &Lints,
     clients: &Clients,
     local: &HashSet<&str>,
     names: &HandlerNames,
-) -> Option<OutboundCall> {
-    let found = Some(OutboundCall { callee: callee_span(call) });
+) -> Option<Span> {
+    let found = Some(callee_span(call));
     if is_global_fetch(&call.callee, lints, names) {
         return found;
     }
@@ -115,7 +117,7 @@ pub fn outbound(
         return found;
     }
     let on = built_on(&call.callee)?;
-    (local.contains(on) || clients.contains(on, names)).then_some(OutboundCall { callee: callee_span(call) })
+    (local.contains(on) || clients.contains(on, names)).then(|| callee_span(call))
 }
 
 /// `fetch` (or `globalThis.fetch`) when it is the global one.

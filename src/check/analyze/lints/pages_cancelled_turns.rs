@@ -24,6 +24,9 @@ pub(super) fn check(lints: &Lints, found: &mut Vec<Diagnostic>) {
         return;
     }
     let clients = Clients::new(lints);
+    if !clients.may_go_out(lints) {
+        return;
+    }
     let instruments = Instruments::default();
     for handler in failed {
         let facts = HandlerFacts::of(lints, handler, &clients, &instruments);

@@ -28,7 +28,7 @@ pub(super) fn check(lints: &Lints, found: &mut Vec<Diagnostic>) {
         return;
     }
     for handler in lints.handlers.iter().filter(|handler| handler.handles("message.appended")) {
-        let mut pieces = Pieces { lints, names: &handler.names, first: None };
+        let mut pieces = Pieces { lints, names: handler.names(), first: None };
         handler.body.walk(&mut pieces);
         if let Some(span) = pieces.first {
             found.push(rebuilds_reply_from_deltas(lints, span));

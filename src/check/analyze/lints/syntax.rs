@@ -90,8 +90,8 @@ fn either<'a>(a: Option<Option<&'a str>>, b: Option<Option<&'a str>>) -> Option<
     }
 }
 
-/// The argument at `index` when it is a plain expression (not a spread), and whether any
-/// argument before or at it is a spread (which moves every argument after it).
+/// The argument at `index` when it is a plain expression and no spread comes before it (a
+/// spread moves every argument after it).
 pub fn argument<'b, 'a>(call: &'b CallExpression<'a>, index: usize) -> Option<&'b Expression<'a>> {
     if call.arguments.iter().take(index + 1).any(|argument| matches!(argument, Argument::SpreadElement(_))) {
         return None;
