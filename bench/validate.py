@@ -46,13 +46,15 @@ TARGET_MEDIAN_MS = 150
 TARGET_PEAK_MB = 150
 TARGET_RATIO = 1.0
 
-# Two shapes of a realistic small hook, alternated so no two files are identical.
+# Two shapes of a realistic small hook, alternated so no two files are identical; each
+# meters live sessions only, as the Hooks guide advises, so no lint reports them.
 HOOK_SHAPES = [
     """import {{ defineHook }} from "@cursor/bdk/hooks";
 
 export default defineHook({{
   events: {{
     "turn.completed"(event, ctx) {{
+      if (ctx.session.purpose === "eval") return;
       ctx.host.otel.increment("bench.tokens.{i}", event.data.usage?.outputTokens ?? 0);
     }},
     "turn.failed": async (event, ctx) => {{
@@ -66,6 +68,7 @@ export default defineHook({{
 export default defineHook({{
   events: {{
     "message.completed"(event, ctx) {{
+      if (ctx.session.purpose === "eval") return;
       ctx.host.otel.increment("bench.chars.{i}", event.data.text.length);
     }},
     "action.result": async (event, ctx) => {{

@@ -137,6 +137,27 @@ codes! {
     BrokenPackageJson => "hooks::broken-package-json", Error,
         "The package.json Node reads to load a module the hooks reach is not valid JSON, so Node refuses to load it.",
         "Fix the JSON syntax of the package.json named in the message.";
+    ModuleScopeSecret => "hooks::module-scope-secret", Warning,
+        "A hook module reads an environment variable when it loads: hosted deployments bind secrets after the process starts, so a module-scope read stays empty.",
+        "Read the variable inside the handler that uses it (`process.env.NAME` in its body), not at module scope.";
+    FetchWithoutTimeout => "hooks::fetch-without-timeout", Warning,
+        "A handler calls `fetch` without a `signal`, so the request never times out and a stalled one holds up later handlers on that session.",
+        "Give the call a timeout: add `signal: AbortSignal.timeout(5_000)` to its options.";
+    PagesCancelledTurns => "hooks::pages-cancelled-turns", Advice,
+        "A `turn.failed` handler makes an outbound call without checking for cancelled turns, which record interrupted work, not failures.",
+        "Return early when `event.data.status === \"cancelled\"`.";
+    MetersEvalSessions => "hooks::meters-eval-sessions", Advice,
+        "A handler records metrics or pages without checking `ctx.session.purpose`, so eval sessions are metered and paged like live ones.",
+        "Skip the handler's metering or paging when `ctx.session.purpose === \"eval\"`.";
+    MutatesEvent => "hooks::mutates-event", Warning,
+        "A handler changes its event or `ctx`, which are frozen: the change throws, and later subscribers see the same object.",
+        "Treat the event and `ctx` as read-only: copy what you need into a local (`{ ...event.data }`), or keep it in `ctx.host.kv` or `ctx.host.files`.";
+    StateInStateRoot => "hooks::state-in-state-root", Warning,
+        "A hook writes files under `ctx.stateRoot`, which resets when a hosted deployment is replaced.",
+        "Keep derived state in `ctx.host.kv` or `ctx.host.files`, which are durable.";
+    RebuildsReplyFromDeltas => "hooks::rebuilds-reply-from-deltas", Advice,
+        "A `message.appended` handler pieces the reply together from its deltas, which `message.completed` carries whole.",
+        "Handle `message.completed` and read `event.data.text` instead.";
     NotAHookModule => "hooks::not-a-hook-module", Warning,
         "A `.tsx` or `.jsx` file under `hooks/` is not loaded: hooks have no JSX.",
         "Rename it to `.ts` (and drop the JSX), or move it out of `hooks/` if it is not a hook.";

@@ -156,3 +156,39 @@ fn json_reports_the_fix_of_each_fixable_finding() {
         .collect();
     insta::assert_debug_snapshot!(fixable);
 }
+
+/// What a user sees of the lints (`validate`'s findings and exit code): for each lint, a
+/// hook it reports and the same hook written as the Hooks guide advises, which it does
+/// not; the guide's own example hooks, which no lint reports; and every lint's finding
+/// silenced by `// agent-sdk-ignore`.
+fn lint(case: &str) -> String {
+    transcripts(&fixture("validate", &format!("lints/{case}")), &[&["validate"]])
+}
+
+macro_rules! lint_cases {
+    ($($name:ident => $case:literal,)*) => {$(
+        #[test]
+        fn $name() {
+            insta::assert_snapshot!(stringify!($name), lint($case));
+        }
+    )*};
+}
+
+lint_cases! {
+    lint_module_scope_secret => "module-scope-secret/reported",
+    lint_module_scope_secret_correct => "module-scope-secret/correct",
+    lint_fetch_without_timeout => "fetch-without-timeout/reported",
+    lint_fetch_without_timeout_correct => "fetch-without-timeout/correct",
+    lint_pages_cancelled_turns => "pages-cancelled-turns/reported",
+    lint_pages_cancelled_turns_correct => "pages-cancelled-turns/correct",
+    lint_meters_eval_sessions => "meters-eval-sessions/reported",
+    lint_meters_eval_sessions_correct => "meters-eval-sessions/correct",
+    lint_mutates_event => "mutates-event/reported",
+    lint_mutates_event_correct => "mutates-event/correct",
+    lint_state_in_state_root => "state-in-state-root/reported",
+    lint_state_in_state_root_correct => "state-in-state-root/correct",
+    lint_rebuilds_reply_from_deltas => "rebuilds-reply-from-deltas/reported",
+    lint_rebuilds_reply_from_deltas_correct => "rebuilds-reply-from-deltas/correct",
+    lint_guide_examples => "guide-examples",
+    lint_suppressed => "suppressed",
+}

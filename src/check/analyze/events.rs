@@ -8,6 +8,7 @@ use oxc::span::{GetSpan, Span};
 
 use super::Checker;
 use super::hook::{describe, is_plain_value};
+use super::lints::HandlerSite;
 use super::scope::Binding;
 use crate::diagnostics::{Code, Fix};
 use crate::vocabulary;
@@ -44,7 +45,15 @@ impl<'s, 'a> Checker<'s, 'a> {
     }
 
     fn check_event_property(&mut self, property: &'a ObjectProperty<'a>, seen: &mut HashSet<String>) {
-        match self.event_key(property) {
+        let key = self.event_key(property);
+        if property.kind == PropertyKind::Init {
+            let key = match &key {
+                EventKey::Known(key) => Some(key.to_string()),
+                EventKey::Dynamic => None,
+            };
+            self.handlers.push(HandlerSite { key, value: &property.value });
+        }
+        match key {
             EventKey::Known(key) => {
                 let key_span = property.key.span();
                 if !vocabulary::is_known_key(&key) {

@@ -3,6 +3,7 @@
 
 mod events;
 mod hook;
+mod lints;
 pub mod read;
 mod scope;
 
@@ -62,9 +63,16 @@ pub fn analyze_then<T>(
     then: impl for<'a> FnOnce(&HookAnalysis, &'a Allocator, Program<'a>) -> T,
 ) -> (HookAnalysis, Option<T>) {
     let parsed = parse_then(display_path, text, |file, allocator, program| {
-        let mut checker = Checker { file, scope: ModuleScope::new(&program), analysis: HookAnalysis::default() };
+        let mut checker = Checker {
+            file,
+            scope: ModuleScope::new(&program),
+            analysis: HookAnalysis::default(),
+            handlers: Vec::new(),
+        };
         checker.check_program(&program);
-        let analysis = checker.analysis;
+        let linted = lints::check(file, &program, &checker.scope, &checker.handlers);
+        let mut analysis = checker.analysis;
+        analysis.diagnostics.extend(linted);
         let after = then(&analysis, allocator, program);
         (analysis, after)
     });
@@ -108,6 +116,8 @@ struct Checker<'s, 'a> {
     file: &'s SourceFile<'s>,
     scope: ModuleScope<'a>,
     analysis: HookAnalysis,
+    /// Each handler in `events` with its key, for the lints.
+    handlers: Vec<lints::HandlerSite<'a>>,
 }
 
 impl Checker<'_, '_> {
