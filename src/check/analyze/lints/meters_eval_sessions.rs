@@ -71,6 +71,17 @@ fn meters_eval_sessions(lints: &Lints, handler: &Handler, at: Span, what: &str) 
 fn reads_purpose(lints: &Lints) -> bool {
     struct Purpose(bool);
     impl<'a> Visit<'a> for Purpose {
+        // Once one is found, the rest of the module need not be read.
+        fn visit_statement(&mut self, it: &Statement<'a>) {
+            if !self.0 {
+                walk::walk_statement(self, it);
+            }
+        }
+        fn visit_expression(&mut self, it: &Expression<'a>) {
+            if !self.0 {
+                walk::walk_expression(self, it);
+            }
+        }
         fn visit_static_member_expression(&mut self, it: &StaticMemberExpression<'a>) {
             self.0 |= it.property.name == "purpose";
             walk::walk_static_member_expression(self, it);
