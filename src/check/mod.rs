@@ -65,6 +65,9 @@ pub struct CheckedProject {
     pub mounts: Vec<Mount>,
     /// The project's settings (`agent-sdk.json`), already applied to `diagnostics`.
     pub config: Config,
+    /// What discovery found: every hook module, and its own findings (also in
+    /// `diagnostics`), for the editor, which re-checks hooks one by one.
+    pub discovery: discover::Discovery,
 }
 
 impl CheckedProject {
@@ -98,7 +101,7 @@ pub fn check_located_with(
         return checked;
     };
     let mut config = crate::config::find(&project.dir);
-    let discovery = discover::discover(&project, &config);
+    let mut discovery = discover::discover(&project, &config);
     let resolver = Resolver::new(&project.canonical_dir);
     resolver.set_overlay(overlay);
     let name_problems: Vec<Option<Code>> =
@@ -131,7 +134,7 @@ pub fn check_located_with(
         });
         checked.diagnostics.extend(check.analysis.diagnostics);
     }
-    checked.diagnostics.extend(discovery.diagnostics);
+    checked.diagnostics.extend(discovery.diagnostics.iter().cloned());
     let hook_entries = entries.len();
     let (mounts, mut mount_entries) = crate::check::extensions::read_mounts(&project, &resolver, cache, &mut checked);
     let mount_indexes: Vec<usize> = mount_entries.iter().map(|(index, _)| *index).collect();
@@ -145,6 +148,8 @@ pub fn check_located_with(
     }
     apply_suppressions(&mut checked);
     config.apply(&mut checked.diagnostics);
+    config.apply(&mut discovery.diagnostics);
+    checked.discovery = discovery;
     if let Some(source) = config.source.as_ref().filter(|_| !config.diagnostics.is_empty()) {
         checked.sources.insert(source.display_path.clone(), source.text.clone());
     }

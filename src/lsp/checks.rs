@@ -222,12 +222,8 @@ impl ProjectChecks {
             }
         };
         let config = std::mem::take(&mut checked.config);
-        let mut discovery = checked
-            .project
-            .as_ref()
-            .map(|project| crate::check::discover::discover(project, &config))
-            .unwrap_or_default();
-        config.apply(&mut discovery.diagnostics);
+        // The check's own discovery, its findings already at the settings' levels.
+        let discovery = std::mem::take(&mut checked.discovery);
         let hooks = discovery.modules;
         let mut discovery_diagnostics: HashMap<String, Vec<Diagnostic>> = HashMap::new();
         for diagnostic in discovery.diagnostics {
