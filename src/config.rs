@@ -310,8 +310,8 @@ impl Reader<'_> {
 
     fn unknown_key(&mut self, prop: &ObjectProp, name: &str, known: &[&'static str], what: &str) {
         let help = match crate::suggest::nearest(name, known.iter().copied()) {
-            Some(key) => format!("did you mean `{key}`? (the settings are {})", quoted(known)),
-            None => format!("the settings are {} (see docs/configuration.md)", quoted(known)),
+            Some(key) => format!("did you mean `{key}`? (the settings are {})", crate::printer::code_list(known)),
+            None => format!("the settings are {} (see docs/configuration.md)", crate::printer::code_list(known)),
         };
         self.invalid(range_of(&prop.name), "unknown key", format!("`{name}` is not {what}"), help);
     }
@@ -338,10 +338,6 @@ impl Reader<'_> {
 fn range_of(node: &impl Ranged) -> (usize, usize) {
     let range = node.range();
     (range.start, range.end)
-}
-
-fn quoted(names: &[&str]) -> String {
-    names.iter().map(|name| format!("`{name}`")).collect::<Vec<_>>().join(", ")
 }
 
 /// The JSON Schema of the settings file (draft 2020-12), with every code's rule and summary

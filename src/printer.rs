@@ -112,6 +112,11 @@ fn auto_color(is_terminal: bool, var: impl Fn(&str) -> Option<std::ffi::OsString
 }
 
 /// `1 error`, `2 warnings`.
+/// `` `a`, `b`, `c` ``: names as a message lists them, each in backticks.
+pub fn code_list<S: AsRef<str>>(names: &[S]) -> String {
+    names.iter().map(|name| format!("`{}`", name.as_ref())).collect::<Vec<_>>().join(", ")
+}
+
 pub fn plural(count: usize, noun: &str) -> String {
     if count == 1 { format!("{count} {noun}") } else { format!("{count} {noun}s") }
 }

@@ -242,7 +242,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 format!("`defineHook` is imported from `{source}`, which is not the SDK's hooks module"),
                 format!(
                     "import it from `{suggestion}` (the hooks module is one of {})",
-                    quoted_list(&sdk::HOOKS_MODULES)
+                    crate::printer::code_list(&sdk::HOOKS_MODULES)
                 ),
             );
             let fix = self.hooks_module_fix(source_span, source, suggestion);
@@ -477,8 +477,4 @@ pub(super) fn span_of(expr: &Expression) -> (u32, u32) {
 
 fn span_range(span: Span) -> std::ops::Range<usize> {
     span.start as usize..span.end as usize
-}
-
-fn quoted_list(items: &[&str]) -> String {
-    items.iter().map(|item| format!("`{item}`")).collect::<Vec<_>>().join(", ")
 }
