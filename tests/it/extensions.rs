@@ -202,3 +202,22 @@ fn an_extension_s_own_warning_is_silenced_where_it_is_mounted() {
         "{stdout}"
     );
 }
+
+/// The settings' rule levels reach an extension's own findings too: with `unknown-event`
+/// off, the warning about the extension's hook is gone; raised to an error, it fails.
+#[test]
+fn the_settings_rule_levels_apply_to_an_extension_s_own_findings() {
+    let project = copy_fixture("extensions", "silenced");
+    let mount = project.path().join("bot/extensions/noisy.ts");
+    let text = std::fs::read_to_string(&mount).unwrap();
+    std::fs::write(&mount, text.replace("// agent-sdk-ignore hooks::unknown-event\n", "")).unwrap();
+    let settings = project.path().join("agent-sdk.json");
+    std::fs::write(&settings, "{ \"rules\": { \"unknown-event\": \"off\" } }\n").unwrap();
+    let off = run_in(project.path(), &["validate", "--deny-warnings"]);
+    assert_eq!(exit_code(&off), 0, "{}", String::from_utf8_lossy(&off.stdout));
+    std::fs::write(&settings, "{ \"rules\": { \"unknown-event\": \"error\" } }\n").unwrap();
+    let raised = run_in(project.path(), &["validate", "--format", "concise"]);
+    let stdout = String::from_utf8_lossy(&raised.stdout);
+    assert_eq!(exit_code(&raised), 1, "{stdout}");
+    assert!(stdout.contains("error hooks::unknown-event"), "{stdout}");
+}

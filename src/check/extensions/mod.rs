@@ -134,6 +134,9 @@ pub fn mount(checked: &mut CheckedProject, config: &crate::runtime::host::Runtim
         run_and_take_in(checked, config, timeout);
     }
     apply_suppressions(checked);
+    // The settings' levels, as for the project's own hooks (applying them again to those
+    // changes nothing).
+    checked.config.apply(&mut checked.diagnostics);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
 }
 
