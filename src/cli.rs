@@ -89,12 +89,20 @@ impl Cli {
 pub enum Command {
     /// Find every hook and check it statically; exit 1 if any has an error.
     ///
-    /// The CI gate: no hook code runs. Exit codes: 0 no errors, 1 errors (or warnings
-    /// with --deny-warnings), 2 usage or environment error.
+    /// The CI gate: no hook code runs. The one code that can run is an extension mount's
+    /// (a file in `<src>/extensions/`): what it mounts is known only by running its factory,
+    /// so each mount runs once in Node.js, with a minimal environment (PATH, HOME, the
+    /// locale and Node's own variables: no secrets, no `.env`), its state in the user's
+    /// cache folder (nothing is written into the project) and every process it starts ended
+    /// with it; stderr says when. --no-exec runs no code at all. Exit codes: 0 no errors,
+    /// 1 errors (or warnings with --deny-warnings), 2 usage or environment error.
     ///
     /// Example: agent-sdk validate examples/acme-bot --format github
     Validate(ValidateArgs),
     /// Describe the project: its agent and the hooks that would load.
+    ///
+    /// Runs extension mounts as `validate` does (a minimal environment, nothing written
+    /// into the project); --no-exec runs none.
     ///
     /// Example: agent-sdk info examples/acme-bot --json
     Info(InfoArgs),
@@ -290,6 +298,24 @@ pub struct ValidateArgs {
     /// "agentSdk" key), or that none was.
     #[arg(long, short)]
     pub verbose: bool,
+
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+/// Whether a static command may run an extension mount's code (`validate`, `info`).
+#[derive(Debug, Default, Args)]
+pub struct ExecArgs {
+    /// Run no code at all: extension mounts are checked statically, and each gets an
+    /// `extensions::not-run` note (what it mounts is not checked). The settings' "noExec"
+    /// does the same.
+    #[arg(long)]
+    pub no_exec: bool,
+
+    /// Give the extension mounts' Node this variable of the environment (repeatable), for
+    /// an extension whose options read one; every other variable is left out.
+    #[arg(long, value_name = "NAME", conflicts_with = "no_exec")]
+    pub pass_env: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -358,6 +384,9 @@ pub struct InfoArgs {
     /// Print the stable JSON description (schemaVersion 1) instead of a tree.
     #[arg(long)]
     pub json: bool,
+
+    #[command(flatten)]
+    pub exec: ExecArgs,
 }
 
 #[derive(Debug, Args)]

@@ -29,6 +29,8 @@ pub struct Config {
     pub rules: HashMap<Code, Level>,
     /// Warnings fail `validate`, as with `--deny-warnings`.
     pub deny_warnings: bool,
+    /// `validate` and `info` run no code, as with `--no-exec`: extension mounts are not run.
+    pub no_exec: bool,
     /// Paths under the hooks folder, relative to the project folder, that discovery skips.
     pub ignore: Option<GlobSet>,
     pub test: TestSettings,
@@ -67,7 +69,7 @@ pub struct TestSettings {
 }
 
 /// The top-level keys, as the schema has them.
-const KEYS: [&str; 5] = ["$schema", "rules", "denyWarnings", "ignore", "test"];
+const KEYS: [&str; 6] = ["$schema", "rules", "denyWarnings", "noExec", "ignore", "test"];
 const TEST_KEYS: [&str; 3] = ["envFile", "coverage", "nodeArgs"];
 const LEVELS: [&str; 4] = ["off", "advice", "warning", "error"];
 
@@ -185,6 +187,7 @@ impl Reader<'_> {
                 }
                 "rules" => self.rules(&prop.value),
                 "denyWarnings" => self.config.deny_warnings = self.boolean(&prop.value, "`denyWarnings`"),
+                "noExec" => self.config.no_exec = self.boolean(&prop.value, "`noExec`"),
                 "ignore" => self.ignore(&prop.value),
                 "test" => self.test(&prop.value),
                 other => self.unknown_key(prop, other, &KEYS, "a setting"),
@@ -374,6 +377,7 @@ pub fn schema() -> serde_json::Value {
                 "properties": rules,
             },
             "denyWarnings": { "type": "boolean", "description": "Warnings fail `validate`, as with --deny-warnings." },
+            "noExec": { "type": "boolean", "description": "`validate` and `info` run no code, as with --no-exec: extension mounts are checked statically, each with an `extensions::not-run` note." },
             "ignore": {
                 "description": "Glob patterns, relative to the project folder, of paths under the hooks folder that discovery skips (e.g. \"bot/hooks/experimental/**\").",
                 "type": "array",

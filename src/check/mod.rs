@@ -63,6 +63,8 @@ pub struct CheckedProject {
     /// Every mount file under `<src>/extensions/`, in namespace order; what each mounts is
     /// known once [`crate::check::extensions::mount`] ran them.
     pub mounts: Vec<Mount>,
+    /// Why the mounts were not run, when a static check was forbidden to run them.
+    pub mounts_forbidden: Option<crate::check::extensions::Forbidden>,
     /// The project's settings (`agent-sdk.json`), already applied to `diagnostics`.
     pub config: Config,
     /// What discovery found: every hook module, and its own findings (also in

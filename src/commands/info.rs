@@ -1,6 +1,6 @@
 //! `agent-sdk info`: describe the project's agent and the hooks that would load.
 
-use crate::check::extensions::check_project;
+use crate::check::extensions::{MountsRan, check_project};
 use crate::cli::InfoArgs;
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
@@ -10,7 +10,10 @@ use crate::report::info::{broken_hooks_note, render_json, render_tree};
 /// Prints the project as JSON (`--json`) or a tree. Hooks with errors are listed as
 /// skipped and a note says so; only a project with no agent to describe exits 1.
 pub fn info(args: &InfoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    let checked = check_project(&args.dir.dir)?;
+    let checked = check_project(&args.dir.dir, &(&args.exec).into())?;
+    if let Some(line) = MountsRan::of(&checked).line().filter(|_| !printer.is_quiet()) {
+        printer.stderr(&line);
+    }
     if checked.project.is_none() {
         printer.stderr(&report::pretty(&checked, &Printer::new(crate::cli::ColorChoice::Never)));
     }

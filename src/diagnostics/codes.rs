@@ -182,6 +182,9 @@ codes! {
     MountNeedsNode => "extensions::node-missing", Error,
         "The project mounts extensions, whose hooks and configuration are known only by running them in Node.js, and Node.js could not be started.",
         "Install Node.js 20.6 or later and put `node` on PATH (or set AGENT_SDK_NODE to its path); projects without `extensions/` are checked without Node.";
+    MountNotRun => "extensions::not-run", Advice,
+        "An extension mount was not run, so the hooks it mounts and its check of its options are unknown: `--no-exec`, the settings' `noExec` or the editor (which runs no code by default) forbid running code.",
+        "Run `agent-sdk validate` without `--no-exec` (it runs each mount once in Node.js, with a minimal environment and nothing written into the project) to check what it mounts; in the editor, set the server's `runExtensions` option (VS Code: `agentSdk.runExtensions`, in a trusted workspace).";
     CannotSilenceError => "suppression::cannot-silence-error", Warning,
         "An `agent-sdk-ignore` comment names an error on the next line; errors cannot be silenced, so it is still reported.",
         "Fix the error, and take its code out of the comment.";

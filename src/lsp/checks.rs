@@ -29,6 +29,9 @@ pub struct Shared {
     pub published: Mutex<HashMap<PathBuf, Vec<Published>>>,
     /// To the client.
     pub sender: Sender<Message>,
+    /// Whether a full check runs the projects' extension mounts: not unless the client's
+    /// initialization options say `runExtensions: true`.
+    pub mount_runs: crate::check::extensions::MountRuns,
 }
 
 /// An open document: the editor's text, unsaved or not.
@@ -214,7 +217,11 @@ impl ProjectChecks {
     }
 
     fn full_check(&mut self, overlay: Arc<Overlay>, snapshot: &HashMap<PathBuf, Document>) {
-        let mut checked = match crate::check::extensions::check_project_with(&self.dir, Arc::clone(&overlay)) {
+        let mut checked = match crate::check::extensions::check_project_with(
+            &self.dir,
+            Arc::clone(&overlay),
+            &self.shared.mount_runs,
+        ) {
             Ok(checked) => checked,
             Err(error) => {
                 let shown = self.dir.display();

@@ -67,6 +67,7 @@ pub fn serve() -> anyhow::Result<()> {
         documents: Mutex::default(),
         published: Mutex::default(),
         sender: connection.sender.clone(),
+        mount_runs: mount_runs(&params),
     });
     let mut server = Server { shared, roots: roots(&params), workers: HashMap::new(), pending: HashMap::new() };
     if watches_files(&params) {
@@ -111,6 +112,18 @@ fn roots(params: &InitializeParams) -> Vec<PathBuf> {
     #[allow(deprecated)] // A client without workspace folders sends only `rootUri`.
     let root = params.root_uri.iter();
     folders.chain(root).filter_map(text::path_of).map(|path| path.canonicalize().unwrap_or(path)).collect()
+}
+
+/// The server runs no code unless the client's initialization options say
+/// `"runExtensions": true` (VS Code sends it only in a trusted workspace): then a full check
+/// runs each extension mount as `validate` does.
+fn mount_runs(params: &InitializeParams) -> crate::check::extensions::MountRuns {
+    use crate::check::extensions::{Forbidden, MountRuns};
+    let options = params.initialization_options.as_ref();
+    match options.and_then(|options| options.get("runExtensions")).and_then(serde_json::Value::as_bool) {
+        Some(true) => MountRuns::Contained { pass_env: Vec::new() },
+        _ => MountRuns::Forbidden(Forbidden::Editor),
+    }
 }
 
 fn watches_files(params: &InitializeParams) -> bool {
@@ -183,16 +196,19 @@ impl Server {
         self.workers[&dir].send(job);
     }
 
-    /// The project `path` is in: the nearest folder above it with `bot/` or `agent/`, not
-    /// looked for above the workspace folder it is in.
+    /// The project `path` is in: the nearest folder above it with `bot/` or `agent/`, looked
+    /// for only inside the workspace folder it is in (a file outside every workspace folder
+    /// is in none) and never inside a `node_modules/` (a package go-to-definition opened is
+    /// not a project the server was asked to serve).
     fn project_of(&self, path: &Path) -> Option<PathBuf> {
-        let root = self.roots.iter().filter(|root| path.starts_with(root)).max_by_key(|root| root.as_os_str().len());
-        for folder in path.ancestors().skip(1) {
+        let root = self.roots.iter().filter(|root| path.starts_with(root)).max_by_key(|root| root.as_os_str().len())?;
+        let inside = path.strip_prefix(root).ok()?;
+        if inside.components().any(|part| part.as_os_str() == "node_modules") {
+            return None;
+        }
+        for folder in path.ancestors().skip(1).take_while(|folder| folder.starts_with(root)) {
             if crate::project::Layout::ALL.iter().any(|layout| folder.join(layout.folder()).is_dir()) {
                 return Some(folder.to_path_buf());
-            }
-            if Some(&folder.to_path_buf()) == root {
-                break;
             }
         }
         None

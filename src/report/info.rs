@@ -58,6 +58,8 @@ struct ExtensionJson<'c> {
     instructions: bool,
     secret_names: &'c [String],
     egress_domains: &'c [String],
+    /// Whether it was run to learn what it mounts (not with `--no-exec` or `"noExec"`).
+    ran: bool,
 }
 
 #[derive(Serialize)]
@@ -156,6 +158,7 @@ fn extension_json(mount: &Mount) -> ExtensionJson<'_> {
             .is_some_and(|mounted| mounted.instructions.as_ref().is_some_and(|text| !text.trim().is_empty())),
         secret_names: mounted.map_or(&NONE, |mounted| &mounted.secret_names),
         egress_domains: mounted.map_or(&NONE, |mounted| &mounted.egress_domains),
+        ran: mount.mounted.is_some(),
     }
 }
 
@@ -205,7 +208,7 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
                 out,
                 "{indent}{branch} {namespace:namespace_width$}  {}  {}",
                 dim(&escape(&mount.file.display_path)),
-                escape(&mount_summary(mount))
+                escape(&mount_summary(mount, checked.mounts_forbidden))
             );
         }
     }
@@ -229,14 +232,17 @@ pub fn render_tree(checked: &CheckedProject, color: bool) -> String {
 
 /// `@acme/ci-triage 1.4.0: 2 hooks mounted, 1 disabled (audit/usage); instructions; secrets
 /// BUILDKITE_TOKEN; egress api.buildkite.com`: one mount in a line.
-fn mount_summary(mount: &Mount) -> String {
+fn mount_summary(mount: &Mount, forbidden: Option<crate::check::extensions::Forbidden>) -> String {
     let package = match &mount.package {
         Some((name, Some(version))) => format!("{name} {version}"),
         Some((name, None)) => name.clone(),
         None => mount.shape.as_ref().map_or_else(String::new, |shape| shape.factory_source.clone()),
     };
     let Some(mounted) = mount.mounted.as_ref().filter(|mounted| mounted.problem.is_none()) else {
-        return format!("{package}: not mounted (see validate)");
+        return match forbidden {
+            Some(why) if mount.loads => format!("{package}: not run ({}), what it mounts is unknown", why.as_str()),
+            _ => format!("{package}: not mounted (see validate)"),
+        };
     };
     let disabled: Vec<&str> = mounted
         .hooks

@@ -196,8 +196,8 @@ pub struct HostCalls {
 }
 
 impl HostCalls {
-    pub fn open(project_dir: &Path, session_id: &str) -> anyhow::Result<Self> {
-        Ok(Self { store: StateStore::open(project_dir)?, session_id: session_id.to_owned() })
+    pub fn open(state_root: &crate::state::StateRoot, session_id: &str) -> anyhow::Result<Self> {
+        Ok(Self { store: StateStore::open_root(state_root.clone())?, session_id: session_id.to_owned() })
     }
 
     /// The reply message to a `{ t: "call", id, method, args }` message.

@@ -80,10 +80,13 @@ pub struct RuntimeConfig {
     /// The project folder, absolute with links resolved: Node's working directory.
     pub project_root: PathBuf,
     pub runtime_dir: PathBuf,
-    /// Variables from `.env` files, added to Node's environment.
+    /// Variables added to Node's environment: from `.env` files, or what `--pass-env` names.
     pub env: Vec<(String, String)>,
-    /// `--dir`, whose state store answers the calls.
-    pub project_dir: PathBuf,
+    /// What Node's environment starts from (see [`super::environment`]).
+    pub environment: super::environment::Environment,
+    /// The state root whose store answers the calls (the project's, or for a check the
+    /// user's cache: see [`crate::state::user_cache`]).
+    pub state_root: crate::state::StateRoot,
     pub session_id: String,
     /// Whether the runtime's OpenTelemetry providers register, and as which version (see
     /// [`super::otel_api`]).
@@ -202,6 +205,9 @@ impl Runtime {
         runtime_channel(&mut command, &node_ends);
         #[cfg(target_os = "linux")]
         die_with_parent(&mut command);
+        if config.environment == super::environment::Environment::Minimal {
+            command.env_clear().envs(super::environment::minimal(std::env::vars_os()));
+        }
         let mut child = command
             .arg("--enable-source-maps")
             .arg(config.runtime_dir.join("host.mjs"))
@@ -221,14 +227,14 @@ impl Runtime {
         // Node's ends live on in Node only: the channel closes when Node ends.
         drop(node_ends);
         // For modules no string literal imports: the runtime asks this binary to compile them.
-        super::modules::serve(module_requests, module_answers, config.project_root.clone())
+        super::modules::serve(module_requests, module_answers, config.project_root.clone(), config.state_root.clone())
             .context("could not start answering the hook runtime's module requests")?;
         let (sender, messages) = channel();
         let stdout = child.stdout.take().context("the runtime has no stdout")?;
         let stderr = child.stderr.take().context("the runtime has no stderr")?;
         let to_node = spawn_channel_writer(to_node);
         let replies = Replies::new(replies).map_err(channel_error)?;
-        let calls = HostCalls::open(&config.project_dir, &config.session_id)?;
+        let calls = HostCalls::open(&config.state_root, &config.session_id)?;
         let lanes = config.lanes.clone().map(|lanes| {
             let generation = lanes.next_generation();
             (lanes, generation)
@@ -422,6 +428,11 @@ fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<li
     static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> =
         std::sync::Mutex::new(std::collections::BTreeSet::new());
     LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether `group` is the process group of a runtime started and not yet killed.
+pub(crate) fn is_live_group(group: libc::pid_t) -> bool {
+    live_groups().contains(&group)
 }
 
 /// Counts `child`'s process group among the live ones (see [`kill_live_groups`]).

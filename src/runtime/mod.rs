@@ -3,10 +3,12 @@
 //! host calls answered from the state store.
 
 pub mod calls;
+pub mod environment;
 pub mod host;
 pub mod lanes;
 pub mod modules;
 pub mod node_version;
+pub mod orphans;
 pub mod otel_api;
 pub mod reader;
 pub mod replies;

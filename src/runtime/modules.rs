@@ -15,8 +15,14 @@ use crate::loader::on_demand::{ModuleAnswer, ModuleRequest, OnDemand};
 use crate::state::StateRoot;
 
 /// Answers the runtime's requests from `requests` on `answers` until the runtime closes its
-/// end, for the project at `root` (absolute, links resolved).
-pub fn serve(requests: PipeReader, mut answers: PipeWriter, root: PathBuf) -> std::io::Result<()> {
+/// end, for the project at `root` (absolute, links resolved) whose compiled modules are
+/// cached in `state_root`.
+pub fn serve(
+    requests: PipeReader,
+    mut answers: PipeWriter,
+    root: PathBuf,
+    state_root: StateRoot,
+) -> std::io::Result<()> {
     // The stack every thread that parses has (see `crate::parse::on_a_big_enough_stack`).
     let thread = std::thread::Builder::new().name("agent-sdk-modules".to_owned()).stack_size(crate::parse::STACK_BYTES);
     thread.spawn(move || {
@@ -26,7 +32,7 @@ pub fn serve(requests: PipeReader, mut answers: PipeWriter, root: PathBuf) -> st
             let Ok(line) = line else { return };
             let answer = match serde_json::from_slice::<ModuleRequest>(&line) {
                 Ok(request) => {
-                    let on_demand = on_demand.get_or_insert_with(|| OnDemand::new(&root, &StateRoot::of(&root)));
+                    let on_demand = on_demand.get_or_insert_with(|| OnDemand::new(&root, &state_root));
                     answer_safely(on_demand, &request)
                 }
                 Err(error) => ModuleAnswer::Refused { error: format!("agent-sdk could not read the request: {error}") },

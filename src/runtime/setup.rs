@@ -12,6 +12,7 @@ use anyhow::Context;
 use crate::cli::EnvFiles;
 use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
+use crate::runtime::environment::Environment;
 use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
 use crate::state::StateRoot;
 use crate::state::log_record::{Level, Record};
@@ -36,8 +37,11 @@ pub struct SessionSetup {
     pub project: Project,
     pub state_root: StateRoot,
     pub node: PathBuf,
-    /// Variables from `.env` files for the runtime.
+    /// Variables for the runtime: from `.env` files, or (for a check) what `--pass-env` names.
     pub env: Vec<(String, String)>,
+    /// What the runtime's environment starts from: the command's own, or for a check a
+    /// minimal one (see [`crate::runtime::environment`]).
+    pub environment: Environment,
     pub hook_timeout: Duration,
     /// Whether the runtime's OpenTelemetry providers register, decided once for the
     /// project (it reads the `node_modules/` folders above it).
@@ -61,12 +65,37 @@ impl SessionSetup {
             state_root,
             node: node_command(),
             env: loaded.vars.clone(),
+            environment: Environment::Inherited,
             hook_timeout,
             otel,
             telemetry: None,
         };
         setup.install_runtime()?;
         Ok((setup, loaded))
+    }
+
+    /// What a static check (`validate`, `info`, the editor) needs to run the project's
+    /// extension mounts, and nothing more: no `.env` is read, the runtime starts with a
+    /// minimal environment plus the variables `pass_env` names (those the command has), and
+    /// the state root is the project's folder in the user's cache, so nothing is written
+    /// into the project.
+    pub fn for_check(project: Project, pass_env: &[String], hook_timeout: Duration) -> anyhow::Result<Self> {
+        node_can_load_from(&project)?;
+        let state_root = crate::state::user_cache::checks_root(&project.canonical_dir)?;
+        let otel = crate::runtime::otel_api::Providers::for_project(&project.canonical_dir);
+        let env = crate::runtime::environment::passed(pass_env, |name| std::env::var(name).ok());
+        let setup = SessionSetup {
+            project,
+            state_root,
+            node: node_command(),
+            env,
+            environment: Environment::Minimal,
+            hook_timeout,
+            otel,
+            telemetry: None,
+        };
+        setup.install_runtime()?;
+        Ok(setup)
     }
 
     /// Starts exporting when the `OTEL_*` variables (the shell's, else `env`'s files') name
@@ -105,7 +134,8 @@ impl SessionSetup {
             project_root: self.project.canonical_dir.clone(),
             runtime_dir: self.runtime_dir(),
             env: self.env.clone(),
-            project_dir: self.project.dir.clone(),
+            environment: self.environment,
+            state_root: self.state_root.clone(),
             session_id: session_id.to_owned(),
             otel: self.otel.clone(),
             telemetry: self.telemetry.clone(),

@@ -33,9 +33,15 @@ impl StateRoot {
     /// The state root of the project at `dir`, created on demand (mode 0700) with its own
     /// `.gitignore` (see [`ignore_in_git`]), as an absolute path.
     pub fn create(dir: &Path) -> std::io::Result<Self> {
-        let path = dir.join(STATE_DIR);
-        crate::fs::create_private_dir_all(&path)?;
-        ignore_in_git(&path)?;
+        Self::create_at(&dir.join(STATE_DIR))
+    }
+
+    /// A state root at `path` itself, created on demand as [`StateRoot::create`] makes a
+    /// project's: the one `validate`, `info` and the editor keep in the user's cache folder
+    /// ([`super::user_cache`]), so that a check writes nothing into the project.
+    pub fn create_at(path: &Path) -> std::io::Result<Self> {
+        crate::fs::create_private_dir_all(path)?;
+        ignore_in_git(path)?;
         Ok(Self { path: path.canonicalize()? })
     }
 
@@ -175,7 +181,11 @@ CREATE TABLE IF NOT EXISTS artifacts (
 impl StateStore {
     /// Opens (creating on demand) the store of the project at `dir`.
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
-        let root = StateRoot::create(dir)?;
+        Self::open_root(StateRoot::create(dir)?)
+    }
+
+    /// Opens (creating on demand) the store kept in the state root `root`.
+    pub fn open_root(root: StateRoot) -> anyhow::Result<Self> {
         let connection = Connection::open(root.database())?;
         connection.busy_handler(Some(wait_for_the_write_lock))?;
         connection.pragma_update(None, "journal_mode", "WAL")?;

@@ -28,8 +28,15 @@ struct Client {
 impl Client {
     /// Starts the server and initializes it with `roots` as the workspace folders.
     fn start(roots: &[&Path]) -> Self {
+        Self::start_with(roots, Value::Null, &[])
+    }
+
+    /// [`Client::start`] with the initialization options `options`, the server started with
+    /// the variables `env` too.
+    fn start_with(roots: &[&Path], options: Value, env: &[(&str, &Path)]) -> Self {
         let mut child = agent_sdk()
             .args(["lsp", "--stdio"])
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -58,6 +65,7 @@ impl Client {
                 "rootUri": roots.first().map(|root| uri(root)),
                 "workspaceFolders": folders,
                 "capabilities": { "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } },
+                "initializationOptions": options,
             }),
         );
         assert_eq!(result["serverInfo"]["name"], "agent-sdk");
@@ -395,9 +403,11 @@ fn a_malformed_message_is_skipped_and_the_server_answers_the_next() {
 fn a_project_that_cannot_be_checked_is_shown_as_a_message_not_a_crash() {
     let copy = crate::common::copy_fixture("extensions", "esm-package");
     let dir = copy.path().canonicalize().unwrap();
-    // The state folder a project with extensions needs cannot be made.
-    std::fs::write(dir.join(".agent-sdk"), "not a folder").unwrap();
-    let mut client = Client::start(&[&dir]);
+    // The cache folder running a project's extensions needs cannot be made.
+    let not_a_folder = dir.join("not-a-folder");
+    std::fs::write(&not_a_folder, "a file").unwrap();
+    let options = json!({ "runExtensions": true });
+    let mut client = Client::start_with(&[&dir], options, &[("XDG_CACHE_HOME", &not_a_folder)]);
     client.open(&dir.join("bot/extensions/ci.ts"));
     let shown = client.wait_for(|message| message["method"] == "window/showMessage");
     assert_eq!(shown["params"]["type"], 1);
@@ -597,4 +607,79 @@ fn the_settings_file_s_rule_levels_apply_in_the_editor() {
     });
     assert_eq!(codes(&found), ["hooks::unknown-event"], "{found:#?}");
     assert_eq!(found[0]["severity"], 1, "an error: {found:#?}");
+}
+
+/// The project of `fixtures/extensions/spy`, whose mount writes what it saw to
+/// `$TMPDIR/spy.json`, in a fresh folder (links resolved), with its temporary and cache folders.
+fn spy_project() -> (tempfile::TempDir, PathBuf, tempfile::TempDir, tempfile::TempDir) {
+    let copy = crate::common::copy_fixture("extensions", "spy");
+    let dir = copy.path().canonicalize().unwrap();
+    (copy, dir, tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap())
+}
+
+fn files_of(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> =
+        walkdir::WalkDir::new(dir).into_iter().map(|entry| entry.unwrap().into_path()).collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn by_default_the_server_runs_no_code_and_says_so_at_each_mount() {
+    let (_copy, dir, tmp, cache) = spy_project();
+    let before = files_of(&dir);
+    let mount = dir.join("bot/extensions/spy.ts");
+    let mut client =
+        Client::start_with(&[&dir], Value::Null, &[("TMPDIR", tmp.path()), ("XDG_CACHE_HOME", cache.path())]);
+    client.open(&mount);
+    let found = client.diagnostics(&mount, |diagnostics| !diagnostics.is_empty());
+    assert_eq!(codes(&found), ["extensions::not-run"]);
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(message.contains("runExtensions") && message.contains("agent-sdk validate"), "{message}");
+    assert_eq!(client.shut_down(), Some(0));
+    assert!(!tmp.path().join("spy.json").exists(), "the mount ran");
+    assert_eq!(files_of(&dir), before, "the server wrote into the project");
+    assert_eq!(files_of(cache.path()), [cache.path()], "the server wrote into the cache");
+}
+
+#[test]
+fn with_run_extensions_the_mount_runs_as_validate_runs_it() {
+    let (_copy, dir, tmp, cache) = spy_project();
+    let before = files_of(&dir);
+    let mount = dir.join("bot/extensions/spy.ts");
+    let env = [("TMPDIR", tmp.path()), ("XDG_CACHE_HOME", cache.path()), ("GITHUB_TOKEN", Path::new("ghs_editor"))];
+    let mut client = Client::start_with(&[&dir], json!({ "runExtensions": true }), &env);
+    client.open(&mount);
+    // A misspelt key makes the mount's file publish once its check (with the mount run) is done.
+    let hook = dir.join("bot/hooks/usage.ts");
+    client.open(&hook);
+    let typo = std::fs::read_to_string(&hook).unwrap().replace("turn.completed", "turn.complete");
+    client.change(&hook, 2, &typo);
+    client.diagnostics(&hook, |diagnostics| !diagnostics.is_empty());
+    assert_eq!(client.shut_down(), Some(0));
+    let seen: Value = serde_json::from_str(&std::fs::read_to_string(tmp.path().join("spy.json")).unwrap()).unwrap();
+    assert_eq!(seen["githubToken"], Value::Null, "the editor's environment reached the mount: {seen}");
+    assert_eq!(files_of(&dir), before, "the server wrote into the project");
+}
+
+#[test]
+fn a_project_outside_the_workspace_folders_or_in_node_modules_is_not_served() {
+    let (_workspace, root) =
+        project(&[("app/bot/hooks/a.ts", TYPO_HOOK), ("app/node_modules/some-agent/bot/hooks/b.ts", TYPO_HOOK)]);
+    let (_elsewhere, outside) = project(&[("bot/hooks/c.ts", TYPO_HOOK)]);
+    let app = root.join("app");
+    let (inside, packaged, elsewhere) = (
+        app.join("bot/hooks/a.ts"),
+        app.join("node_modules/some-agent/bot/hooks/b.ts"),
+        outside.join("bot/hooks/c.ts"),
+    );
+    let mut client = Client::start(&[&app]);
+    client.open(&elsewhere);
+    client.open(&packaged);
+    client.open(&inside);
+    client.diagnostics(&inside, |diagnostics| !diagnostics.is_empty());
+    let not_served = [uri(&elsewhere), uri(&packaged)];
+    let published = |message: &Value| not_served.iter().any(|uri| message["params"]["uri"] == *uri);
+    assert_eq!(client.try_wait_for(Duration::from_millis(1000), &published), None);
+    assert_eq!(client.shut_down(), Some(0));
 }

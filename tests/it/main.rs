@@ -36,3 +36,4 @@ mod sdk;
 mod test_command;
 mod types;
 mod validate;
+mod what_runs;

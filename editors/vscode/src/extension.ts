@@ -1,6 +1,8 @@
 // The agent-sdk extension: starts `agent-sdk lsp` for the workspace and lets
 // vscode-languageclient speak to it. Which binary: the `agentSdk.path` setting, else the
 // workspace folders' `node_modules/.bin/agent-sdk` (the npm package's), else `agent-sdk` on PATH.
+// The server runs no code of the workspace unless `agentSdk.runExtensions` is set and the
+// workspace is trusted (package.json declares both settings restricted in untrusted ones).
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -25,10 +27,17 @@ function binary(): string {
   return "agent-sdk";
 }
 
+/** Whether the server may run the workspace's extension mounts: asked, and trusted. */
+function runExtensions(): boolean {
+  const asked = vscode.workspace.getConfiguration("agentSdk").get<boolean>("runExtensions") === true;
+  return asked && vscode.workspace.isTrusted;
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const command = binary();
   const serverOptions: ServerOptions = { command, args: ["lsp", "--stdio"] };
   const clientOptions: LanguageClientOptions = {
+    initializationOptions: { runExtensions: runExtensions() },
     documentSelector: [
       { scheme: "file", language: "typescript" },
       { scheme: "file", language: "javascript" },
@@ -44,10 +53,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   client = new LanguageClient("agentSdk", "agent-sdk", serverOptions, clientOptions);
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration(async (change) => {
-      if (change.affectsConfiguration("agentSdk.path")) {
+      if (change.affectsConfiguration("agentSdk.path") || change.affectsConfiguration("agentSdk.runExtensions")) {
         await deactivate();
         await activate(context);
       }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      await deactivate();
+      await activate(context);
     }),
   );
   try {

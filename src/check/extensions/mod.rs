@@ -133,9 +133,14 @@ pub fn mount(checked: &mut CheckedProject, config: &crate::runtime::host::Runtim
     if any_to_run(checked) {
         run_and_take_in(checked, config, timeout);
     }
+    finish(checked);
+}
+
+/// What follows the findings about mounts: the mount files' suppressions, the settings'
+/// levels (as for the project's own hooks; applying them again to those changes nothing),
+/// the order.
+fn finish(checked: &mut CheckedProject) {
     apply_suppressions(checked);
-    // The settings' levels, as for the project's own hooks (applying them again to those
-    // changes nothing).
     checked.config.apply(&mut checked.diagnostics);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
 }
@@ -158,9 +163,7 @@ fn run_and_take_in(
     config: &crate::runtime::host::RuntimeConfig,
     timeout: std::time::Duration,
 ) {
-    for mount in &mut checked.mounts {
-        mount.package = factory_package(&checked.modules, mount);
-    }
+    name_packages(checked);
     let runnable: Vec<usize> = (0..checked.mounts.len()).filter(|&index| checked.mounts[index].loads).collect();
     let to_run: Vec<probe::ToRun> = runnable
         .iter()
@@ -175,7 +178,8 @@ fn run_and_take_in(
     match ran {
         Ok(results) => {
             for (index, mounted) in runnable.into_iter().zip(results) {
-                mounted::take_in(checked, index, mounted);
+                let minimal_env = config.environment == crate::runtime::environment::Environment::Minimal;
+                mounted::take_in(checked, index, mounted, minimal_env);
             }
         }
         Err(error) => {
@@ -185,6 +189,13 @@ fn run_and_take_in(
         }
     }
     checked.hooks.sort_by(|a, b| a.name.as_bytes().cmp(b.name.as_bytes()));
+}
+
+/// Names the package each mount's factory comes from (what `info` shows).
+fn name_packages(checked: &mut CheckedProject) {
+    for mount in &mut checked.mounts {
+        mount.package = factory_package(&checked.modules, mount);
+    }
 }
 
 fn needs_node(mount: &Mount, error: &anyhow::Error) -> crate::diagnostics::Diagnostic {
@@ -229,13 +240,113 @@ fn factory_package(graph: &crate::loader::graph::ModuleGraph, mount: &Mount) -> 
 /// default).
 const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// The static check ([`crate::check::check_located`]), then the mounts run: what `validate`
-/// and `info` report.
-/// A project with mount files has its modules compiled into the state root's cache (the
-/// loader serves them from there, as for `run`); one without is checked statically, and
-/// nothing is written.
-pub fn check_project(dir: &std::path::Path) -> anyhow::Result<CheckedProject> {
-    check_project_with(dir, std::sync::Arc::default())
+/// Whether a static check (`validate`, `info`, the editor) may run the project's extension
+/// mounts, the only code such a check can run: what a mount contributes is known only by
+/// running its extension's factory, which may be a module of the pull request under check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MountRuns {
+    /// Each mount runs once in Node.js, with a minimal environment (see
+    /// [`crate::runtime::environment`]) plus the variables `pass_env` names, its state in
+    /// the user's cache folder, and every process it started ended with it.
+    Contained { pass_env: Vec<String> },
+    /// No code runs; each mount that would load gets `extensions::not-run`, saying why.
+    Forbidden(Forbidden),
+}
+
+impl From<&crate::cli::ExecArgs> for MountRuns {
+    /// What `--no-exec` and `--pass-env` allow.
+    fn from(args: &crate::cli::ExecArgs) -> Self {
+        if args.no_exec {
+            Self::Forbidden(Forbidden::Flag)
+        } else {
+            Self::Contained { pass_env: args.pass_env.clone() }
+        }
+    }
+}
+
+/// Who forbade running the mounts: what `extensions::not-run` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forbidden {
+    /// `--no-exec`.
+    Flag,
+    /// The settings' `"noExec": true`.
+    Settings,
+    /// The language server, which runs no code unless its `runExtensions` option is set.
+    Editor,
+}
+
+/// What a static check of a project with mounts did with them, for the line the command
+/// prints on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MountsRan {
+    /// It has no mounts to run (none, or none whose shape and imports are right).
+    NoneToRun,
+    /// This many ran in Node.js.
+    Ran(usize),
+    /// None ran: this forbade it.
+    Forbidden(Forbidden),
+}
+
+impl MountsRan {
+    /// What `checked` says of its mounts.
+    pub fn of(checked: &CheckedProject) -> Self {
+        let ran = checked.mounts.iter().filter(|mount| mount.mounted.is_some()).count();
+        match checked.mounts_forbidden {
+            Some(why) if checked.mounts.iter().any(|mount| mount.loads) => Self::Forbidden(why),
+            _ if ran > 0 => Self::Ran(ran),
+            _ => Self::NoneToRun,
+        }
+    }
+
+    /// `ran 1 extension mount in Node.js …`, or nothing when there was none to run.
+    pub fn line(self) -> Option<String> {
+        match self {
+            Self::NoneToRun => None,
+            Self::Ran(count) => Some(format!(
+                "ran {} in Node.js to learn what {} (minimal environment, state in the user's cache; --no-exec runs none)\n",
+                crate::printer::plural(count, "extension mount"),
+                if count == 1 { "it mounts" } else { "they mount" }
+            )),
+            Self::Forbidden(why) => Some(format!(
+                "ran no code ({}): the extension mounts were not run, so what they mount is not checked\n",
+                why.as_str()
+            )),
+        }
+    }
+}
+
+impl Forbidden {
+    /// What forbade it, in the words of `extensions::not-run`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Flag => "--no-exec",
+            Self::Settings => "the settings' \"noExec\": true",
+            Self::Editor => "the language server runs no code unless its `runExtensions` option is set",
+        }
+    }
+
+    /// How to have them run.
+    fn help(self) -> &'static str {
+        match self {
+            Self::Flag => {
+                "run `agent-sdk validate` without --no-exec to run each mount once in Node.js (a minimal environment, nothing written into the project) and check its hooks and options"
+            }
+            Self::Settings => {
+                "remove \"noExec\" from the settings to have `validate` run each mount once in Node.js (a minimal environment, nothing written into the project) and check its hooks and options"
+            }
+            Self::Editor => {
+                "`agent-sdk validate` checks what it mounts; to see it here, set the server's initialization option `runExtensions: true` (VS Code: the setting `agentSdk.runExtensions`, in a trusted workspace)"
+            }
+        }
+    }
+}
+
+/// The static check ([`crate::check::check_located`]), then the mounts run as `runs` allows:
+/// what `validate` and `info` report. A project without mount files is checked statically,
+/// and nothing is written; one with them has, when they may run, its modules compiled into
+/// its folder of the user's cache, where the loader serves them from.
+pub fn check_project(dir: &std::path::Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
+    check_project_with(dir, std::sync::Arc::default(), runs)
 }
 
 /// [`check_project`] of the project as an editor shows it: the files `overlay` holds are read
@@ -243,15 +354,55 @@ pub fn check_project(dir: &std::path::Path) -> anyhow::Result<CheckedProject> {
 pub fn check_project_with(
     dir: &std::path::Path,
     overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
+    runs: &MountRuns,
 ) -> anyhow::Result<CheckedProject> {
     let located = crate::project::locate(dir)?;
     let Some(project) = located.project.clone().filter(discover::has_mounts) else {
         return Ok(crate::check::check_located_with(located, None, overlay));
     };
-    let (setup, _) =
-        crate::runtime::setup::SessionSetup::prepare(project, crate::cli::EnvArgs::default().files(), CHECK_TIMEOUT)?;
-    let cache = Cache::new(&setup.state_root);
-    let mut checked = crate::check::check_located_with(located, Some(&cache), overlay);
-    mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
-    Ok(checked)
+    let runs = match runs {
+        MountRuns::Contained { .. } if crate::config::find(&project.dir).no_exec => {
+            &MountRuns::Forbidden(Forbidden::Settings)
+        }
+        runs => runs,
+    };
+    match runs {
+        MountRuns::Forbidden(why) => {
+            let mut checked = crate::check::check_located_with(located, None, overlay);
+            not_run(&mut checked, *why);
+            finish(&mut checked);
+            Ok(checked)
+        }
+        MountRuns::Contained { pass_env } => {
+            let setup = crate::runtime::setup::SessionSetup::for_check(project, pass_env, CHECK_TIMEOUT)?;
+            let cache = Cache::new(&setup.state_root);
+            let mut checked = crate::check::check_located_with(located, Some(&cache), overlay);
+            crate::runtime::orphans::adopt_orphans();
+            mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
+            crate::runtime::orphans::end_adopted();
+            Ok(checked)
+        }
+    }
+}
+
+/// One `extensions::not-run` at the call of each mount that would have run.
+fn not_run(checked: &mut CheckedProject, why: Forbidden) {
+    checked.mounts_forbidden = Some(why);
+    name_packages(checked);
+    for mount in checked.mounts.iter().filter(|mount| mount.loads) {
+        let Some(shape) = &mount.shape else { continue };
+        let text = checked.sources.get(&mount.file.display_path).map_or("", String::as_str);
+        let file = crate::diagnostics::SourceFile::new(&mount.file.display_path, text);
+        checked.diagnostics.push(file.diagnostic(
+            crate::diagnostics::Code::MountNotRun,
+            shape.call,
+            "not run",
+            format!(
+                "extension `{}` was not run ({}), so the hooks it mounts and its check of these options are unknown",
+                mount.namespace(),
+                why.as_str()
+            ),
+            why.help(),
+        ));
+    }
 }

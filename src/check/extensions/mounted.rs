@@ -11,7 +11,9 @@ use super::Mount;
 use super::mount_file::MountShape;
 
 /// Takes in what mount `index` mounted: its hooks, and diagnostics for what is wrong.
-pub fn take_in(checked: &mut CheckedProject, index: usize, mounted: Mounted) {
+/// `minimal_env`: the mount ran with a minimal environment (a static check's), which the
+/// help of a rejection then names.
+pub fn take_in(checked: &mut CheckedProject, index: usize, mounted: Mounted, minimal_env: bool) {
     let mount = &checked.mounts[index];
     let Some(shape) = &mount.shape else { return };
     let text = checked.sources.get(&mount.file.display_path).map_or("", String::as_str);
@@ -19,7 +21,9 @@ pub fn take_in(checked: &mut CheckedProject, index: usize, mounted: Mounted) {
     let mut diagnostics = Vec::new();
     let mut hooks = Vec::new();
     match &mounted.problem {
-        Some(problem) => diagnostics.push(problem_at_call(&file, mount, shape, problem.kind, &problem.message)),
+        Some(problem) => {
+            diagnostics.push(problem_at_call(&file, mount, shape, problem.kind, &problem.message, minimal_env));
+        }
         None => {
             diagnostics.extend(unknown_disabled(&file, mount, shape, &mounted));
             let mount_error = diagnostics.first().map(|diagnostic| diagnostic.code);
@@ -88,6 +92,7 @@ fn problem_at_call(
     shape: &MountShape,
     kind: MountProblemKind,
     message: &str,
+    minimal_env: bool,
 ) -> Diagnostic {
     let from = from_package(mount, shape);
     match kind {
@@ -108,7 +113,11 @@ fn problem_at_call(
             Code::ExtensionRejected,
             "threw here",
             format!("extension `{}`{from} rejected its configuration: {message}", mount.namespace()),
-            "fix the options of this call (the message is the extension's own); its hooks are not mounted until it accepts them",
+            if minimal_env {
+                "fix the options of this call (the message is the extension's own); it ran with a minimal environment (PATH, HOME, the locale, Node's own variables; no secrets, no .env): if its options read a variable, name it with `--pass-env NAME`"
+            } else {
+                "fix the options of this call (the message is the extension's own); its hooks are not mounted until it accepts them"
+            },
         ),
         MountProblemKind::Ended => at_call(
             file,

@@ -6,7 +6,7 @@ mod fix;
 use std::path::Path;
 
 use crate::check::CheckedProject;
-use crate::check::extensions::check_project;
+use crate::check::extensions::{MountRuns, MountsRan, check_project};
 use crate::cli::{OutputFormat, ValidateArgs};
 use crate::diagnostics::{Applicability, Severity};
 use crate::exit_status::ExitStatus;
@@ -19,7 +19,9 @@ use crate::report;
 /// says on stderr what it changed. Exit 1 on any error, or on any warning with
 /// `--deny-warnings`.
 pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let runs = MountRuns::from(&args.exec);
     let checked = if args.fix || args.unsafe_fixes {
+        let check = |dir: &Path| check(dir, &runs);
         let (checked, fixed) = fix::fix_project(&args.dir.dir, args.unsafe_fixes, check)?;
         let dir = report::ProjectDir::new(&args.dir.dir, &checked);
         if !printer.is_quiet() || fixed.count() > 0 {
@@ -27,8 +29,11 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
         }
         checked
     } else {
-        check(&args.dir.dir)?
+        check(&args.dir.dir, &runs)?
     };
+    if let Some(line) = MountsRan::of(&checked).line().filter(|_| !printer.is_quiet()) {
+        printer.stderr(&line);
+    }
     let dir = report::ProjectDir::new(&args.dir.dir, &checked);
     if args.verbose && checked.project.is_some() {
         printer.stderr(&settings_line(&checked.config, &dir));
@@ -58,8 +63,8 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
 
 /// The whole check `validate` reports: the project's, and whether the SDK packages are
 /// there and current (only `validate` looks: `run` and `info` never depend on them).
-fn check(dir: &Path) -> anyhow::Result<CheckedProject> {
-    let mut checked = check_project(dir)?;
+fn check(dir: &Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
+    let mut checked = check_project(dir, runs)?;
     if checked.project.is_some() {
         let mut packages = crate::sdk::freshness::check_packages(dir);
         checked.config.apply(&mut packages);
