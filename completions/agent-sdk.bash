@@ -375,13 +375,17 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__info)
-            opts="-q -h -V --dir --json --color --quiet --help --version"
+            opts="-q -h -V --dir --json --no-exec --pass-env --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --pass-env)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -672,7 +676,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__validate)
-            opts="-v -q -h -V --dir --format --deny-warnings --fix --unsafe-fixes --verbose --color --quiet --help --version"
+            opts="-v -q -h -V --dir --format --deny-warnings --fix --unsafe-fixes --verbose --no-exec --pass-env --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -684,6 +688,10 @@ _agent_sdk() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "pretty json github sarif concise" -- "${cur}"))
+                    return 0
+                    ;;
+                --pass-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -47,6 +47,7 @@ json\t'One JSON document (schemaVersion 1), documented in docs/formats.md'
 github\t'GitHub Actions workflow commands (`::error file=…`), one per line'
 sarif\t'SARIF 2.1.0, for code-scanning uploads'
 concise\t'One line per finding, `path:line:col: severity code message`, for editors and grep'"
+complete -c bdk -n "__fish_bdk_using_subcommand validate" -l pass-env -d 'Give the extension mounts\' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out' -r
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -54,14 +55,17 @@ complete -c bdk -n "__fish_bdk_using_subcommand validate" -l deny-warnings -d 'F
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l fix -d 'Apply the safe fixes of the findings that know one, check again, and report what remains. Only files inside the project change; never one under node_modules/'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l unsafe-fixes -d 'Apply the unsafe fixes too: they may change what the code does (adding a timeout to a `fetch`, importing from another module). Implies --fix'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s v -l verbose -d 'Say on stderr which settings file was read (agent-sdk.json, or a package.json\'s "agentSdk" key), or that none was'
+complete -c bdk -n "__fish_bdk_using_subcommand validate" -l no-exec -d 'Run no code at all: extension mounts are checked statically, and each gets an `extensions::not-run` note (what it mounts is not checked). The settings\' "noExec" does the same'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s V -l version -d 'Print version'
 complete -c bdk -n "__fish_bdk_using_subcommand info" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand info" -l pass-env -d 'Give the extension mounts\' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out' -r
 complete -c bdk -n "__fish_bdk_using_subcommand info" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c bdk -n "__fish_bdk_using_subcommand info" -l json -d 'Print the stable JSON description (schemaVersion 1) instead of a tree'
+complete -c bdk -n "__fish_bdk_using_subcommand info" -l no-exec -d 'Run no code at all: extension mounts are checked statically, and each gets an `extensions::not-run` note (what it mounts is not checked). The settings\' "noExec" does the same'
 complete -c bdk -n "__fish_bdk_using_subcommand info" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c bdk -n "__fish_bdk_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand info" -s V -l version -d 'Print version'

@@ -39,12 +39,14 @@ json\:"One JSON document (schemaVersion 1), documented in docs/formats.md"
 github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
 sarif\:"SARIF 2.1.0, for code-scanning uploads"
 concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for editors and grep"))' \
+'(--no-exec)*--pass-env=[Give the extension mounts'\'' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out]:NAME:_default' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--deny-warnings[Fail (exit 1) on warnings too, not only on errors]' \
 '--fix[Apply the safe fixes of the findings that know one, check again, and report what remains. Only files inside the project change; never one under node_modules/]' \
 '--unsafe-fixes[Apply the unsafe fixes too\: they may change what the code does (adding a timeout to a \`fetch\`, importing from another module). Implies --fix]' \
 '-v[Say on stderr which settings file was read (agent-sdk.json, or a package.json'\''s "agentSdk" key), or that none was]' \
 '--verbose[Say on stderr which settings file was read (agent-sdk.json, or a package.json'\''s "agentSdk" key), or that none was]' \
+'--no-exec[Run no code at all\: extension mounts are checked statically, and each gets an \`extensions\:\:not-run\` note (what it mounts is not checked). The settings'\'' "noExec" does the same]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -57,8 +59,10 @@ concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for
 (info)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'(--no-exec)*--pass-env=[Give the extension mounts'\'' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out]:NAME:_default' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--json[Print the stable JSON description (schemaVersion 1) instead of a tree]' \
+'--no-exec[Run no code at all\: extension mounts are checked statically, and each gets an \`extensions\:\:not-run\` note (what it mounts is not checked). The settings'\'' "noExec" does the same]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
 '-h[Print help (see more with '\''--help'\'')]' \
