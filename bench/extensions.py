@@ -24,9 +24,12 @@ mount's cost (with - without) beside one Node start.
 Sanity checks (exit 1): every command exits 0, and `validate` says 3 hooks would load
 without the mount and 5 with it.
 
+With --baseline BINARY, that binary's `validate` of the project with the mount runs too,
+taking turns, and the report adds the median of the paired ratios (this build / baseline).
+
 Run from the repo root (Python 3.11, stdlib only):
 
-  python3 bench/extensions.py [--runs 30] [--no-build]
+  python3 bench/extensions.py [--runs 30] [--no-build] [--baseline BINARY]
 
 It builds the release binary first unless --no-build and prints a markdown report.
 """
@@ -56,6 +59,7 @@ export default defineExtension((options: { org: string }) => {
 """
 
 NODE_START = "node -e ''"
+BASELINE = "baseline validate, one mount"
 RUNTIME_START = "the hook runtime's start"
 
 MOUNT = """import ci from "../lib/ci.js";
@@ -90,6 +94,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="another agent-sdk binary to time beside this build")
     args = parser.parse_args()
     build_release(args.no_build)
     with tempfile.TemporaryDirectory() as temp:
@@ -97,15 +102,19 @@ def main() -> int:
         commands = {
             "validate, without a mount": ([str(AGENT_SDK), "validate"], without, 3),
             "validate, one mount": ([str(AGENT_SDK), "validate"], with_mount, 5),
+            # (After `run`, which writes the project's `.agent-sdk/runtime/`: `validate` writes
+            # nothing into the project.)
+            "run --event, without a mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], without, None),
+            "run --event, one mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], with_mount, None),
             RUNTIME_START: (
                 ["bash", "-c", "node --enable-source-maps .agent-sdk/runtime/host.mjs 3</dev/null 4>/dev/null"],
                 with_mount,
                 None,
             ),
             NODE_START: (["node", "-e", ""], Path(temp), None),
-            "run --event, without a mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], without, None),
-            "run --event, one mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], with_mount, None),
         }
+        if args.baseline:
+            commands[BASELINE] = ([str(args.baseline), "validate"], with_mount, 5)
         times: dict[str, list[float]] = {name: [] for name in commands}
         try:
             for round_ in range(args.runs + 2):
@@ -133,6 +142,10 @@ def main() -> int:
         f"\nThe mount costs validate {cost:.1f} ms: the hook runtime's start is {median[RUNTIME_START]:.1f} ms, "
         f"a bare Node start {median[NODE_START]:.1f} ms. It costs run {run_cost:.1f} ms."
     )
+    if args.baseline:
+        pairs = [a / b for a, b in zip(times["validate, one mount"], times[BASELINE])]
+        print(f"\nthis build / baseline ({args.baseline}), `validate` with the mount, median of "
+              f"{len(pairs)} paired runs: {statistics.median(pairs):.3f}")
     return 0
 
 
