@@ -192,3 +192,19 @@ lint_cases! {
     lint_guide_examples => "guide-examples",
     lint_suppressed => "suppressed",
 }
+
+/// Codes separated by a no-break space (`,\u{a0}`): each fix takes out the bytes of its own
+/// code, the comment goes once it names none, and a second `--fix` finds nothing to do.
+#[test]
+fn fix_takes_out_codes_separated_by_a_no_break_space() {
+    let project = common::copy_fixture("validate", "fix-no-break-space");
+    let dir = project.path();
+    let mut out = common::transcript(dir, &["validate", "--format", "concise"]);
+    out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
+    out.push_str(&format!(
+        "----- bot/hooks/a.ts -----\n{}",
+        std::fs::read_to_string(dir.join("bot/hooks/a.ts")).unwrap()
+    ));
+    out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
+    insta::assert_snapshot!(out);
+}
