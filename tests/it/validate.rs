@@ -208,3 +208,37 @@ fn fix_takes_out_codes_separated_by_a_no_break_space() {
     out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
     insta::assert_snapshot!(out);
 }
+
+/// `--fix` run by root keeps the owner and group of the file it fixes (as an editor saving
+/// it would), so the developer can still write it.
+#[test]
+fn fix_keeps_the_owner_and_group_of_a_file() {
+    use std::os::unix::fs::MetadataExt;
+    let project = common::copy_fixture("validate", "fixable");
+    let hook = project.path().join("bot/hooks/typos.ts");
+    if std::fs::metadata(&hook).unwrap().uid() != 0 {
+        eprintln!("skipped: only root can give a file to another user");
+        return;
+    }
+    std::os::unix::fs::chown(&hook, Some(4242), Some(4343)).unwrap();
+    let out = common::transcript(project.path(), &["validate", "--fix", "--format", "concise"]);
+    assert!(out.contains("Fixed 10 findings in 1 file"), "{out}");
+    let metadata = std::fs::metadata(&hook).unwrap();
+    assert_eq!((metadata.uid(), metadata.gid()), (4242, 4343), "{out}");
+}
+
+/// A hook with a second name (a hard link) is fixed in place: both names see the fix, and
+/// they stay one file.
+#[test]
+fn fix_writes_a_hard_linked_file_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let project = common::copy_fixture("validate", "fixable");
+    let hook = project.path().join("bot/hooks/typos.ts");
+    let other = project.path().join("typos-shared.ts");
+    std::fs::hard_link(&hook, &other).unwrap();
+    let out = common::transcript(project.path(), &["validate", "--fix", "--format", "concise"]);
+    assert!(out.contains("Fixed 10 findings in 1 file"), "{out}");
+    assert_eq!(std::fs::metadata(&hook).unwrap().nlink(), 2, "{out}");
+    assert_eq!(std::fs::metadata(&hook).unwrap().ino(), std::fs::metadata(&other).unwrap().ino());
+    assert!(std::fs::read_to_string(&other).unwrap().contains("\"turn.completed\""));
+}

@@ -53,7 +53,7 @@ pub fn fix_project(
             if text == checked.sources[&path] {
                 continue;
             }
-            write_keeping_mode(&file.target, &text)
+            write_fixed(&file.target, &text, &checked.sources[&path])
                 .with_context(|| format!("could not write the fixes to {}", file.target.display()))?;
             fixed.files.entry(path).or_default().extend(file.codes);
         }
@@ -160,11 +160,16 @@ fn writable(project: &Project, path: &str, checked_text: Option<&String>) -> Res
     }
 }
 
-/// Replaces the file at `target` with `text` whole, keeping its permissions.
-fn write_keeping_mode(target: &Path, text: &str) -> std::io::Result<()> {
-    let permissions = std::fs::metadata(target)?.permissions();
-    crate::fs::write_atomically(target, text.as_bytes())?;
-    std::fs::set_permissions(target, permissions)
+/// Writes `text` over the file at `target` (which held `original`) as an editor saving it
+/// would: replaced whole, with its owner, group and permissions; or, when it has more than
+/// one name (a hard link), in place, so that every name sees the fix and it stays one file.
+fn write_fixed(target: &Path, text: &str, original: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(target)?;
+    if metadata.nlink() > 1 {
+        return crate::fs::overwrite_in_place(target, text.as_bytes(), original.as_bytes());
+    }
+    crate::fs::replace_keeping_owner(target, text.as_bytes(), &metadata)
 }
 
 #[cfg(test)]
