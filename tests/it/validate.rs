@@ -193,6 +193,28 @@ lint_cases! {
     lint_suppressed => "suppressed",
 }
 
+/// `--fix` (and the editor's quick fix) never renames a misspelt key to one the object
+/// already handles: JavaScript keeps the last of two equal keys, so the handler that ran
+/// would be replaced by the draft that never did. A key `"*"` handles too is renamed only
+/// with `--unsafe-fixes` (the draft would then run beside `"*"`); two keys that suggest the
+/// same one are renamed by neither. Each finding's help says which.
+#[test]
+fn fix_never_renames_a_key_to_one_the_object_already_has() {
+    let project = common::copy_fixture("validate", "fix-handled-keys");
+    let dir = project.path();
+    let read = |path: &str| std::fs::read_to_string(dir.join(path)).unwrap();
+    let before: Vec<String> = ["stale", "star", "twice"].map(|name| read(&format!("bot/hooks/{name}.ts"))).into();
+    let mut out = common::transcript(dir, &["validate"]);
+    out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
+    for (name, text) in ["stale", "star", "twice"].iter().zip(&before) {
+        assert_eq!(&read(&format!("bot/hooks/{name}.ts")), text, "--fix changed {name}.ts");
+    }
+    out.push_str(&common::transcript(dir, &["validate", "--unsafe-fixes", "--format", "concise"]));
+    out.push_str(&format!("----- bot/hooks/star.ts -----\n{}", read("bot/hooks/star.ts")));
+    assert_eq!(read("bot/hooks/stale.ts"), before[0]);
+    insta::assert_snapshot!(out);
+}
+
 /// Codes separated by a no-break space (`,\u{a0}`): each fix takes out the bytes of its own
 /// code, the comment goes once it names none, and a second `--fix` finds nothing to do.
 #[test]
