@@ -11,6 +11,10 @@ use crate::report::info::{broken_hooks_note, render_json, render_tree};
 /// skipped and a note says so; only a project with no agent to describe exits 1.
 pub fn info(args: &InfoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let checked = check_project(&args.dir.dir)?;
+    if let Some(line) = report::settings::from_above(&checked.config, &report::ProjectDir::new(&args.dir.dir, &checked))
+    {
+        printer.stderr(&line);
+    }
     if checked.project.is_none() {
         printer.stderr(&report::pretty(&checked, &Printer::new(crate::cli::ColorChoice::Never)));
     }

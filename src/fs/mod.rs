@@ -1,10 +1,11 @@
 //! Files written the way this tool writes them: private folders for the state root,
 //! whole-file replacement (a reader never sees half a file; a user's file keeps its owner),
 //! and writes skipped when the file already holds the text; JSON files as Node reads them;
-//! links out of a folder.
+//! links out of a folder; who owns a file.
 
 pub mod json;
 pub mod link_out;
+pub mod owner;
 
 use std::io::Write;
 use std::path::Path;
