@@ -1,10 +1,13 @@
 //! The project's settings: `agent-sdk.json` (JSON with comments and trailing commas) or the
-//! `"agentSdk"` key of a `package.json`, the nearest found from the project folder up. Rule
-//! severities, `denyWarnings`, extra ignore globs for discovery, and the defaults of `test`.
-//! `validate`, `run`, `dev`, `test` and the language server all read it through [`find`];
-//! a problem in it is a located `config::invalid` error, never a silent default.
+//! `"agentSdk"` key of a `package.json`, the nearest found from the project folder up to the
+//! repository's or workspace's root (as cascading-config tools stop), and only if its owner
+//! is one to trust. Rule severities, `denyWarnings`, extra ignore globs for discovery, and
+//! the defaults of `test`. `validate`, `run`, `dev`, `test` and the language server all read
+//! it through [`find`]; a problem in it is a located `config::invalid` error, never a silent
+//! default.
 
 use std::collections::HashMap;
+use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -33,6 +36,8 @@ pub struct Config {
     pub no_exec: bool,
     /// Paths under the hooks folder, relative to the project folder, that discovery skips.
     pub ignore: Option<GlobSet>,
+    /// Where `ignore`'s value is in the file (for a finding about it).
+    pub ignore_at: Option<(u32, u32)>,
     pub test: TestSettings,
     /// What is wrong with the file, located in it (`config::invalid`).
     pub diagnostics: Vec<Diagnostic>,
@@ -48,6 +53,15 @@ pub struct Source {
     /// The `"agentSdk"` key of this package.json, not an `agent-sdk.json`.
     pub in_package_json: bool,
     pub text: String,
+    /// How many folders above the project folder it is (0: in it).
+    pub depth: usize,
+}
+
+impl Source {
+    /// Whether the file is in a folder above the project's (every command says so).
+    pub fn is_from_above(&self) -> bool {
+        self.depth > 0
+    }
 }
 
 /// What a rule is set to.
@@ -97,39 +111,109 @@ impl Config {
 }
 
 /// The settings of the project at `project_dir`: from the nearest `agent-sdk.json`, or
-/// `package.json` with an `"agentSdk"` key, in that folder or one above it (an
-/// `agent-sdk.json` wins over a package.json in the same folder).
+/// `package.json` with an `"agentSdk"` key, among the [`candidates`] (an `agent-sdk.json`
+/// wins over a package.json in the same folder). A file owned by another user (see
+/// [`trusted_owner`]) is not used: the defaults apply, with a `config::not-owned` warning.
 pub fn find(project_dir: &Path) -> Config {
+    let project_owner = std::fs::metadata(project_dir).map(|metadata| metadata.uid()).ok();
     for (depth, path) in candidates(project_dir) {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        // The owner and the text of one open file, so that neither can change in between.
+        let Ok(mut file) = std::fs::File::open(&path) else { continue };
+        let mut text = String::new();
+        if std::io::Read::read_to_string(&mut file, &mut text).is_err() {
+            continue;
+        }
+        let owner = file.metadata().map(|metadata| metadata.uid()).ok();
         let up = "../".repeat(depth);
-        if path.file_name().is_some_and(|name| name == FILE_NAME) {
-            let source = Source { path, display_path: format!("{up}{FILE_NAME}"), in_package_json: false, text };
-            return read(source);
-        }
-        if text.contains(&format!("\"{PACKAGE_KEY}\"")) {
-            let source = Source { path, display_path: format!("{up}package.json"), in_package_json: true, text };
-            let config = read(source);
+        let config = if path.file_name().is_some_and(|name| name == FILE_NAME) {
+            let display_path = format!("{up}{FILE_NAME}");
+            read(Source { path, display_path, in_package_json: false, text, depth })
+        } else if text.contains(&format!("\"{PACKAGE_KEY}\"")) {
+            let display_path = format!("{up}package.json");
+            let config = read(Source { path, display_path, in_package_json: true, text, depth });
             // A package.json whose `agentSdk` key is only in a string is not a settings file.
-            if config.source.is_some() {
-                return config;
+            if config.source.is_none() {
+                continue;
             }
-        }
+            config
+        } else {
+            continue;
+        };
+        return match owner {
+            Some(owner) if !trusted_owner(owner, project_owner) => not_owned(config, owner),
+            _ => config,
+        };
     }
     Config::default()
 }
 
+/// Whether a settings file owned by `owner` may apply to a project whose folder is owned by
+/// `project_owner`: when it is the user running agent-sdk's, root's (who could change
+/// anything anyway), or the project folder's owner's (whose hooks `run` would run anyway).
+/// Anyone else's could have been put in a folder above the project by whoever may write there.
+pub fn trusted_owner(owner: u32, project_owner: Option<u32>) -> bool {
+    owner == crate::fs::owner::current_user() || owner == 0 || Some(owner) == project_owner
+}
+
+/// The defaults, and a warning that the settings in `refused` (owned by `owner`) are not used.
+fn not_owned(refused: Config, owner: u32) -> Config {
+    let Some(source) = refused.source else { return refused };
+    let mut config = Config::default();
+    let diagnostic = Diagnostic::new(
+        Code::SettingsNotOwned,
+        format!(
+            "this settings file is owned by {}, not by you ({}) nor by the project folder's owner, so its settings are not used",
+            crate::fs::owner::describe(owner),
+            crate::fs::owner::describe(crate::fs::owner::current_user()),
+        ),
+        "if you trust it, give it to yourself or the project's owner (`chown`); otherwise remove it (anyone who can write a folder above the project could have put it there). Until then the defaults apply",
+    );
+    config.diagnostics.push(diagnostic.with_path(source.display_path));
+    config
+}
+
 /// Every file that could hold the settings of the project at `project_dir`, nearest first,
-/// each with how many folders up it is: `agent-sdk.json`, then `package.json`, of the
-/// project folder and of each folder above it (`dev` watches them all, so a settings file
-/// made or changed anywhere there re-checks the hooks).
+/// each with how many folders up it is: `agent-sdk.json`, then `package.json`, of each of
+/// the [`searched_folders`] (`dev` watches them all, so a settings file made or changed
+/// anywhere there re-checks the hooks).
 pub fn candidates(project_dir: &Path) -> Vec<(usize, PathBuf)> {
     let start = project_dir.canonicalize().unwrap_or_else(|_| project_dir.to_path_buf());
-    start
-        .ancestors()
+    searched_folders(&start)
+        .into_iter()
         .enumerate()
         .flat_map(|(depth, folder)| [(depth, folder.join(FILE_NAME)), (depth, folder.join("package.json"))])
         .collect()
+}
+
+/// The folders whose settings may apply to the project at `start`, nearest first: the
+/// project folder and each one above it up to the repository's root (the first with a
+/// `.git`, a folder or a worktree's file) or a workspace's root (a package.json with
+/// `"workspaces"`, or a `pnpm-workspace.yaml`), whichever comes first. With neither, only the
+/// project folder: a folder above a project outside any repository (a shared temporary
+/// folder) is nobody's in particular.
+fn searched_folders(start: &Path) -> Vec<&Path> {
+    let mut folders = Vec::new();
+    for folder in start.ancestors() {
+        folders.push(folder);
+        if is_repository_or_workspace_root(folder) {
+            return folders;
+        }
+    }
+    vec![start]
+}
+
+/// Whether `folder` holds a `.git` (a folder, or the file of a worktree or submodule), or is
+/// the root of an npm, yarn or pnpm workspace.
+fn is_repository_or_workspace_root(folder: &Path) -> bool {
+    if folder.join(".git").symlink_metadata().is_ok() || folder.join("pnpm-workspace.yaml").is_file() {
+        return true;
+    }
+    let Ok(text) = std::fs::read_to_string(folder.join("package.json")) else { return false };
+    if !text.contains("\"workspaces\"") {
+        return false;
+    }
+    let text = crate::fs::json::without_bom(&text);
+    serde_json::from_str::<serde_json::Value>(text).is_ok_and(|package| package.get("workspaces").is_some())
 }
 
 /// Reads the settings in `source`.
@@ -250,6 +334,8 @@ impl Reader<'_> {
 
     fn ignore(&mut self, value: &Value) {
         let Value::Array(globs) = value else { return self.wrong_type(value, "`ignore`", "an array of glob patterns") };
+        let (start, end) = range_of(value);
+        self.config.ignore_at = Some((start as u32 + self.offset, end as u32 + self.offset));
         let mut set = GlobSetBuilder::new();
         for element in &globs.elements {
             let Some(pattern) = element.as_string_lit() else {
@@ -407,6 +493,7 @@ mod tests {
             display_path: FILE_NAME.into(),
             in_package_json: false,
             text: text.into(),
+            depth: 0,
         })
     }
 
@@ -468,6 +555,37 @@ mod tests {
                 assert!(label.end as usize <= text.len(), "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn folders_are_searched_up_to_the_repository_or_workspace_root_and_only_the_project_s_without() {
+        let root = tempfile::tempdir().unwrap();
+        let root = root.path().canonicalize().unwrap();
+        let project = root.join("repo/packages/agent");
+        std::fs::create_dir_all(&project).unwrap();
+        let searched = |project: &Path| -> Vec<PathBuf> {
+            let mut folders: Vec<PathBuf> = candidates(project).into_iter().map(|(_, path)| path).collect();
+            folders.retain(|path| path.ends_with(FILE_NAME));
+            folders.into_iter().map(|path| path.parent().unwrap().to_path_buf()).collect()
+        };
+        // No `.git` anywhere above a temporary folder's project: the project folder alone.
+        if !root.ancestors().any(|folder| folder.join(".git").exists()) {
+            assert_eq!(searched(&project), std::slice::from_ref(&project));
+        }
+        std::fs::write(root.join("repo/.git"), "gitdir: elsewhere\n").unwrap();
+        assert_eq!(searched(&project), [project.clone(), root.join("repo/packages"), root.join("repo")]);
+        std::fs::write(root.join("repo/packages/package.json"), "{ \"workspaces\": [\"*\"] }").unwrap();
+        assert_eq!(searched(&project), [project.clone(), root.join("repo/packages")]);
+        // A package.json that only mentions the word is not a workspace's.
+        std::fs::write(root.join("repo/packages/package.json"), "{ \"description\": \"\\\"workspaces\\\"\" }").unwrap();
+        assert_eq!(searched(&project).len(), 3);
+    }
+
+    #[test]
+    fn a_file_is_trusted_when_it_is_the_user_s_root_s_or_the_project_owner_s() {
+        let me = crate::fs::owner::current_user();
+        assert!(trusted_owner(me, None) && trusted_owner(0, Some(me)) && trusted_owner(4242, Some(4242)));
+        assert!(me == 4242 || !trusted_owner(4242, Some(me)));
     }
 
     #[test]

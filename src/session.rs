@@ -128,6 +128,9 @@ pub fn start<E>(
     let (checked, plan, (mut setup, env, early)) = match (checked, prepared) {
         (Checked::Loadable { checked, plan }, Some(prepared)) => (checked, plan, prepared),
         (Checked::Loadable { checked, .. } | Checked::Refused(checked), _) => {
+            if let Some(line) = report::settings::from_above(&checked.config, &ProjectDir::new(options.dir, &checked)) {
+                printer.stderr(&line);
+            }
             printer.stderr(&report::pretty(&checked, &Printer::new(ColorChoice::Never)));
             let what = if checked.project.is_none() { "there is no agent here" } else { "the hooks have errors" };
             return Err(Exit::failure(format!("{what}, so {}; see above", options.refused)).into());
@@ -138,12 +141,16 @@ pub fn start<E>(
 }
 
 impl<E> Started<E> {
-    /// The serve log's first lines: the checker's warnings, what the environment files set,
-    /// the model, the OpenTelemetry providers, and where telemetry goes.
+    /// The serve log's first lines: which settings from above the project apply, the
+    /// checker's warnings, what the environment files set, the model, the OpenTelemetry
+    /// providers, and where telemetry goes.
     pub fn startup_lines(&self, model: &ModelChoice) -> Vec<Record> {
         let mut lines = Vec::new();
         let Some(project) = &self.checked.project else { return lines };
         let dir = ProjectDir::new(&project.dir, &self.checked);
+        if let Some(line) = report::settings::from_above(&self.checked.config, &dir) {
+            lines.push(Record::new(Level::Info, line.trim_end()));
+        }
         let warnings = report::concise::log_warnings(&self.checked, &dir);
         lines.extend(warnings.into_iter().map(|warning| Record::new(Level::Warn, warning)));
         lines.extend(self.env.summary().map(|line| Record::new(Level::Info, line)));

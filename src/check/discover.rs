@@ -88,6 +88,8 @@ pub fn discover(project: &Project, config: &Config) -> Discovery {
     // leads to it (then it is resolved on its own), which saves a readlink per folder per file.
     let real_hooks_dir = hooks_dir.canonicalize().unwrap_or_else(|_| hooks_dir.clone());
     let mut linked_folders: Vec<PathBuf> = Vec::new();
+    // What the settings' `ignore` skipped, and whether it is a folder.
+    let mut settings_left_out: Vec<(PathBuf, bool)> = Vec::new();
     let mut walk = WalkDir::new(&hooks_dir).follow_links(true).into_iter();
     while let Some(entry) = walk.next() {
         let entry = match entry {
@@ -105,9 +107,12 @@ pub fn discover(project: &Project, config: &Config) -> Discovery {
             }
             continue;
         };
-        if entry.depth() > 0
-            && (is_ignored(file_name, is_dir) || (config.ignore.is_some() && config.ignores(&display(entry.path()))))
-        {
+        let ignored = entry.depth() > 0 && is_ignored(file_name, is_dir);
+        let left_out = entry.depth() > 0 && config.ignore.is_some() && config.ignores(&display(entry.path()));
+        if ignored || left_out {
+            if left_out && !ignored {
+                settings_left_out.push((entry.path().to_path_buf(), is_dir));
+            }
             if is_dir {
                 walk.skip_current_dir();
             }
@@ -161,7 +166,49 @@ pub fn discover(project: &Project, config: &Config) -> Discovery {
         .diagnostics
         .extend(discovery.modules.iter().filter(|module| module.name.contains("__")).map(reserved_name));
     discovery.diagnostics.extend(duplicate_names(&discovery.modules));
+    if discovery.modules.is_empty() {
+        let left_out: usize = settings_left_out.iter().map(|(path, is_dir)| modules_in(path, *is_dir)).sum();
+        if left_out > 0 {
+            discovery.diagnostics.push(ignores_every_hook(project, config, left_out));
+        }
+    }
     discovery
+}
+
+/// How many hook modules the entry at `path` is (a file) or holds (a folder), as the walk
+/// would have found them.
+fn modules_in(path: &Path, is_dir: bool) -> usize {
+    let is_module =
+        |name: &std::ffi::OsStr| name.to_str().is_some_and(|name| matches!(file_kind(name), FileKind::Module(_)));
+    if !is_dir {
+        return usize::from(path.file_name().is_some_and(is_module));
+    }
+    WalkDir::new(path)
+        .follow_links(true)
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() == 0
+                || entry.file_name().to_str().is_some_and(|name| !is_ignored(name, entry.file_type().is_dir()))
+        })
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_type().is_file() && is_module(entry.file_name()))
+        .count()
+}
+
+/// The settings' `ignore` left out all `count` hook modules, so no hook is checked or
+/// loaded: said at the `ignore` of the settings file, which may be in a folder above.
+fn ignores_every_hook(project: &Project, config: &Config, count: usize) -> Diagnostic {
+    let modules = if count == 1 { "the one hook module".to_owned() } else { format!("all {count} hook modules") };
+    let message = format!(
+        "`ignore` leaves out every hook under `{}/` ({modules}), so no hook is checked or loaded",
+        project.hooks_prefix()
+    );
+    let help = "narrow the patterns to what discovery should skip, e.g. \"bot/hooks/wip/**\" (they are matched against the path from the project folder, `bot/hooks/wip/draft.ts`)";
+    match (&config.source, config.ignore_at) {
+        (Some(source), Some(span)) => crate::diagnostics::SourceFile::new(&source.display_path, &source.text)
+            .diagnostic(Code::IgnoresEveryHook, span, "leaves out every hook", message, help),
+        _ => Diagnostic::new(Code::IgnoresEveryHook, message, help),
+    }
 }
 
 /// `hooks/audit/usage.ts` → `audit/usage`, with `/` on every OS.

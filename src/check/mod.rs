@@ -152,10 +152,14 @@ pub fn check_located_with(
     config.apply(&mut checked.diagnostics);
     config.apply(&mut discovery.diagnostics);
     checked.discovery = discovery;
-    if let Some(source) = config.source.as_ref().filter(|_| !config.diagnostics.is_empty()) {
-        checked.sources.insert(source.display_path.clone(), source.text.clone());
-    }
     checked.diagnostics.append(&mut config.diagnostics);
+    // For the snippets of what is found in the settings file itself.
+    if let Some(source) = config.source.as_ref() {
+        let path = Some(source.display_path.as_str());
+        if checked.diagnostics.iter().any(|diagnostic| diagnostic.path.as_deref() == path) {
+            checked.sources.insert(source.display_path.clone(), source.text.clone());
+        }
+    }
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.config = config;
     checked.project = Some(project);

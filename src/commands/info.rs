@@ -11,6 +11,10 @@ use crate::report::info::{broken_hooks_note, render_json, render_tree};
 /// skipped and a note says so; only a project with no agent to describe exits 1.
 pub fn info(args: &InfoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let checked = check_project(&args.dir.dir, &(&args.exec).into())?;
+    if let Some(line) = report::settings::from_above(&checked.config, &report::ProjectDir::new(&args.dir.dir, &checked))
+    {
+        printer.stderr(&line);
+    }
     if let Some(line) = MountsRan::of(&checked).line().filter(|_| !printer.is_quiet()) {
         printer.stderr(&line);
     }

@@ -197,6 +197,12 @@ codes! {
     InvalidConfig => "config::invalid", Error,
         "The settings file (`agent-sdk.json`, or the `agentSdk` key of a package.json) has a syntax error, an unknown key or rule, a value of the wrong type, or lowers an error.",
         "Fix the setting at the place shown; docs/configuration.md lists every setting, and `$schema` lets an editor check the file as you type.";
+    SettingsNotOwned => "config::not-owned", Warning,
+        "The nearest settings file is owned by another user (neither you, nor root, nor the project folder's owner), so it is not used: whoever can write a folder above the project could have put it there.",
+        "If you trust it, give it to yourself or the project's owner (`chown`); otherwise remove it. Until then the defaults apply.";
+    IgnoresEveryHook => "config::ignores-every-hook", Warning,
+        "The settings' `ignore` leaves out every hook under the hooks folder, so no hook is checked or loaded.",
+        "Narrow the patterns to what discovery should skip (e.g. \"bot/hooks/wip/**\"); a settings file in a folder above the project applies to it too.";
 }
 
 #[cfg(test)]

@@ -85,6 +85,14 @@ pub fn apply_edits<'e>(text: &str, edits: impl IntoIterator<Item = &'e Edit>) ->
     out
 }
 
+/// What `edit` does to `text`: `None` when it does not fit it (an offset past its end or
+/// inside a character, as from a check of other text), else whether it changes it (a
+/// replacement with the same text does not).
+pub fn changes(text: &str, edit: &Edit) -> Option<bool> {
+    let replaced = text.get(edit.start as usize..edit.end as usize)?;
+    Some(replaced != edit.new_text)
+}
+
 /// Whether two edits of one file touch the same bytes (two insertions at one offset do: which
 /// goes first is not known).
 pub fn overlap(a: &Edit, b: &Edit) -> bool {
@@ -106,6 +114,15 @@ mod tests {
         let text = "const a = b;";
         let edits = [edit(0, 5, "let"), edit(6, 7, "x"), edit(6, 9, "no"), edit(12, 12, "\n")];
         assert_eq!(apply_edits(text, &edits), "let x = b;\n");
+    }
+
+    #[test]
+    fn an_edit_inside_a_character_does_not_fit_and_the_same_text_changes_nothing() {
+        let text = "a,\u{a0}b";
+        assert_eq!(changes(text, &edit(0, 3, "")), None);
+        assert_eq!(changes(text, &edit(4, 9, "")), None);
+        assert_eq!(changes(text, &edit(0, 1, "a")), Some(false));
+        assert_eq!(changes(text, &edit(0, 4, "")), Some(true));
     }
 
     #[test]

@@ -87,15 +87,12 @@ fn find(text: &str, line_comments: &[(u32, u32)]) -> Vec<Suppression> {
         let codes_start = directive_start + DIRECTIVE.len();
         let number = text[..start].matches('\n').count();
         let codes = rest.split_once("--").map_or(rest, |(codes, _reason)| codes);
-        let mut names = Vec::new();
-        let mut offset = 0;
-        for piece in codes.split(|c: char| c == ',' || c.is_whitespace()) {
-            if !piece.is_empty() {
-                let at = (codes_start + offset) as u32;
-                names.push((piece.to_owned(), (at, at + piece.len() as u32)));
-            }
-            offset += piece.len() + 1;
-        }
+        let names = names_in(codes)
+            .map(|(at, name)| {
+                let at = (codes_start + at) as u32;
+                (name.to_owned(), (at, at + name.len() as u32))
+            })
+            .collect();
         found.push(Suppression {
             line: number as u32 + 1,
             directive: (directive_start as u32, codes_start as u32),
@@ -103,6 +100,20 @@ fn find(text: &str, line_comments: &[(u32, u32)]) -> Vec<Suppression> {
         });
     }
     found
+}
+
+/// Each name in `codes` (separated by commas or any whitespace, a no-break space too) with
+/// its byte offset in `codes`: a separator may be more than one byte.
+fn names_in(codes: &str) -> impl Iterator<Item = (usize, &str)> {
+    let is_separator = |c: char| c == ',' || c.is_whitespace();
+    let mut rest = codes.char_indices().peekable();
+    std::iter::from_fn(move || {
+        while rest.next_if(|&(_, c)| is_separator(c)).is_some() {}
+        let (start, _) = rest.next()?;
+        while rest.next_if(|&(_, c)| !is_separator(c)).is_some() {}
+        let end = rest.peek().map_or(codes.len(), |&(at, _)| at);
+        Some((start, &codes[start..end]))
+    })
 }
 
 fn cannot_silence_error(file: &SourceFile, span: (u32, u32), code: Code) -> Diagnostic {
@@ -211,6 +222,17 @@ mod tests {
         assert_eq!(&text[start as usize..end as usize], DIRECTIVE);
         assert_eq!(found[1].line, 4);
         assert!(found[1].codes.is_empty());
+    }
+
+    #[test]
+    fn codes_after_a_no_break_space_are_found_at_their_bytes() {
+        let text = "// agent-sdk-ignore hooks::a,\u{a0}hooks::b\u{2003}\u{a0}hooks::c\nx\n";
+        let found = find_in(text);
+        let names: Vec<&str> = found[0].codes.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["hooks::a", "hooks::b", "hooks::c"]);
+        for (name, (start, end)) in &found[0].codes {
+            assert_eq!(&text[*start as usize..*end as usize], name);
+        }
     }
 
     #[test]

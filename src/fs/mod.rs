@@ -1,9 +1,11 @@
 //! Files written the way this tool writes them: private folders for the state root,
-//! whole-file replacement (a reader never sees half a file), and writes skipped when the
-//! file already holds the text; JSON files as Node reads them; links out of a folder.
+//! whole-file replacement (a reader never sees half a file; a user's file keeps its owner),
+//! and writes skipped when the file already holds the text; JSON files as Node reads them;
+//! links out of a folder; who owns a file.
 
 pub mod json;
 pub mod link_out;
+pub mod owner;
 
 use std::io::Write;
 use std::path::Path;
@@ -18,10 +20,56 @@ pub fn create_private_dir_all(path: &Path) -> std::io::Result<()> {
 
 /// Writes `bytes` to a fresh temporary file beside `path`, then renames it over `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_then_rename(path, bytes, |_| Ok(()))
+}
+
+/// [`write_atomically`] over the file `path` whose metadata is `like`, the new file given
+/// its permissions and, where the system permits (root may give a file to anyone, others
+/// only to a group they are in), its owner and group before it takes the old one's place:
+/// a file root rewrites stays its owner's.
+pub fn replace_keeping_owner(path: &Path, bytes: &[u8], like: &std::fs::Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    write_then_rename(path, bytes, |file| {
+        if std::os::unix::fs::fchown(file, Some(like.uid()), Some(like.gid())).is_err() {
+            // Not permitted to give it away: at least its group, when that is one of ours.
+            let _ = std::os::unix::fs::fchown(file, None, Some(like.gid()));
+        }
+        // After the owner: a change of owner clears the set-id bits.
+        file.set_permissions(like.permissions())
+    })
+}
+
+/// Writes `bytes` over the file at `path` in place, for a file with more than one name (a
+/// hard link), which a rename would cut off from the others. It is written over from its
+/// start and then cut to length (the blocks it has are reused, so a full disk can stop
+/// only a file that grows); if that fails, `original` (what it held) is put back.
+pub fn overwrite_in_place(path: &Path, bytes: &[u8], original: &[u8]) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom};
+    let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+    let mut write = |bytes: &[u8]| -> std::io::Result<()> {
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(bytes)?;
+        file.set_len(bytes.len() as u64)
+    };
+    write(bytes).inspect_err(|_| {
+        let _ = write(original);
+    })
+}
+
+/// Writes `bytes` to a fresh temporary file beside `path`, hands it to `prepare`, then
+/// renames it over `path`; the temporary file is removed if any step fails.
+fn write_then_rename(
+    path: &Path,
+    bytes: &[u8],
+    prepare: impl FnOnce(&std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let unique = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let temporary = path.with_extension(format!("tmp-{}-{unique}", std::process::id()));
-    let written = std::fs::File::create(&temporary).and_then(|mut file| file.write_all(bytes));
+    let written = std::fs::File::create(&temporary).and_then(|mut file| {
+        file.write_all(bytes)?;
+        prepare(&file)
+    });
     if let Err(error) = written.and_then(|()| std::fs::rename(&temporary, path)) {
         let _ = std::fs::remove_file(&temporary);
         return Err(error);
@@ -49,4 +97,37 @@ pub fn write_if_changed(
         written => written?,
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    use super::*;
+
+    #[test]
+    fn a_replaced_file_keeps_its_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.ts");
+        std::fs::write(&path, "old").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let before = std::fs::metadata(&path).unwrap();
+        replace_keeping_owner(&path, b"new", &before).unwrap();
+        let after = std::fs::metadata(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(after.permissions().mode() & 0o777, 0o640);
+        assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "a temporary file is left");
+    }
+
+    #[test]
+    fn a_file_overwritten_in_place_stays_one_file_and_is_cut_to_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, other) = (dir.path().join("a.ts"), dir.path().join("b.ts"));
+        std::fs::write(&path, "a longer text").unwrap();
+        std::fs::hard_link(&path, &other).unwrap();
+        overwrite_in_place(&path, b"short", b"a longer text").unwrap();
+        assert_eq!(std::fs::read_to_string(&other).unwrap(), "short");
+        assert_eq!(std::fs::metadata(&path).unwrap().nlink(), 2);
+    }
 }

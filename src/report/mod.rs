@@ -8,6 +8,7 @@ mod json;
 mod location;
 mod pretty;
 pub mod sarif;
+pub mod settings;
 
 pub use github::{FailedTest, render_failed_tests};
 pub use location::{Location, ProjectDir};

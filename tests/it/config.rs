@@ -118,3 +118,135 @@ fn the_published_schema_accepts_good_settings_and_rejects_bad_ones() {
     let errors: Vec<String> = validator.iter_errors(&invalid).map(|error| error.instance_path().to_string()).collect();
     assert!(errors.len() >= 4, "{errors:?}");
 }
+
+/// `files` (path, text) written under `root`, folders made as needed.
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// A project in `agent/` of a fresh folder, with one hook that loads.
+fn agent_below(parent_files: &[(&str, &str)]) -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    write_files(root.path(), parent_files);
+    let hook = "import { defineHook } from \"@cursor/bdk/hooks\";\n\n\
+        export default defineHook({\n  events: {\n    \"turn.completed\"(event) {},\n  },\n});\n";
+    write_files(
+        root.path(),
+        &[("agent/package.json", "{ \"name\": \"agent\", \"type\": \"module\" }\n"), ("agent/bot/hooks/a.ts", hook)],
+    );
+    root
+}
+
+const IGNORE_EVERYTHING: &str = "{ \"ignore\": [\"**\"] }\n";
+
+/// The settings are looked for up to the repository's root (the first folder with a `.git`,
+/// a folder or a worktree's file) or a workspace's root, and no further: another user's
+/// `agent-sdk.json` in a shared folder above it does not apply.
+#[test]
+fn settings_above_the_repository_or_workspace_root_do_not_apply() {
+    for boundary in [".git/HEAD", ".git", "package.json"] {
+        let text = if boundary == "package.json" { "{ \"workspaces\": [\"*\"] }\n" } else { "ref: x\n" };
+        let root = agent_below(&[("agent-sdk.json", IGNORE_EVERYTHING), (&format!("repo/{boundary}"), text)]);
+        let repo = root.path().join("repo");
+        std::fs::rename(root.path().join("agent"), repo.join("agent")).unwrap();
+        let out = transcript(&repo.join("agent"), &["validate", "--verbose", "--format", "concise"]);
+        assert!(out.contains("Found no problems in 1 file; 1 hook would load."), "{boundary}: {out}");
+        assert!(out.contains("settings: none"), "{boundary}: {out}");
+    }
+}
+
+/// Without a `.git` (nor a workspace) anywhere above, only the project folder's own settings
+/// apply: an `agent-sdk.json` in the temporary folder every `mktemp -d` project is made in
+/// applies to none of them.
+#[test]
+fn without_a_repository_only_the_project_folder_s_settings_apply() {
+    let root = agent_below(&[("agent-sdk.json", IGNORE_EVERYTHING)]);
+    let out = transcript(&root.path().join("agent"), &["validate", "--verbose", "--format", "concise"]);
+    assert!(out.contains("Found no problems in 1 file; 1 hook would load."), "{out}");
+    assert!(out.contains("settings: none"), "{out}");
+}
+
+/// A parent's `test.nodeArgs` would run its code in `test`: not from outside the repository.
+#[test]
+fn test_takes_no_node_arguments_from_above_the_repository() {
+    let root = agent_below(&[]);
+    let marker = root.path().join("ran.txt");
+    let script = root.path().join("evil.mjs");
+    std::fs::write(&script, format!("import fs from \"node:fs\";\nfs.writeFileSync({:?}, \"ran\");\n", marker))
+        .unwrap();
+    let settings = format!("{{ \"test\": {{ \"nodeArgs\": [\"--import={}\"] }} }}\n", script.display());
+    std::fs::write(root.path().join("agent-sdk.json"), settings).unwrap();
+    let test_file = "import { test } from \"node:test\";\ntest(\"a\", () => {});\n";
+    std::fs::write(root.path().join("agent/bot/hooks/a.test.ts"), test_file).unwrap();
+    let output = run_in(&root.path().join("agent"), &["test"]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(!marker.exists(), "the parent's nodeArgs ran");
+}
+
+/// Whether the tests run as root (who may give a file to another user).
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = tempfile::NamedTempFile::new().unwrap();
+    probe.as_file().metadata().unwrap().uid() == 0
+}
+
+/// A settings file another user owns is not used (anyone who can write a shared folder
+/// could have put it there): a warning names it and its owner, and the defaults apply.
+#[test]
+fn a_settings_file_another_user_owns_is_not_used() {
+    if !running_as_root() {
+        eprintln!("skipped: only root can give a file to another user");
+        return;
+    }
+    let root = agent_below(&[(".git/HEAD", "ref: x\n"), ("agent-sdk.json", IGNORE_EVERYTHING)]);
+    std::os::unix::fs::chown(root.path().join("agent-sdk.json"), Some(4242), Some(4242)).unwrap();
+    let agent = root.path().join("agent");
+    let mut out = transcript(&agent, &["validate"]);
+    out.push_str(&transcript(&agent, &["validate", "--format", "concise"]));
+    insta::assert_snapshot!(out);
+    let run = common::run_recorded(&agent, &["run", "--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&run.output), 0, "{}", run.both());
+    assert!(run.log().contains("1 hook loaded") && run.log().contains("owned by uid 4242"), "{}", run.both());
+}
+
+/// `ignore` that leaves out every hook is a warning, so `validate` does not pass silently
+/// with no hook checked.
+#[test]
+fn ignore_that_leaves_out_every_hook_is_a_warning() {
+    let root = agent_below(&[]);
+    let agent = root.path().join("agent");
+    std::fs::write(agent.join("agent-sdk.json"), "{\n  \"ignore\": [\"bot/**\"],\n}\n").unwrap();
+    let mut out = transcript(&agent, &["validate"]);
+    out.push_str(&transcript(&agent, &["validate", "--format", "concise"]));
+    insta::assert_snapshot!(out);
+    let run = common::run_recorded(&agent, &["run", "--event", "turn.completed"], &[]);
+    assert!(run.log().contains("config::ignores-every-hook"), "{}", run.both());
+}
+
+/// Settings from a folder above the project are always named on stderr (one line), by every
+/// command that reads them, and never in `--format json`'s stdout.
+#[test]
+fn settings_from_above_the_project_are_named_on_stderr() {
+    let root = common::copy_project(&fixture("config", "monorepo"));
+    let agent = root.path().join("packages/agent");
+    let said = "using settings from ../../agent-sdk.json\n";
+    for args in [&["validate"][..], &["validate", "--quiet"], &["run", "--event", "turn.completed"], &["test"]] {
+        let output = run_in(&agent, args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(stderr.matches(said).count(), 1, "{args:?}: {stderr}");
+    }
+    let json = run_in(&agent, &["validate", "--format", "json"]);
+    let stdout = String::from_utf8_lossy(&json.stdout);
+    assert!(serde_json::from_str::<serde_json::Value>(&stdout).is_ok(), "{stdout}");
+    assert!(String::from_utf8_lossy(&json.stderr).contains(said));
+    let out = transcript(&root.path().join("packages"), &["validate", "--dir", "agent", "--format", "concise"]);
+    assert!(out.contains("using settings from ../agent-sdk.json\n"), "{out}");
+    let server = common::dev_server::DevServer::start(&agent, 0);
+    let log = std::fs::read_to_string(agent.join("dev-0.log")).unwrap();
+    drop(server);
+    assert!(log.contains("using settings from ../../agent-sdk.json"), "{log}");
+}

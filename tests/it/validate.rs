@@ -192,3 +192,75 @@ lint_cases! {
     lint_guide_examples => "guide-examples",
     lint_suppressed => "suppressed",
 }
+
+/// `--fix` (and the editor's quick fix) never renames a misspelt key to one the object
+/// already handles: JavaScript keeps the last of two equal keys, so the handler that ran
+/// would be replaced by the draft that never did. A key `"*"` handles too is renamed only
+/// with `--unsafe-fixes` (the draft would then run beside `"*"`); two keys that suggest the
+/// same one are renamed by neither. Each finding's help says which.
+#[test]
+fn fix_never_renames_a_key_to_one_the_object_already_has() {
+    let project = common::copy_fixture("validate", "fix-handled-keys");
+    let dir = project.path();
+    let read = |path: &str| std::fs::read_to_string(dir.join(path)).unwrap();
+    let before: Vec<String> = ["stale", "star", "twice"].map(|name| read(&format!("bot/hooks/{name}.ts"))).into();
+    let mut out = common::transcript(dir, &["validate"]);
+    out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
+    for (name, text) in ["stale", "star", "twice"].iter().zip(&before) {
+        assert_eq!(&read(&format!("bot/hooks/{name}.ts")), text, "--fix changed {name}.ts");
+    }
+    out.push_str(&common::transcript(dir, &["validate", "--unsafe-fixes", "--format", "concise"]));
+    out.push_str(&format!("----- bot/hooks/star.ts -----\n{}", read("bot/hooks/star.ts")));
+    assert_eq!(read("bot/hooks/stale.ts"), before[0]);
+    insta::assert_snapshot!(out);
+}
+
+/// Codes separated by a no-break space (`,\u{a0}`): each fix takes out the bytes of its own
+/// code, the comment goes once it names none, and a second `--fix` finds nothing to do.
+#[test]
+fn fix_takes_out_codes_separated_by_a_no_break_space() {
+    let project = common::copy_fixture("validate", "fix-no-break-space");
+    let dir = project.path();
+    let mut out = common::transcript(dir, &["validate", "--format", "concise"]);
+    out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
+    out.push_str(&format!(
+        "----- bot/hooks/a.ts -----\n{}",
+        std::fs::read_to_string(dir.join("bot/hooks/a.ts")).unwrap()
+    ));
+    out.push_str(&common::transcript(dir, &["validate", "--fix", "--format", "concise"]));
+    insta::assert_snapshot!(out);
+}
+
+/// `--fix` run by root keeps the owner and group of the file it fixes (as an editor saving
+/// it would), so the developer can still write it.
+#[test]
+fn fix_keeps_the_owner_and_group_of_a_file() {
+    use std::os::unix::fs::MetadataExt;
+    let project = common::copy_fixture("validate", "fixable");
+    let hook = project.path().join("bot/hooks/typos.ts");
+    if std::fs::metadata(&hook).unwrap().uid() != 0 {
+        eprintln!("skipped: only root can give a file to another user");
+        return;
+    }
+    std::os::unix::fs::chown(&hook, Some(4242), Some(4343)).unwrap();
+    let out = common::transcript(project.path(), &["validate", "--fix", "--format", "concise"]);
+    assert!(out.contains("Fixed 10 findings in 1 file"), "{out}");
+    let metadata = std::fs::metadata(&hook).unwrap();
+    assert_eq!((metadata.uid(), metadata.gid()), (4242, 4343), "{out}");
+}
+
+/// A hook with a second name (a hard link) is fixed in place: both names see the fix, and
+/// they stay one file.
+#[test]
+fn fix_writes_a_hard_linked_file_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let project = common::copy_fixture("validate", "fixable");
+    let hook = project.path().join("bot/hooks/typos.ts");
+    let other = project.path().join("typos-shared.ts");
+    std::fs::hard_link(&hook, &other).unwrap();
+    let out = common::transcript(project.path(), &["validate", "--fix", "--format", "concise"]);
+    assert!(out.contains("Fixed 10 findings in 1 file"), "{out}");
+    assert_eq!(std::fs::metadata(&hook).unwrap().nlink(), 2, "{out}");
+    assert_eq!(std::fs::metadata(&hook).unwrap().ino(), std::fs::metadata(&other).unwrap().ino());
+    assert!(std::fs::read_to_string(&other).unwrap().contains("\"turn.completed\""));
+}

@@ -31,6 +31,7 @@ impl<'s, 'a> Checker<'s, 'a> {
             ));
             return;
         }
+        let keys = self.keys_of(events);
         let mut seen = HashSet::new();
         for property in &events.properties {
             match property {
@@ -39,12 +40,32 @@ impl<'s, 'a> Checker<'s, 'a> {
                     "spread",
                     "a spread in `events` could add handlers that cannot be checked statically",
                 ),
-                ObjectPropertyKind::ObjectProperty(property) => self.check_event_property(property, &mut seen),
+                ObjectPropertyKind::ObjectProperty(property) => self.check_event_property(property, &mut seen, &keys),
             }
         }
     }
 
-    fn check_event_property(&mut self, property: &'a ObjectProperty<'a>, seen: &mut HashSet<String>) {
+    /// The keys of `events` as far as they can be known before the module runs.
+    fn keys_of(&self, events: &'a ObjectExpression<'a>) -> KeysOfEvents {
+        let mut keys = KeysOfEvents::default();
+        for property in &events.properties {
+            match property {
+                ObjectPropertyKind::ObjectProperty(property) => match self.event_key(property) {
+                    EventKey::Known(key) => keys.known.push(key.into_owned()),
+                    EventKey::Dynamic => keys.all_known = false,
+                },
+                ObjectPropertyKind::SpreadProperty(_) => keys.all_known = false,
+            }
+        }
+        keys
+    }
+
+    fn check_event_property(
+        &mut self,
+        property: &'a ObjectProperty<'a>,
+        seen: &mut HashSet<String>,
+        keys: &KeysOfEvents,
+    ) {
         let key = self.event_key(property);
         if property.kind == PropertyKind::Init {
             let key = match &key {
@@ -58,7 +79,7 @@ impl<'s, 'a> Checker<'s, 'a> {
                 let key_span = property.key.span();
                 if !vocabulary::is_known_key(&key) {
                     let written = !property.computed || matches!(property.key, PropertyKey::StringLiteral(_));
-                    self.unknown_event(&key, key_span, !written);
+                    self.unknown_event(&key, key_span, !written, keys);
                 }
                 if seen.insert(key.to_string()) {
                     self.analysis.events.push(key.into_owned());
@@ -145,10 +166,11 @@ impl<'s, 'a> Checker<'s, 'a> {
         ));
     }
 
-    fn unknown_event(&mut self, key: &str, span: Span, computed: bool) {
+    fn unknown_event(&mut self, key: &str, span: Span, computed: bool, keys: &KeysOfEvents) {
         let suggestion = vocabulary::suggest(key);
-        let help = match suggestion {
-            Some(suggestion) => format!("did you mean `{suggestion}`?"),
+        let rename = suggestion.map(|suggestion| (suggestion, keys.rename(key, suggestion)));
+        let help = match &rename {
+            Some((suggestion, rename)) => format!("did you mean `{suggestion}`?{}", rename.says(suggestion)),
             None => format!(
                 "use an event type ({}) or \"*\" for every event",
                 vocabulary::EVENTS.iter().map(|event| event.name).collect::<Vec<_>>().join(", ")
@@ -163,11 +185,14 @@ impl<'s, 'a> Checker<'s, 'a> {
         );
         // A computed key's text is an expression (a const's name): only a written key is
         // replaced.
-        let fix = suggestion.filter(|_| !computed).map(|suggestion| {
-            Fix::safe(
-                format!("Replace with `{suggestion}`"),
-                vec![self.file.string_literal_edit(span.start, span.end, suggestion)],
-            )
+        let fix = rename.filter(|_| !computed).and_then(|(suggestion, rename)| {
+            let title = format!("Replace with `{suggestion}`");
+            let edits = vec![self.file.string_literal_edit(span.start, span.end, suggestion)];
+            match rename {
+                Rename::Safe => Some(Fix::safe(title, edits)),
+                Rename::BesideWildcard | Rename::KeysUnknown => Some(Fix::unsafe_(title, edits)),
+                Rename::AlreadyHandled | Rename::AlsoSuggested(_) => None,
+            }
         });
         self.report(match fix {
             Some(fix) => diagnostic.with_fix(fix),
@@ -189,5 +214,99 @@ impl<'s, 'a> Checker<'s, 'a> {
             message,
             "nothing to fix if this is intended; write keys and handlers literally to have them checked",
         ));
+    }
+}
+
+/// The keys of one `events` object, for the fix of a misspelt one.
+#[derive(Debug)]
+struct KeysOfEvents {
+    /// Every key known before the module runs, in source order.
+    known: Vec<String>,
+    /// No spread or computed key could add others.
+    all_known: bool,
+}
+
+impl Default for KeysOfEvents {
+    fn default() -> Self {
+        Self { known: Vec::new(), all_known: true }
+    }
+}
+
+/// What renaming a misspelt key to the event type it suggests would do to its object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Rename {
+    /// Nothing else handles that event: the handler starts to run, as plainly meant.
+    Safe,
+    /// The object already has that key: JavaScript keeps the last of two equal keys, so
+    /// one of the two handlers would be lost. No fix.
+    AlreadyHandled,
+    /// Another misspelt key (this one) suggests the same event: both renamed would be one
+    /// key again. No fix.
+    AlsoSuggested(String),
+    /// `"*"` already sees that event: the handler would run beside it (an unsafe fix).
+    BesideWildcard,
+    /// A spread or computed key may hold that key already (an unsafe fix).
+    KeysUnknown,
+}
+
+impl KeysOfEvents {
+    /// What renaming `key` to `suggestion` would do.
+    fn rename(&self, key: &str, suggestion: &str) -> Rename {
+        if self.known.iter().any(|known| known == suggestion) {
+            return Rename::AlreadyHandled;
+        }
+        let near = |other: &&String| {
+            other.as_str() != key && !vocabulary::is_known_key(other) && vocabulary::suggest(other) == Some(suggestion)
+        };
+        if let Some(other) = self.known.iter().find(near) {
+            return Rename::AlsoSuggested(other.clone());
+        }
+        if self.known.iter().any(|known| known == vocabulary::WILDCARD) {
+            return Rename::BesideWildcard;
+        }
+        if !self.all_known {
+            return Rename::KeysUnknown;
+        }
+        Rename::Safe
+    }
+}
+
+impl Rename {
+    /// What the help adds after "did you mean `<suggestion>`?".
+    fn says(&self, suggestion: &str) -> String {
+        match self {
+            Rename::Safe => String::new(),
+            Rename::AlreadyHandled => format!(
+                " This object already handles `{suggestion}`, so it is not renamed (JavaScript keeps only the last of two equal keys, and the handler that runs would be lost): merge the two handlers, or delete this one"
+            ),
+            Rename::AlsoSuggested(other) => format!(
+                " `{other}` is near it too, so neither is renamed (the two would be one key, and one handler would be lost): keep the one you meant and delete the other"
+            ),
+            Rename::BesideWildcard => format!(
+                " `\"*\"` already handles every event here: renamed, this handler runs beside it for `{suggestion}` (a fix only with --unsafe-fixes)"
+            ),
+            Rename::KeysUnknown => format!(
+                " A spread or computed key in this object may already handle `{suggestion}`, which the renamed key would replace or be replaced by (a fix only with --unsafe-fixes)"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(known: &[&str], all_known: bool) -> KeysOfEvents {
+        KeysOfEvents { known: known.iter().map(|key| key.to_string()).collect(), all_known }
+    }
+
+    #[test]
+    fn a_misspelt_key_is_renamed_safely_only_when_nothing_else_handles_its_event() {
+        let rename = |known: &[&str], all_known| keys(known, all_known).rename("turn.complete", "turn.completed");
+        assert_eq!(rename(&["turn.complete", "turn.failed"], true), Rename::Safe);
+        assert_eq!(rename(&["turn.completed", "turn.complete"], true), Rename::AlreadyHandled);
+        assert_eq!(rename(&["turn.complete", "turn.complet"], true), Rename::AlsoSuggested("turn.complet".into()));
+        assert_eq!(rename(&["*", "turn.complete"], true), Rename::BesideWildcard);
+        assert_eq!(rename(&["turn.complete"], false), Rename::KeysUnknown);
     }
 }

@@ -67,9 +67,14 @@ pub fn test(args: &TestArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Failure);
     };
     let config = crate::config::find(&project.dir);
-    if let Some(source) = config.source.as_ref().filter(|_| !config.diagnostics.is_empty()) {
-        let sources = [(source.display_path.clone(), source.text.clone())].into_iter().collect();
+    if let Some(line) = report::settings::from_above(&config, &ProjectDir::for_files(&project.dir)) {
+        printer.stderr(&line);
+    }
+    if !config.diagnostics.is_empty() {
+        let sources = config.source.iter().map(|source| (source.display_path.clone(), source.text.clone())).collect();
         printer.stderr(&report::render_diagnostics(&config.diagnostics, &sources, printer));
+    }
+    if config.diagnostics.iter().any(|diagnostic| diagnostic.severity() == crate::diagnostics::Severity::Error) {
         printer.stderr("error: the settings file has errors, so no test ran; see above\n");
         return Ok(ExitStatus::Failure);
     }

@@ -50,7 +50,10 @@ pub fn fix_project(
             let mut edits = file.edits;
             edits.sort_by_key(|edit| (edit.start, edit.end));
             let text = fix::apply_edits(&checked.sources[&path], edits);
-            write_keeping_mode(&file.target, &text)
+            if text == checked.sources[&path] {
+                continue;
+            }
+            write_fixed(&file.target, &text, &checked.sources[&path])
                 .with_context(|| format!("could not write the fixes to {}", file.target.display()))?;
             fixed.files.entry(path).or_default().extend(file.codes);
         }
@@ -74,7 +77,8 @@ struct FileFixes<'c> {
 
 /// The fixes to apply this round, by file: each fix whole, none overlapping another (the
 /// next round takes those up). A fix is left out when any file it edits may not be written
-/// or changed since the check read it.
+/// or changed since the check read it, when an edit does not fit the text checked, or when
+/// it would change nothing (it would be "fixed" again every round, and counted each time).
 fn files_to_fix<'c>(
     checked: &'c CheckedProject,
     project: &Project,
@@ -87,6 +91,7 @@ fn files_to_fix<'c>(
         let fix = diagnostic.fix.as_ref()?;
         (fix.applicability == Applicability::Safe || with_unsafe).then_some((diagnostic.code, fix))
     });
+    let applicable = applicable.filter(|(_, fix)| changes_its_files(checked, fix));
     'fixes: for (code, fix) in applicable {
         for edit in &fix.edits {
             let path = edit.path.as_str();
@@ -125,6 +130,13 @@ fn files_to_fix<'c>(
     files
 }
 
+/// Whether every edit of `fix` fits the text checked of its file and one of them changes it.
+fn changes_its_files(checked: &CheckedProject, fix: &fix::Fix) -> bool {
+    let changes = |edit: &Edit| checked.sources.get(&edit.path).and_then(|text| fix::changes(text, edit));
+    let changes: Option<Vec<bool>> = fix.edits.iter().map(changes).collect();
+    changes.is_some_and(|changes| changes.contains(&true))
+}
+
 /// Where the file at `path` (relative to the project) is written when fixed: the file its
 /// links lead to. `Err(true)` when it changed since the check read `checked_text`;
 /// `Err(false)` when it may not be written: its text was not kept, it is outside the project
@@ -148,20 +160,61 @@ fn writable(project: &Project, path: &str, checked_text: Option<&String>) -> Res
     }
 }
 
-/// Replaces the file at `target` with `text` whole, keeping its permissions.
-fn write_keeping_mode(target: &Path, text: &str) -> std::io::Result<()> {
-    let permissions = std::fs::metadata(target)?.permissions();
-    crate::fs::write_atomically(target, text.as_bytes())?;
-    std::fs::set_permissions(target, permissions)
+/// Writes `text` over the file at `target` (which held `original`) as an editor saving it
+/// would: replaced whole, with its owner, group and permissions; or, when it has more than
+/// one name (a hard link), in place, so that every name sees the fix and it stays one file.
+fn write_fixed(target: &Path, text: &str, original: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let metadata = std::fs::metadata(target)?;
+    if metadata.nlink() > 1 {
+        return crate::fs::overwrite_in_place(target, text.as_bytes(), original.as_bytes());
+    }
+    crate::fs::replace_keeping_owner(target, text.as_bytes(), &metadata)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::Fix;
 
     fn project(dir: &Path) -> Project {
         let located = crate::project::locate(dir).unwrap();
         located.project.unwrap()
+    }
+
+    /// A check of `dir` that finds in `bot/hooks/a.ts` the findings `fixes` returns for its
+    /// text, every time (the file's text and the fixes' offsets are the test's own).
+    fn checking(fixes: impl Fn(&str) -> Vec<Fix>) -> impl Fn(&Path) -> anyhow::Result<CheckedProject> {
+        move |dir| {
+            let path = "bot/hooks/a.ts";
+            let text = std::fs::read_to_string(dir.join(path))?;
+            let diagnostics = fixes(&text)
+                .into_iter()
+                .map(|fix| crate::diagnostics::Diagnostic::new(Code::UnusedSuppression, "", "").with_fix(fix))
+                .collect();
+            let sources = [(path.to_owned(), text)].into_iter().collect();
+            Ok(CheckedProject { project: Some(project(dir)), diagnostics, sources, ..CheckedProject::default() })
+        }
+    }
+
+    #[test]
+    fn a_fix_that_does_not_fit_the_text_or_changes_nothing_is_not_applied_nor_counted() {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("bot/hooks")).unwrap();
+        let text = "// a,\u{a0}b\n";
+        std::fs::write(root.path().join("bot/hooks/a.ts"), text).unwrap();
+        let fixes = |text: &str| {
+            let file = crate::diagnostics::SourceFile::new("bot/hooks/a.ts", text);
+            vec![
+                // Ends inside the no-break space.
+                Fix::safe("inside a character", vec![file.edit(3, 6, "")]),
+                Fix::safe("past the end", vec![file.edit(3, 99, "")]),
+                Fix::safe("the same text", vec![file.edit(0, 2, "//")]),
+            ]
+        };
+        let (_, fixed) = fix_project(root.path(), false, checking(fixes)).unwrap();
+        assert_eq!(fixed.count(), 0, "{fixed:?}");
+        assert_eq!(std::fs::read_to_string(root.path().join("bot/hooks/a.ts")).unwrap(), text);
     }
 
     #[test]

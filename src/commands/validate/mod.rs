@@ -20,23 +20,25 @@ use crate::report;
 /// `--deny-warnings`.
 pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let runs = MountRuns::from(&args.exec);
-    let checked = if args.fix || args.unsafe_fixes {
+    let (checked, fixed) = if args.fix || args.unsafe_fixes {
         let check = |dir: &Path| check(dir, &runs);
         let (checked, fixed) = fix::fix_project(&args.dir.dir, args.unsafe_fixes, check)?;
-        let dir = report::ProjectDir::new(&args.dir.dir, &checked);
-        if !printer.is_quiet() || fixed.count() > 0 {
-            printer.stderr(&fixed_lines(&fixed, &dir));
-        }
-        checked
+        (checked, Some(fixed))
     } else {
-        check(&args.dir.dir, &runs)?
+        (check(&args.dir.dir, &runs)?, None)
     };
     if let Some(line) = MountsRan::of(&checked).line().filter(|_| !printer.is_quiet()) {
         printer.stderr(&line);
     }
     let dir = report::ProjectDir::new(&args.dir.dir, &checked);
+    // Which settings apply, first: they decide what was fixed and found.
     if args.verbose && checked.project.is_some() {
-        printer.stderr(&settings_line(&checked.config, &dir));
+        printer.stderr(&report::settings::read_line(&checked.config, &dir));
+    } else if let Some(line) = report::settings::from_above(&checked.config, &dir) {
+        printer.stderr(&line);
+    }
+    if let Some(fixed) = fixed.filter(|fixed| !printer.is_quiet() || fixed.count() > 0) {
+        printer.stderr(&fixed_lines(&fixed, &dir));
     }
     let rendered = match args.format {
         // `--quiet`: the findings without the summary line.
@@ -72,41 +74,6 @@ fn check(dir: &Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
         checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
     Ok(checked)
-}
-
-/// Which settings file was read, for `--verbose`.
-fn settings_line(config: &crate::config::Config, dir: &report::ProjectDir) -> String {
-    match &config.source {
-        Some(source) if source.in_package_json => format!(
-            "settings: the \"{}\" key of {}\n",
-            crate::config::PACKAGE_KEY,
-            crate::untrusted::escape(&lexically_normal(&dir.file(&source.display_path)))
-        ),
-        Some(source) => {
-            format!("settings: {}\n", crate::untrusted::escape(&lexically_normal(&dir.file(&source.display_path))))
-        }
-        None => format!(
-            "settings: none (no {} or package.json with \"{}\" in the project's folder or above it); the defaults apply\n",
-            crate::config::FILE_NAME,
-            crate::config::PACKAGE_KEY
-        ),
-    }
-}
-
-/// `path` with each `name/..` taken out: `packages/agent/../../agent-sdk.json` is
-/// `agent-sdk.json`.
-fn lexically_normal(path: &str) -> String {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            ".." if parts.last().is_some_and(|last| *last != ".." && !last.is_empty()) => {
-                parts.pop();
-            }
-            "." => {}
-            part => parts.push(part),
-        }
-    }
-    parts.join("/")
 }
 
 /// `Fixed 3 findings in 2 files:` and each file with the codes fixed in it, or that none was.
