@@ -10,7 +10,9 @@
 //!                     checks::Worker, one thread per project ─▶ check (full, or the edited
 //!                                    │                            hooks only: check::incremental)
 //!                                    ▼
-//!  client ◀─ transport (stdout) ◀── publishDiagnostics (UTF-16 ranges, fixes kept for actions)
+//!  client ◀─ transport (stdout) ◀── outbox ◀── publishDiagnostics (UTF-16 ranges, fixes kept
+//!                                (a file's newest   for actions)
+//!                                diagnostics only)
 //! ```
 //!
 //! The main loop never checks: it answers requests from the documents' text at once and
@@ -25,6 +27,7 @@ mod checks;
 mod convert;
 mod events;
 mod goto;
+mod outbox;
 mod text;
 mod transport;
 

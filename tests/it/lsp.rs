@@ -1,12 +1,15 @@
 //! `agent-sdk lsp` spoken to as an editor does: JSON-RPC over the real binary's pipes
 //! (diagnostics of unsaved buffers in UTF-16 ranges, what an edit of a helper re-checks,
 //! completion, hover, go to definition, code actions, several projects, a bad message), and
-//! Neovim driving it headless (`lsp/neovim.lua`).
+//! Neovim driving it headless (`lsp/neovim.lua`). What the server bounds and refuses (oversized
+//! frames, a client that stops reading) is in `bounds`.
+
+mod bounds;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -23,11 +26,23 @@ struct Client {
     incoming: Receiver<Value>,
     unread: Vec<Value>,
     next_id: i64,
+    /// The server's stdout while no thread reads it (see [`Client::start_not_reading`]).
+    not_read: Option<(BufReader<ChildStdout>, Sender<Value>)>,
 }
 
 impl Client {
     /// Starts the server and initializes it with `roots` as the workspace folders.
     fn start(roots: &[&Path]) -> Self {
+        let capabilities = json!({ "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } });
+        let mut client = Self::start_not_reading(roots, capabilities);
+        client.read_from_now_on();
+        client
+    }
+
+    /// Starts the server and initializes it as a client with `capabilities`, reading its
+    /// stdout only for the answer to `initialize`: what it sends after that waits in the pipe
+    /// (and then in the server) until [`Client::read_from_now_on`].
+    fn start_not_reading(roots: &[&Path], capabilities: Value) -> Self {
         let mut child = agent_sdk()
             .args(["lsp", "--stdio"])
             .stdin(Stdio::piped())
@@ -36,33 +51,44 @@ impl Client {
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
         let (sender, incoming) = std::sync::mpsc::channel();
+        let not_read = Some((stdout, sender));
+        let mut client = Self { child, stdin, incoming, unread: Vec::new(), next_id: 1, not_read };
+        let folders: Vec<Value> = roots
+            .iter()
+            .map(|root| json!({ "uri": uri(root), "name": root.file_name().unwrap().to_string_lossy() }))
+            .collect();
+        let params = json!({
+            "processId": null,
+            "rootUri": roots.first().map(|root| uri(root)),
+            "workspaceFolders": folders,
+            "capabilities": capabilities,
+        });
+        client.send(&json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params }));
+        let (stdout, _) = client.not_read.as_mut().unwrap();
+        let result = loop {
+            let message = read_frame(stdout).expect("the server answers initialize");
+            if message["id"] == 0 && message.get("method").is_none() {
+                break message["result"].clone();
+            }
+            client.unread.push(message);
+        };
+        assert_eq!(result["serverInfo"]["name"], "agent-sdk");
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    /// Reads what the server sent and sends, on a thread, into [`Client::wait_for`]'s reach.
+    fn read_from_now_on(&mut self) {
+        let Some((mut stdout, sender)) = self.not_read.take() else { return };
         std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_frame(&mut reader) {
+            while let Some(message) = read_frame(&mut stdout) {
                 if sender.send(message).is_err() {
                     return;
                 }
             }
         });
-        let mut client = Self { child, stdin, incoming, unread: Vec::new(), next_id: 1 };
-        let folders: Vec<Value> = roots
-            .iter()
-            .map(|root| json!({ "uri": uri(root), "name": root.file_name().unwrap().to_string_lossy() }))
-            .collect();
-        let result = client.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": roots.first().map(|root| uri(root)),
-                "workspaceFolders": folders,
-                "capabilities": { "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } },
-            }),
-        );
-        assert_eq!(result["serverInfo"]["name"], "agent-sdk");
-        client.notify("initialized", json!({}));
-        client
     }
 
     fn send(&mut self, message: &Value) {

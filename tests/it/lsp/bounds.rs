@@ -1,0 +1,133 @@
+//! What the language server bounds and refuses, spoken to over its pipes: a frame over the
+//! 64 MiB it reads is skipped, and a client that stops reading gets only each file's newest
+//! diagnostics when it reads again.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{CLEAN_HOOK, Client, project, uri};
+use crate::common::agent_sdk;
+
+/// The diagnostics published for `path` at `version`.
+fn diagnostics_at(client: &mut Client, path: &Path, version: i64) -> Vec<Value> {
+    let file = uri(path);
+    let message = client.wait_for(|message| {
+        message["method"] == "textDocument/publishDiagnostics"
+            && message["params"]["uri"] == file
+            && message["params"]["version"] == version
+    });
+    message["params"]["diagnostics"].as_array().unwrap().clone()
+}
+
+/// A frame claiming more than the 64 MiB the server reads is read to its end and thrown
+/// away (here a whole request, which is not answered); the client's log says so, and the
+/// server answers the next message.
+#[test]
+fn a_frame_over_64_mib_is_skipped_and_logged_and_the_next_one_is_answered() {
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+    let mut client = Client::start(&[&dir]);
+    let length = 64 * 1024 * 1024 + 1;
+    let hover = |id: i64| {
+        let position = json!({ "textDocument": { "uri": uri(&dir.join("bot/hooks/a.ts")) }, "position": { "line": 0, "character": 0 } });
+        json!({ "jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": position })
+    };
+    let request = hover(4242).to_string();
+    let mut body = request.into_bytes();
+    body.resize(length, b' ');
+    write!(client.stdin, "Content-Length: {length}\r\n\r\n").unwrap();
+    client.stdin.write_all(&body).unwrap();
+    client.send(&hover(4243));
+    let answered = client.wait_for(|message| message["id"] == 4243);
+    assert_eq!(answered["result"], Value::Null, "{answered:#}");
+    // Sent before the hover was even read, so already here.
+    assert!(!client.unread.iter().any(|message| message["id"] == 4242), "{:#?}", client.unread);
+    let logged = client.unread.iter().find(|message| message["method"] == "window/logMessage");
+    assert_eq!(
+        logged.map(|message| &message["params"]["message"]),
+        Some(&json!(format!("agent-sdk lsp: skipped a message of {length} bytes, over the 64 MiB the server reads")))
+    );
+    assert_eq!(client.shut_down(), Some(0));
+}
+
+/// A `Content-Length` too big to hold (the largest 64-bit number; 100 GB) neither panics
+/// the reader ("capacity overflow") nor aborts the process: the body is skipped as it
+/// arrives, here until the input ends, and the server exits as at any end of input.
+#[test]
+fn a_content_length_too_big_to_hold_neither_panics_nor_aborts_the_server() {
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+    for length in ["18446744073709551615", "100000000000"] {
+        let mut child = agent_sdk()
+            .args(["lsp", "--stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let frame = |message: Value| {
+            let body = message.to_string();
+            format!("Content-Length: {}\r\n\r\n{body}", body.len())
+        };
+        let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "processId": null, "rootUri": uri(&dir), "capabilities": {} } });
+        let initialized = json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} });
+        write!(stdin, "{}{}Content-Length: {length}\r\n\r\n{{}}", frame(initialize), frame(initialized)).unwrap();
+        drop(stdin);
+        let ran = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        assert_eq!(
+            (ran.status.code(), stderr.trim_end()),
+            (
+                Some(0),
+                &*format!("agent-sdk lsp: skipped a message of {length} bytes, over the 64 MiB the server reads")
+            ),
+            "Content-Length: {length}"
+        );
+    }
+}
+
+/// A hook with `keys` misspelt event keys, each `"turn.complete<n><tag>"`: its diagnostics
+/// run to hundreds of kilobytes, more than a pipe holds.
+fn many_typos(keys: usize, tag: &str) -> String {
+    let handlers: String = (0..keys).map(|key| format!("    \"turn.complete{key}{tag}\"() {{}},\n")).collect();
+    CLEAN_HOOK.replace("    \"turn.completed\"() {},\n", &handlers)
+}
+
+/// A client that stops reading while edits go on: the server is held up writing the first
+/// diagnostics (bigger than the pipe), and keeps only the newest of the file's later ones,
+/// which is all the client gets when it reads again: not one list per edit.
+#[test]
+fn a_client_that_stops_reading_gets_only_the_newest_diagnostics_of_a_file_when_it_reads_again() {
+    const KEYS: usize = 600;
+    const LAST: i64 = 12;
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", &many_typos(KEYS, "a"))]);
+    let hook = dir.join("bot/hooks/a.ts");
+    let mut client = Client::start_not_reading(&[&dir], json!({}));
+    client.open(&hook);
+    for version in 2..=LAST {
+        // Paced so that each version is checked and published on its own (the debounce is
+        // 100 ms); nothing is read meanwhile.
+        std::thread::sleep(Duration::from_millis(300));
+        client.change(&hook, version as i32, &many_typos(KEYS, &format!("v{version}")));
+    }
+    // Time for the last version's check before reading: a wait, not an assertion.
+    std::thread::sleep(Duration::from_secs(3));
+    client.read_from_now_on();
+    let last = diagnostics_at(&mut client, &hook, LAST);
+    assert_eq!(last.len(), KEYS);
+    assert!(last[0]["message"].as_str().unwrap().contains(&format!("v{LAST}")), "{:#}", last[0]);
+    let file = uri(&hook);
+    let versions: Vec<&Value> = client
+        .unread
+        .iter()
+        .filter(|message| message["method"] == "textDocument/publishDiagnostics" && message["params"]["uri"] == file)
+        .map(|message| &message["params"]["version"])
+        .collect();
+    // The first diagnostics published (version 1, unless an edit overtook its check), which
+    // the server was writing when the pipe filled, and then the last version's: none of the
+    // versions typed over in between.
+    assert_eq!(versions.len(), 1, "{versions:?}, then version {LAST}");
+}
