@@ -1,8 +1,8 @@
 //! `agent-sdk lsp` spoken to as an editor does: JSON-RPC over the real binary's pipes
 //! (diagnostics of unsaved buffers in UTF-16 ranges, what an edit of a helper re-checks,
 //! completion, hover, go to definition, code actions, several projects, a bad message), and
-//! Neovim driving it headless (`lsp/neovim.lua`). What the server bounds and refuses (oversized
-//! frames, a client that stops reading) is in `bounds`.
+//! Neovim driving it headless (`lsp/neovim.lua`). What the server bounds and refuses (stale
+//! fixes, oversized frames, a client that stops reading) is in `bounds`.
 
 mod bounds;
 
@@ -432,38 +432,44 @@ fn a_project_that_cannot_be_checked_is_shown_as_a_message_not_a_crash() {
 }
 
 /// Neovim as the client (`tests/neovim/lsp.lua`): an unsaved edit's warning arrives, and the
-/// "disable for this line" action puts the comment above the line, indented as it is.
+/// "disable for this line" action puts the comment above the line, indented as it is; told
+/// that Neovim takes versioned edits, the server sends them, and Neovim applies them.
 #[test]
 fn neovim_shows_an_unsaved_edit_s_warning_and_applies_disable_for_this_line() {
-    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
-    let out = dir.join("neovim-out.json");
-    let script = crate::common::root().join("tests/neovim/lsp.lua");
-    let ran = Command::new("nvim")
-        .args(["--headless", "-u", "NONE", "-n", "-c"])
-        .arg(format!("luafile {}", script.display()))
-        .env("AGENT_SDK", env!("CARGO_BIN_EXE_agent-sdk"))
-        .env("PROJECT", &dir)
-        .env("HOOK", dir.join("bot/hooks/a.ts"))
-        .env("OUT", &out)
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("nvim runs (scripts/test-setup installs Neovim)");
-    assert!(ran.status.success(), "{ran:?}");
-    let out: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(out["ok"], true, "{out:#}");
-    assert_eq!(codes(out["diagnostics"].as_array().unwrap()), ["hooks::unknown-event"]);
-    assert_eq!(out["diagnostics"][0]["range"]["start"], json!({ "line": 3, "character": 4 }));
-    assert_eq!(
-        out["action_titles"],
-        json!(["Replace with `turn.completed`", "Disable hooks::unknown-event for this line"])
-    );
-    assert_eq!(out["after_action"], json!([]));
-    let lines: Vec<&str> = out["lines"].as_array().unwrap().iter().map(|line| line.as_str().unwrap()).collect();
-    assert_eq!(lines[3..5], ["    // agent-sdk-ignore hooks::unknown-event", "    \"turn.complete\"() {},"]);
-    // Unsaved: the file on disk is as it was.
-    assert_eq!(out["modified"], true);
-    assert_eq!(std::fs::read_to_string(dir.join("bot/hooks/a.ts")).unwrap(), CLEAN_HOOK);
+    for versioned in [false, true] {
+        let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+        let out = dir.join("neovim-out.json");
+        let script = crate::common::root().join("tests/neovim/lsp.lua");
+        let mut nvim = Command::new("nvim");
+        nvim.args(["--headless", "-u", "NONE", "-n", "-c"])
+            .arg(format!("luafile {}", script.display()))
+            .env("AGENT_SDK", env!("CARGO_BIN_EXE_agent-sdk"))
+            .env("PROJECT", &dir)
+            .env("HOOK", dir.join("bot/hooks/a.ts"))
+            .env("OUT", &out)
+            .current_dir(&dir)
+            .stdin(Stdio::null());
+        if versioned {
+            nvim.env("VERSIONED", "1");
+        }
+        let ran = nvim.output().expect("nvim runs (scripts/test-setup installs Neovim)");
+        assert!(ran.status.success(), "{ran:?}");
+        let out: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(out["ok"], true, "{out:#}");
+        assert_eq!(codes(out["diagnostics"].as_array().unwrap()), ["hooks::unknown-event"]);
+        assert_eq!(out["diagnostics"][0]["range"]["start"], json!({ "line": 3, "character": 4 }));
+        assert_eq!(
+            out["action_titles"],
+            json!(["Replace with `turn.completed`", "Disable hooks::unknown-event for this line"])
+        );
+        assert_eq!(out["edit_form"], if versioned { "documentChanges" } else { "changes" });
+        assert_eq!(out["after_action"], json!([]));
+        let lines: Vec<&str> = out["lines"].as_array().unwrap().iter().map(|line| line.as_str().unwrap()).collect();
+        assert_eq!(lines[3..5], ["    // agent-sdk-ignore hooks::unknown-event", "    \"turn.complete\"() {},"]);
+        // Unsaved: the file on disk is as it was.
+        assert_eq!(out["modified"], true);
+        assert_eq!(std::fs::read_to_string(dir.join("bot/hooks/a.ts")).unwrap(), CLEAN_HOOK);
+    }
 }
 
 /// `editors/vscode/package.sh` (offline, after `npm ci --prefix editors/vscode`) makes a
