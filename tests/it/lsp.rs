@@ -2,7 +2,7 @@
 //! (diagnostics of unsaved buffers in UTF-16 ranges, what an edit of a helper re-checks,
 //! completion, hover, go to definition, code actions, several projects, a bad message), and
 //! Neovim driving it headless (`lsp/neovim.lua`). What the server bounds and refuses (stale
-//! fixes, oversized frames, a client that stops reading) is in `bounds`.
+//! fixes, oversized frames, a client that stops reading, a hook over 1 MiB) is in `bounds`.
 
 mod bounds;
 

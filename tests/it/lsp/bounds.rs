@@ -1,16 +1,17 @@
 //! What the language server bounds and refuses, spoken to over its pipes: a quick fix is
 //! never answered from diagnostics of an older text (and names the version it is for when
-//! the client takes versions), a frame over the 64 MiB it reads is skipped, and a client
-//! that stops reading gets only each file's newest diagnostics when it reads again.
+//! the client takes versions), a frame over the 64 MiB it reads is skipped, a client that
+//! stops reading gets only each file's newest diagnostics when it reads again, and an
+//! unsaved hook over 1 MiB is refused as `validate` refuses the file.
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{CLEAN_HOOK, Client, TYPO_HOOK, project, uri};
+use super::{CLEAN_HOOK, Client, TYPO_HOOK, codes, project, uri};
 use crate::common::agent_sdk;
 
 /// The diagnostics published for `path` at `version`.
@@ -242,4 +243,32 @@ fn code_actions_name_the_version_they_are_for_when_the_client_takes_versions() {
             assert_eq!(edits_of(action, &file).1, Some(json!(version)), "{action:#}");
         }
     }
+}
+
+/// An unsaved hook over 1 MiB is refused as `validate` refuses the file: the same
+/// `hooks::unreadable` error with the same message, not a check of its text.
+#[test]
+fn an_unsaved_hook_over_1_mib_is_refused_as_validate_refuses_the_file() {
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+    let hook = dir.join("bot/hooks/a.ts");
+    let big = format!("{}// {}\n", TYPO_HOOK, "x".repeat(1024 * 1024));
+    let mut client = Client::start(&[&dir]);
+    client.open(&hook);
+    client.change(&hook, 2, &big);
+    let found = diagnostics_at(&mut client, &hook, 2);
+    assert_eq!(codes(&found), ["hooks::unreadable"], "{found:#?}");
+    assert_eq!(found[0]["severity"], 1);
+    std::fs::write(&hook, &big).unwrap();
+    let validated = Command::new(env!("CARGO_BIN_EXE_agent-sdk"))
+        .args(["validate", "--format", "json"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let validated: Value = serde_json::from_slice(&validated.stdout).unwrap();
+    let by_validate = &validated["diagnostics"][0];
+    assert_eq!(by_validate["code"], "hooks::unreadable");
+    let message =
+        format!("{}\nhelp: {}", by_validate["message"].as_str().unwrap(), by_validate["help"].as_str().unwrap());
+    assert_eq!(found[0]["message"], json!(message));
+    assert!(message.starts_with("cannot be read: it is 1.0 MiB, over the 1 MiB limit for a hook module"), "{message}");
 }
