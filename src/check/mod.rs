@@ -247,8 +247,8 @@ pub(crate) fn check_module(
     resolver: &Resolver,
     cache: Option<&Cache>,
 ) -> ModuleCheck {
-    let read = resolver.unsaved_text(&module.real_path).map(Ok);
-    let text = match read.unwrap_or_else(|| analyze::read::read_hook(&module.path, &module.display_path)) {
+    let unsaved = resolver.unsaved_text(&module.real_path);
+    let text = match analyze::read::read_hook_or_unsaved(&module.path, &module.display_path, unsaved) {
         Ok(text) => text,
         Err(diagnostic) => {
             let analysis = HookAnalysis { diagnostics: vec![*diagnostic], ..HookAnalysis::default() };

@@ -2,44 +2,47 @@
 //! fix (preferred when it is safe), and for a warning or advice "disable for this line", an
 //! `// agent-sdk-ignore <code>` comment on its own line above, indented as the line is, or
 //! the code added to such a comment already there (errors cannot be silenced, so they get
-//! none).
+//! none). The caller hands over only diagnostics of the document's current text; the edits
+//! name the versions they are for when the client takes versioned edits.
 
-use std::collections::HashMap;
+use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit};
 
-use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit};
-
-use super::checks::Published;
+use super::checks::{Document, Published};
+use super::convert::{self, FileEdits};
 use super::text;
 use crate::diagnostics::suppression::DIRECTIVE;
 use crate::diagnostics::{Applicability, Severity};
 
-/// The actions for the part `range` of the document `uri` (whose text is `source`), of the
-/// diagnostics published for it.
-pub fn code_actions(uri: &Uri, source: &str, range: Range, published: &[Published]) -> Vec<CodeActionOrCommand> {
+/// The actions for the part `range` of `document`, of the diagnostics published for its
+/// current version; `versioned`: the client takes `documentChanges`.
+pub fn code_actions(
+    document: &Document,
+    range: Range,
+    published: &[Published],
+    versioned: bool,
+) -> Vec<CodeActionOrCommand> {
     let mut actions = Vec::new();
     let touches =
         |diagnostic: &lsp_types::Diagnostic| diagnostic.range.start <= range.end && range.start <= diagnostic.range.end;
     for found in published.iter().filter(|found| touches(&found.diagnostic)) {
-        if let Some((title, applicability, edit)) = &found.fix {
+        if let Some((title, applicability, edits)) = &found.fix {
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: title.clone(),
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![found.diagnostic.clone()]),
-                edit: Some(edit.clone()),
+                edit: Some(convert::workspace_edit(edits, versioned)),
                 is_preferred: Some(*applicability == Applicability::Safe),
                 ..CodeAction::default()
             }));
         }
         if found.severity != Severity::Error {
-            let edit = disable_for_line(source, found.diagnostic.range.start.line, found.code.as_str());
+            let edit = disable_for_line(&document.text, found.diagnostic.range.start.line, found.code.as_str());
+            let edits = FileEdits { uri: document.uri.clone(), version: Some(document.version), edits: vec![edit] };
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: format!("Disable {} for this line", found.code.as_str()),
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![found.diagnostic.clone()]),
-                edit: Some(WorkspaceEdit {
-                    changes: Some(HashMap::from([(uri.clone(), vec![edit])])),
-                    ..WorkspaceEdit::default()
-                }),
+                edit: Some(convert::workspace_edit(&[edits], versioned)),
                 ..CodeAction::default()
             }));
         }

@@ -14,9 +14,10 @@ use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::{Receiver, Sender};
 use lsp_server::{Message, Notification};
-use lsp_types::{MessageType, PublishDiagnosticsParams, ShowMessageParams, Uri, WorkspaceEdit};
+use lsp_types::{MessageType, PublishDiagnosticsParams, ShowMessageParams, Uri};
 
-use super::{convert, text};
+use super::convert::{self, FileEdits};
+use super::text;
 use crate::check::discover::HookModule;
 use crate::diagnostics::{Applicability, Code, Diagnostic, Severity};
 use crate::loader::resolver::{Overlay, Resolver};
@@ -26,7 +27,7 @@ pub struct Shared {
     /// The open documents, by path (absolute, links resolved).
     pub documents: Mutex<HashMap<PathBuf, Document>>,
     /// What was last published for each file, by path, for code actions.
-    pub published: Mutex<HashMap<PathBuf, Vec<Published>>>,
+    pub published: Mutex<HashMap<PathBuf, PublishedFile>>,
     /// To the client.
     pub sender: Sender<Message>,
     /// Whether a full check runs the projects' extension mounts: not unless the client's
@@ -43,6 +44,15 @@ pub struct Document {
     pub text: String,
 }
 
+/// What was last published for one file.
+#[derive(Debug, Clone)]
+pub struct PublishedFile {
+    /// The version of the document that was checked (`None`: the file on disk): the ranges
+    /// are right for that text only.
+    pub version: Option<i32>,
+    pub found: Vec<Published>,
+}
+
 /// One diagnostic as published, with what a code action needs.
 #[derive(Debug, Clone)]
 pub struct Published {
@@ -50,7 +60,7 @@ pub struct Published {
     pub code: Code,
     pub severity: Severity,
     /// The finding's fix: its title, whether it is safe, its edits.
-    pub fix: Option<(String, Applicability, WorkspaceEdit)>,
+    pub fix: Option<(String, Applicability, Vec<FileEdits>)>,
 }
 
 /// What a worker is asked to do.
@@ -329,9 +339,12 @@ impl ProjectChecks {
                     last.sources.get(edited).cloned().or_else(|| std::fs::read_to_string(&edited_path).ok())
                 })
             };
-            let uri_of = |edited: &Path| {
+            let document_of = |edited: &Path| {
                 let edited = edited.canonicalize().unwrap_or_else(|_| edited.to_path_buf());
-                snapshot.get(&edited).map_or_else(|| text::uri_of(&edited), |document| document.uri.clone())
+                match snapshot.get(&edited) {
+                    Some(document) => (document.uri.clone(), Some(document.version)),
+                    None => (text::uri_of(&edited), None),
+                }
             };
             let published: Vec<Published> = diagnostics
                 .iter()
@@ -340,22 +353,24 @@ impl ProjectChecks {
                     code: diagnostic.code,
                     severity: diagnostic.severity(),
                     fix: diagnostic.fix.as_ref().map(|fix| {
-                        let edit = convert::workspace_edit(fix, &self.dir, text_of, uri_of);
-                        (fix.title.clone(), fix.applicability, edit)
+                        let edits = convert::file_edits(fix, &self.dir, text_of, document_of);
+                        (fix.title.clone(), fix.applicability, edits)
                     }),
                 })
                 .collect();
+            let version = checked_document.map(|document| document.version);
             let params = PublishDiagnosticsParams {
                 uri,
                 diagnostics: published.iter().map(|published| published.diagnostic.clone()).collect(),
-                version: checked_document.map(|document| document.version),
+                version,
             };
             if published.is_empty() {
                 last.published.remove(&shown);
             } else {
                 last.published.insert(shown.clone());
             }
-            self.shared.published.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(path, published);
+            let file = PublishedFile { version, found: published };
+            self.shared.published.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(path, file);
             self.notify::<lsp_types::notification::PublishDiagnostics>(params);
         }
     }

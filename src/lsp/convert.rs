@@ -1,15 +1,16 @@
 //! The check's findings as LSP sees them: a [`Diagnostic`] becomes an `lsp_types::Diagnostic`
 //! (same code, message, severity; the help as the message's last line, the label as related
-//! information) and a [`Fix`] a `WorkspaceEdit`, every byte offset turned into UTF-16
-//! positions with the text the check read.
+//! information) and a [`Fix`] its edits file by file, each with the version of the document
+//! it was computed for, every byte offset turned into UTF-16 positions with the text the
+//! check read; then a `WorkspaceEdit`, versioned when the client takes versions.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 
 use lsp_types::{
-    CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString, Range, TextEdit, Uri,
-    WorkspaceEdit,
+    CodeDescription, DiagnosticRelatedInformation, DiagnosticSeverity, DocumentChanges, Location, NumberOrString,
+    OneOf, OptionalVersionedTextDocumentIdentifier, Range, TextDocumentEdit, TextEdit, Uri, WorkspaceEdit,
 };
 
 use super::text;
@@ -66,16 +67,26 @@ pub fn diagnostic(diagnostic: &Diagnostic, uri: &Uri, text: Option<&str>) -> lsp
     }
 }
 
-/// `fix` as a workspace edit. Its edits' paths are relative to `project_dir`; `text_of` gives
-/// the text each file had when it was checked (`None`: the file's columns are used as UTF-16
-/// units, right for ASCII lines), and `uri_of` the URI the client knows the file by.
-pub fn workspace_edit(
+/// The edits of one file, and the version of the document they are for (`None`: the file
+/// on disk, not open in the editor).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileEdits {
+    pub uri: Uri,
+    pub version: Option<i32>,
+    pub edits: Vec<TextEdit>,
+}
+
+/// `fix`'s edits, file by file in the order they first appear. Their paths are relative to
+/// `project_dir`; `text_of` gives the text each file had when it was checked (`None`: the
+/// file's columns are used as UTF-16 units, right for ASCII lines), and `document_of` the URI
+/// the client knows the file by and the version of it that was checked.
+pub fn file_edits(
     fix: &Fix,
     project_dir: &Path,
     text_of: impl Fn(&str) -> Option<String>,
-    uri_of: impl Fn(&Path) -> Uri,
-) -> WorkspaceEdit {
-    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    document_of: impl Fn(&Path) -> (Uri, Option<i32>),
+) -> Vec<FileEdits> {
+    let mut files: Vec<FileEdits> = Vec::new();
     for edit in &fix.edits {
         let range = match text_of(&edit.path) {
             Some(text) => text::range(&text, edit.start as usize, edit.end as usize),
@@ -84,8 +95,32 @@ pub fn workspace_edit(
                 end: lsp_types::Position { line: edit.end_at.line - 1, character: edit.end_at.column - 1 },
             },
         };
-        let uri = uri_of(&project_dir.join(&edit.path));
-        changes.entry(uri).or_default().push(TextEdit { range, new_text: edit.new_text.clone() });
+        let (uri, version) = document_of(&project_dir.join(&edit.path));
+        let edit = TextEdit { range, new_text: edit.new_text.clone() };
+        match files.iter_mut().find(|file| file.uri == uri) {
+            Some(file) => file.edits.push(edit),
+            None => files.push(FileEdits { uri, version, edits: vec![edit] }),
+        }
+    }
+    files
+}
+
+/// `files` as a workspace edit: `documentChanges` naming each document's version when the
+/// client takes them (it then refuses an edit of a document changed since), else `changes`.
+pub fn workspace_edit(files: &[FileEdits], versioned: bool) -> WorkspaceEdit {
+    if versioned {
+        let edits = files.iter().map(|file| TextDocumentEdit {
+            text_document: OptionalVersionedTextDocumentIdentifier { uri: file.uri.clone(), version: file.version },
+            edits: file.edits.iter().cloned().map(OneOf::Left).collect(),
+        });
+        return WorkspaceEdit {
+            document_changes: Some(DocumentChanges::Edits(edits.collect())),
+            ..WorkspaceEdit::default()
+        };
+    }
+    let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+    for file in files {
+        changes.entry(file.uri.clone()).or_default().extend(file.edits.iter().cloned());
     }
     WorkspaceEdit { changes: Some(changes), ..WorkspaceEdit::default() }
 }
@@ -123,13 +158,10 @@ mod tests {
             "Replace with `turn.completed`",
             vec![file.edit(start, start + 13, "turn.completed"), other.edit(0, 1, "y")],
         );
-        let edit = workspace_edit(
-            &fix,
-            Path::new("/p"),
-            |path| (path == "bot/hooks/a.ts").then(|| text.to_owned()),
-            text::uri_of,
-        );
-        let changes = edit.changes.unwrap();
+        let document_of = |path: &Path| (text::uri_of(path), path.ends_with("a.ts").then_some(4));
+        let files =
+            file_edits(&fix, Path::new("/p"), |path| (path == "bot/hooks/a.ts").then(|| text.to_owned()), document_of);
+        let changes = workspace_edit(&files, false).changes.unwrap();
         let a = &changes[&Uri::from_str("file:///p/bot/hooks/a.ts").unwrap()];
         assert_eq!(a.len(), 1);
         assert_eq!(a[0].range.start, lsp_types::Position { line: 1, character: 1 });
@@ -137,5 +169,11 @@ mod tests {
         assert_eq!(a[0].new_text, "turn.completed");
         let b = &changes[&Uri::from_str("file:///p/bot/lib/b.ts").unwrap()];
         assert_eq!(b[0].range.end, lsp_types::Position { line: 0, character: 1 });
+        // Versioned: the document's version checked, `null` for the file not open.
+        let Some(DocumentChanges::Edits(edits)) = workspace_edit(&files, true).document_changes else { panic!() };
+        let versions: Vec<_> =
+            edits.iter().map(|edit| (edit.text_document.uri.as_str(), edit.text_document.version)).collect();
+        assert_eq!(versions, [("file:///p/bot/hooks/a.ts", Some(4)), ("file:///p/bot/lib/b.ts", None)]);
+        assert_eq!(edits[0].edits, [OneOf::Left(a[0].clone())]);
     }
 }

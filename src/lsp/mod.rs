@@ -4,13 +4,16 @@
 //!
 //! ```text
 //!  client ─▶ transport (stdin) ─▶ main loop ── requests: completion, hover, definition,
-//!                                    │          code actions (from the text and what was published)
+//!                                    │          code actions (from the text and what was published
+//!                                    │          of its current version)
 //!                                    │ didOpen/didChange (debounced)/didSave/watched files
 //!                                    ▼
 //!                     checks::Worker, one thread per project ─▶ check (full, or the edited
 //!                                    │                            hooks only: check::incremental)
 //!                                    ▼
-//!  client ◀─ transport (stdout) ◀── publishDiagnostics (UTF-16 ranges, fixes kept for actions)
+//!  client ◀─ transport (stdout) ◀── outbox ◀── publishDiagnostics (UTF-16 ranges, fixes kept
+//!                                (a file's newest   for actions)
+//!                                diagnostics only)
 //! ```
 //!
 //! The main loop never checks: it answers requests from the documents' text at once and
@@ -25,6 +28,7 @@ mod checks;
 mod convert;
 mod events;
 mod goto;
+mod outbox;
 mod text;
 mod transport;
 
@@ -69,7 +73,9 @@ pub fn serve() -> anyhow::Result<()> {
         sender: connection.sender.clone(),
         mount_runs: mount_runs(&params),
     });
-    let mut server = Server { shared, roots: roots(&params), workers: HashMap::new(), pending: HashMap::new() };
+    let versioned_edits = takes_versioned_edits(&params);
+    let mut server =
+        Server { shared, roots: roots(&params), workers: HashMap::new(), pending: HashMap::new(), versioned_edits };
     if watches_files(&params) {
         server.register_file_watchers();
     }
@@ -126,6 +132,14 @@ fn mount_runs(params: &InitializeParams) -> crate::check::extensions::MountRuns 
     }
 }
 
+/// Whether the client takes `documentChanges` in a workspace edit, each naming the version
+/// of the document it is for (and refuses one whose document changed since).
+fn takes_versioned_edits(params: &InitializeParams) -> bool {
+    let workspace = params.capabilities.workspace.as_ref();
+    let edits = workspace.and_then(|workspace| workspace.workspace_edit.as_ref());
+    edits.and_then(|edits| edits.document_changes).unwrap_or(false)
+}
+
 fn watches_files(params: &InitializeParams) -> bool {
     let watched = params.capabilities.workspace.as_ref().and_then(|workspace| workspace.did_change_watched_files);
     watched.and_then(|watched| watched.dynamic_registration).unwrap_or(false)
@@ -138,6 +152,8 @@ struct Server {
     workers: HashMap<PathBuf, Worker>,
     /// Documents edited and not yet handed to their worker: when they will be.
     pending: HashMap<PathBuf, Instant>,
+    /// The client takes versioned edits (`documentChanges`): code actions send them.
+    versioned_edits: bool,
 }
 
 impl Server {
@@ -341,9 +357,11 @@ impl Server {
             CodeActionRequest::METHOD => {
                 self.with_document::<CodeActionRequest>(request, |_, path, document, params| {
                     let published = self.shared.published.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    let found = published.get(path).map_or(&[][..], Vec::as_slice);
-                    let actions = actions::code_actions(&document.uri, &document.text, params.range, found);
-                    Some(actions)
+                    // Diagnostics of another version point into another text: an edit made
+                    // since, and not checked yet, would be cut by their ranges.
+                    let current = published.get(path).filter(|file| file.version == Some(document.version));
+                    let found = current.map_or(&[][..], |file| file.found.as_slice());
+                    Some(actions::code_actions(document, params.range, found, self.versioned_edits))
                 })
             }
             _ => Response::new_err(

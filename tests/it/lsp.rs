@@ -1,12 +1,15 @@
 //! `agent-sdk lsp` spoken to as an editor does: JSON-RPC over the real binary's pipes
 //! (diagnostics of unsaved buffers in UTF-16 ranges, what an edit of a helper re-checks,
 //! completion, hover, go to definition, code actions, several projects, a bad message), and
-//! Neovim driving it headless (`lsp/neovim.lua`).
+//! Neovim driving it headless (`lsp/neovim.lua`). What the server bounds and refuses (stale
+//! fixes, oversized frames, a client that stops reading, a hook over 1 MiB) is in `bounds`.
+
+mod bounds;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -23,6 +26,8 @@ struct Client {
     incoming: Receiver<Value>,
     unread: Vec<Value>,
     next_id: i64,
+    /// The server's stdout while no thread reads it (see [`Client::start_not_reading`]).
+    not_read: Option<(BufReader<ChildStdout>, Sender<Value>)>,
 }
 
 impl Client {
@@ -34,6 +39,22 @@ impl Client {
     /// [`Client::start`] with the initialization options `options`, the server started with
     /// the variables `env` too.
     fn start_with(roots: &[&Path], options: Value, env: &[(&str, &Path)]) -> Self {
+        let capabilities = json!({ "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } });
+        let mut client = Self::start_not_reading_with(roots, capabilities, options, env);
+        client.read_from_now_on();
+        client
+    }
+
+    /// Starts the server and initializes it as a client with `capabilities`, reading its
+    /// stdout only for the answer to `initialize`: what it sends after that waits in the pipe
+    /// (and then in the server) until [`Client::read_from_now_on`].
+    fn start_not_reading(roots: &[&Path], capabilities: Value) -> Self {
+        Self::start_not_reading_with(roots, capabilities, Value::Null, &[])
+    }
+
+    /// [`Client::start_not_reading`] with the initialization options `options` and the
+    /// variables `env`.
+    fn start_not_reading_with(roots: &[&Path], capabilities: Value, options: Value, env: &[(&str, &Path)]) -> Self {
         let mut child = agent_sdk()
             .args(["lsp", "--stdio"])
             .envs(env.iter().copied())
@@ -43,34 +64,45 @@ impl Client {
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
         let (sender, incoming) = std::sync::mpsc::channel();
+        let not_read = Some((stdout, sender));
+        let mut client = Self { child, stdin, incoming, unread: Vec::new(), next_id: 1, not_read };
+        let folders: Vec<Value> = roots
+            .iter()
+            .map(|root| json!({ "uri": uri(root), "name": root.file_name().unwrap().to_string_lossy() }))
+            .collect();
+        let params = json!({
+            "processId": null,
+            "rootUri": roots.first().map(|root| uri(root)),
+            "workspaceFolders": folders,
+            "capabilities": capabilities,
+            "initializationOptions": options,
+        });
+        client.send(&json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params }));
+        let (stdout, _) = client.not_read.as_mut().unwrap();
+        let result = loop {
+            let message = read_frame(stdout).expect("the server answers initialize");
+            if message["id"] == 0 && message.get("method").is_none() {
+                break message["result"].clone();
+            }
+            client.unread.push(message);
+        };
+        assert_eq!(result["serverInfo"]["name"], "agent-sdk");
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    /// Reads what the server sent and sends, on a thread, into [`Client::wait_for`]'s reach.
+    fn read_from_now_on(&mut self) {
+        let Some((mut stdout, sender)) = self.not_read.take() else { return };
         std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            while let Some(message) = read_frame(&mut reader) {
+            while let Some(message) = read_frame(&mut stdout) {
                 if sender.send(message).is_err() {
                     return;
                 }
             }
         });
-        let mut client = Self { child, stdin, incoming, unread: Vec::new(), next_id: 1 };
-        let folders: Vec<Value> = roots
-            .iter()
-            .map(|root| json!({ "uri": uri(root), "name": root.file_name().unwrap().to_string_lossy() }))
-            .collect();
-        let result = client.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": roots.first().map(|root| uri(root)),
-                "workspaceFolders": folders,
-                "capabilities": { "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } },
-                "initializationOptions": options,
-            }),
-        );
-        assert_eq!(result["serverInfo"]["name"], "agent-sdk");
-        client.notify("initialized", json!({}));
-        client
     }
 
     fn send(&mut self, message: &Value) {
@@ -416,38 +448,44 @@ fn a_project_that_cannot_be_checked_is_shown_as_a_message_not_a_crash() {
 }
 
 /// Neovim as the client (`tests/neovim/lsp.lua`): an unsaved edit's warning arrives, and the
-/// "disable for this line" action puts the comment above the line, indented as it is.
+/// "disable for this line" action puts the comment above the line, indented as it is; told
+/// that Neovim takes versioned edits, the server sends them, and Neovim applies them.
 #[test]
 fn neovim_shows_an_unsaved_edit_s_warning_and_applies_disable_for_this_line() {
-    let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
-    let out = dir.join("neovim-out.json");
-    let script = crate::common::root().join("tests/neovim/lsp.lua");
-    let ran = Command::new("nvim")
-        .args(["--headless", "-u", "NONE", "-n", "-c"])
-        .arg(format!("luafile {}", script.display()))
-        .env("AGENT_SDK", env!("CARGO_BIN_EXE_agent-sdk"))
-        .env("PROJECT", &dir)
-        .env("HOOK", dir.join("bot/hooks/a.ts"))
-        .env("OUT", &out)
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("nvim runs (scripts/test-setup installs Neovim)");
-    assert!(ran.status.success(), "{ran:?}");
-    let out: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!(out["ok"], true, "{out:#}");
-    assert_eq!(codes(out["diagnostics"].as_array().unwrap()), ["hooks::unknown-event"]);
-    assert_eq!(out["diagnostics"][0]["range"]["start"], json!({ "line": 3, "character": 4 }));
-    assert_eq!(
-        out["action_titles"],
-        json!(["Replace with `turn.completed`", "Disable hooks::unknown-event for this line"])
-    );
-    assert_eq!(out["after_action"], json!([]));
-    let lines: Vec<&str> = out["lines"].as_array().unwrap().iter().map(|line| line.as_str().unwrap()).collect();
-    assert_eq!(lines[3..5], ["    // agent-sdk-ignore hooks::unknown-event", "    \"turn.complete\"() {},"]);
-    // Unsaved: the file on disk is as it was.
-    assert_eq!(out["modified"], true);
-    assert_eq!(std::fs::read_to_string(dir.join("bot/hooks/a.ts")).unwrap(), CLEAN_HOOK);
+    for versioned in [false, true] {
+        let (_temp, dir) = project(&[("bot/hooks/a.ts", CLEAN_HOOK)]);
+        let out = dir.join("neovim-out.json");
+        let script = crate::common::root().join("tests/neovim/lsp.lua");
+        let mut nvim = Command::new("nvim");
+        nvim.args(["--headless", "-u", "NONE", "-n", "-c"])
+            .arg(format!("luafile {}", script.display()))
+            .env("AGENT_SDK", env!("CARGO_BIN_EXE_agent-sdk"))
+            .env("PROJECT", &dir)
+            .env("HOOK", dir.join("bot/hooks/a.ts"))
+            .env("OUT", &out)
+            .current_dir(&dir)
+            .stdin(Stdio::null());
+        if versioned {
+            nvim.env("VERSIONED", "1");
+        }
+        let ran = nvim.output().expect("nvim runs (scripts/test-setup installs Neovim)");
+        assert!(ran.status.success(), "{ran:?}");
+        let out: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(out["ok"], true, "{out:#}");
+        assert_eq!(codes(out["diagnostics"].as_array().unwrap()), ["hooks::unknown-event"]);
+        assert_eq!(out["diagnostics"][0]["range"]["start"], json!({ "line": 3, "character": 4 }));
+        assert_eq!(
+            out["action_titles"],
+            json!(["Replace with `turn.completed`", "Disable hooks::unknown-event for this line"])
+        );
+        assert_eq!(out["edit_form"], if versioned { "documentChanges" } else { "changes" });
+        assert_eq!(out["after_action"], json!([]));
+        let lines: Vec<&str> = out["lines"].as_array().unwrap().iter().map(|line| line.as_str().unwrap()).collect();
+        assert_eq!(lines[3..5], ["    // agent-sdk-ignore hooks::unknown-event", "    \"turn.complete\"() {},"]);
+        // Unsaved: the file on disk is as it was.
+        assert_eq!(out["modified"], true);
+        assert_eq!(std::fs::read_to_string(dir.join("bot/hooks/a.ts")).unwrap(), CLEAN_HOOK);
+    }
 }
 
 /// `editors/vscode/package.sh` (offline, after `npm ci --prefix editors/vscode`) makes a

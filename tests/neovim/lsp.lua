@@ -1,9 +1,11 @@
 -- Neovim (0.7 and later) as the editor of `agent-sdk lsp`, headless: tests/it/lsp.rs runs
 --   nvim --headless -u NONE -n -c "luafile tests/neovim/lsp.lua"
 -- with AGENT_SDK (the binary), PROJECT (the project folder), HOOK (a clean hook in it) and
--- OUT (where to write what happened, as JSON). It opens the hook, makes an unsaved edit
--- that misspells an event key, waits for the warning, applies the server's "disable for
--- this line" code action, waits for the warning to go, and writes out each step.
+-- OUT (where to write what happened, as JSON); with VERSIONED set, Neovim says it takes
+-- versioned edits (`documentChanges`, which it checks against the buffer's version). It
+-- opens the hook, makes an unsaved edit that misspells an event key, waits for the
+-- warning, applies the server's "disable for this line" code action, waits for the warning
+-- to go, and writes out each step.
 
 local out = {}
 local function finish()
@@ -15,10 +17,15 @@ end
 
 local ok, failure = pcall(function()
   local published = {}
+  local capabilities = vim.lsp.protocol.make_client_capabilities()
+  if os.getenv("VERSIONED") then
+    capabilities.workspace.workspaceEdit.documentChanges = true
+  end
   local client_id = vim.lsp.start_client({
     name = "agent-sdk",
     cmd = { os.getenv("AGENT_SDK"), "lsp", "--stdio" },
     root_dir = os.getenv("PROJECT"),
+    capabilities = capabilities,
     flags = { debounce_text_changes = 10 },
     handlers = {
       ["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
@@ -74,6 +81,7 @@ local ok, failure = pcall(function()
     end
   end
   assert(disable, "no disable-for-this-line action")
+  out.edit_form = disable.edit.documentChanges and "documentChanges" or "changes"
   vim.lsp.util.apply_workspace_edit(disable.edit, client.offset_encoding or "utf-16")
   out.after_action = wait_for_diagnostics(function(found) return #found == 0 end)
   out.lines = vim.api.nvim_buf_get_lines(buffer, 0, -1, false)

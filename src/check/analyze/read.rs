@@ -1,4 +1,5 @@
-//! Reading one hook module from disk: only regular files, only UTF-8 text, only up to a size limit.
+//! Reading one hook module from disk: only regular files, only UTF-8 text, only up to a size
+//! limit; an editor's unsaved text of one is held to the same limit and the same findings.
 
 use std::io::Read;
 use std::path::Path;
@@ -12,9 +13,7 @@ pub const MAX_HOOK_BYTES: u64 = 1024 * 1024;
 
 /// The text of the hook module at `path`, or why it cannot be checked.
 pub fn read_hook(path: &Path, display: &str) -> Result<String, Box<Diagnostic>> {
-    let unreadable = |reason: String, help: &str| {
-        Box::new(Diagnostic::new(Code::Unreadable, format!("cannot be read: {reason}"), help).with_path(display))
-    };
+    let unreadable = unreadable(display);
     let io_error = |error: std::io::Error| {
         unreadable(io_error::describe(&error), "make sure the file exists and is readable by this user")
     };
@@ -44,6 +43,31 @@ pub fn read_hook(path: &Path, display: &str) -> Result<String, Box<Diagnostic>> 
             "save the file as UTF-8; if it is not source code, move it out of `hooks/`",
         )
     })?;
+    refuse_binary(text, &unreadable)
+}
+
+/// The text of the hook module at `path`: the editor's unsaved `unsaved` when it holds one
+/// (refused as the file would be: over [`MAX_HOOK_BYTES`], or binary), else the file's.
+pub fn read_hook_or_unsaved(path: &Path, display: &str, unsaved: Option<String>) -> Result<String, Box<Diagnostic>> {
+    let Some(text) = unsaved else { return read_hook(path, display) };
+    let unreadable = unreadable(display);
+    if text.len() as u64 > MAX_HOOK_BYTES {
+        return Err(too_large(text.len() as u64, &unreadable));
+    }
+    refuse_binary(text, &unreadable)
+}
+
+/// The finding of a hook module at `display` that cannot be read, of its reason and help.
+fn unreadable(display: &str) -> impl Fn(String, &str) -> Box<Diagnostic> + '_ {
+    move |reason, help| {
+        Box::new(Diagnostic::new(Code::Unreadable, format!("cannot be read: {reason}"), help).with_path(display))
+    }
+}
+
+fn refuse_binary(
+    text: String,
+    unreadable: &impl Fn(String, &str) -> Box<Diagnostic>,
+) -> Result<String, Box<Diagnostic>> {
     if text.contains('\0') {
         return Err(unreadable(
             "it looks like a binary file (it contains NUL bytes)".to_owned(),
@@ -63,4 +87,28 @@ fn too_large(len: u64, unreadable: &impl Fn(String, &str) -> Box<Diagnostic>) ->
         ),
         "a hook is a small module: move generated data out of `hooks/` and import it instead",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsaved_text_is_refused_as_the_file_would_be() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.ts");
+        let big = format!("// {}\n", "x".repeat(MAX_HOOK_BYTES as usize));
+        std::fs::write(&path, &big).unwrap();
+        let from_disk = read_hook(&path, "bot/hooks/big.ts").unwrap_err();
+        let unsaved = read_hook_or_unsaved(Path::new("/nowhere.ts"), "bot/hooks/big.ts", Some(big)).unwrap_err();
+        assert_eq!(
+            (unsaved.code, &unsaved.message, &unsaved.help),
+            (from_disk.code, &from_disk.message, &from_disk.help)
+        );
+        assert_eq!(unsaved.message, "cannot be read: it is 1.0 MiB, over the 1 MiB limit for a hook module");
+        let binary = read_hook_or_unsaved(&path, "bot/hooks/big.ts", Some("a\0b".to_owned())).unwrap_err();
+        assert!(binary.message.contains("NUL bytes"), "{}", binary.message);
+        let small = read_hook_or_unsaved(&path, "bot/hooks/big.ts", Some("export {};\n".to_owned()));
+        assert_eq!(small.unwrap(), "export {};\n");
+    }
 }

@@ -75,8 +75,8 @@ fn read_mount(
     cache: Option<&Cache>,
     checked: &mut CheckedProject,
 ) -> (Option<MountShape>, Option<Visited>) {
-    let read = resolver.unsaved_text(&file.real_path).map(Ok);
-    let text = match read.unwrap_or_else(|| crate::check::analyze::read::read_hook(&file.path, &file.display_path)) {
+    let unsaved = resolver.unsaved_text(&file.real_path);
+    let text = match crate::check::analyze::read::read_hook_or_unsaved(&file.path, &file.display_path, unsaved) {
         Ok(text) => text,
         Err(diagnostic) => {
             checked.diagnostics.push(*diagnostic);
