@@ -130,8 +130,10 @@ fn a_client_that_stops_reading_gets_only_the_newest_diagnostics_of_a_file_when_i
         .collect();
     // The first diagnostics published (version 1, unless an edit overtook its check), which
     // the server was writing when the pipe filled, and then the last version's: none of the
-    // versions typed over in between.
-    assert_eq!(versions.len(), 1, "{versions:?}, then version {LAST}");
+    // versions typed over in between (an unbounded queue delivers all 11). On a machine so
+    // loaded that the last checks outlast the wait, one or two newer ones may come between,
+    // as the client reads again while they finish: still not one list per edit.
+    assert!(versions.len() <= 3, "{versions:?}, then version {LAST}");
 }
 
 /// The byte offset of LSP position `position` (UTF-16 units) in `text`.
