@@ -60,7 +60,7 @@ pub mod sse; // Server-Sent Events read in linear time
 pub mod state; // the store: event log, serve log, sessions, dev.json
 pub mod suggest; // "did you mean"
 pub mod untrusted; // text we did not write, made safe to print
-pub mod uri; // paths as URIs
+pub mod uri; // paths as URIs; URLs quoted without their user name and password
 pub mod vocabulary; // the event vocabulary
 
 use std::process::ExitCode;

@@ -54,7 +54,7 @@ impl PackageJson {
     /// The `package.json` at `path` whose text is `text`.
     pub fn parse(path: PathBuf, text: &str) -> anyhow::Result<Self> {
         let value: Value =
-            crate::fs::json::parse(text).with_context(|| format!("{} is not valid JSON", path.display()))?;
+            crate::fs::json::parse(text).map_err(|error| anyhow::anyhow!("{} {}", path.display(), error.clause()))?;
         let Value::Object(fields) = value else {
             anyhow::bail!("{} does not hold a JSON object", path.display());
         };

@@ -133,14 +133,15 @@ pub fn locate(dir: &Path) -> Result<Located, DirError> {
     Ok(Located { project: Some(project), diagnostics })
 }
 
-/// `name` from `<dir>/package.json`: `Ok(None)` when there is no file or no string `name`.
+/// `name` from `<dir>/package.json`: `Ok(None)` when there is no file or no string `name`;
+/// what is wrong with the file otherwise (see [`crate::fs::json::JsonError::clause`]).
 fn package_name(dir: &Path) -> Result<Option<String>, String> {
     let text = match std::fs::read_to_string(dir.join("package.json")) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(error.to_string()),
+        Err(error) => return Err(format!("is not valid JSON ({error})")),
     };
-    let json = crate::fs::json::parse(&text).map_err(|error| error.to_string())?;
+    let json = crate::fs::json::parse(&text).map_err(|error| error.clause())?;
     Ok(json.get("name").and_then(|name| name.as_str()).filter(|name| !name.is_empty()).map(str::to_owned))
 }
 
@@ -204,10 +205,10 @@ fn ambiguous_layout() -> Diagnostic {
     )
 }
 
-fn invalid_package_json(reason: &str) -> Diagnostic {
+fn invalid_package_json(what_is_wrong: &str) -> Diagnostic {
     Diagnostic::new(
         Code::InvalidPackageJson,
-        format!("`package.json` is not valid JSON ({reason}); the agent is named after its folder"),
+        format!("`package.json` {what_is_wrong}; the agent is named after its folder"),
         "fix the JSON in `package.json`, or delete the file",
     )
     .with_path("package.json")

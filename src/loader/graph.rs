@@ -393,10 +393,10 @@ fn unreadable(shown: &str, error: &std::io::Error) -> Diagnostic {
     .with_path(shown)
 }
 
-fn broken_package_json(shown: &str, manifest: &str, reason: &str) -> Diagnostic {
+fn broken_package_json(shown: &str, manifest: &str, what_is_wrong: &str) -> Diagnostic {
     Diagnostic::new(
         Code::BrokenPackageJson,
-        format!("cannot be loaded: Node reads `{manifest}` to load it, and that is not valid JSON ({reason})"),
+        format!("cannot be loaded: Node reads `{manifest}` to load it, and that {what_is_wrong}"),
         format!("fix the JSON in `{manifest}`"),
     )
     .with_path(shown)

@@ -170,7 +170,8 @@ pub type Overlay = HashMap<PathBuf, String>;
 #[derive(Debug, Clone)]
 struct PackageScope {
     format: ModuleFormat,
-    /// The package.json, when it is not valid JSON, and the parser's message.
+    /// The package.json, when it cannot be read as JSON, and what is wrong with it (see
+    /// [`crate::fs::json::JsonError::clause`]).
     broken: Option<(PathBuf, String)>,
 }
 
@@ -276,7 +277,8 @@ impl Resolver {
     }
 
     /// The nearest package.json above `path` when Node cannot read it as JSON (Node then
-    /// refuses to load any module under it): its path as the user sees it, and why.
+    /// refuses to load any module under it), or agent-sdk cannot (nested past
+    /// [`crate::fs::json::DEEPEST`]): its path as the user sees it, and what is wrong with it.
     pub fn broken_package_json(&self, path: &Path) -> Option<(String, String)> {
         let (manifest, reason) = self.package_scope(path).broken?;
         Some((self.shown(&manifest), reason))
@@ -300,7 +302,7 @@ impl Resolver {
                     Ok(json) if json["type"] == "module" => PackageScope { format: ModuleFormat::Esm, broken: None },
                     Ok(_) => PackageScope { format: ModuleFormat::CommonJs, broken: None },
                     Err(error) => {
-                        PackageScope { format: ModuleFormat::CommonJs, broken: Some((manifest, error.to_string())) }
+                        PackageScope { format: ModuleFormat::CommonJs, broken: Some((manifest, error.clause())) }
                     }
                 };
                 break;

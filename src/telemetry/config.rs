@@ -117,16 +117,20 @@ impl ExportConfig {
 
     /// The serve-log line that says where telemetry goes (never a header).
     pub fn summary(&self) -> String {
-        let each: Vec<String> = self
-            .signals
-            .iter()
-            .map(|export| format!("{} to {}", export.signal.name(), without_credentials(&export.url)))
-            .collect();
+        let each: Vec<String> =
+            self.signals.iter().map(|export| format!("{} to {}", export.signal.name(), export.url)).collect();
         let protocol = match self.signals[0].protocol {
             Protocol::HttpJson => "http/json",
             _ => "http/protobuf",
         };
-        format!("OpenTelemetry: exporting {} ({protocol})", each.join(", "))
+        self.without_credentials(&format!("OpenTelemetry: exporting {} ({protocol})", each.join(", ")))
+    }
+
+    /// `text` with the user name and password of every URL in it hidden, the endpoints'
+    /// own included however they were written (see [`crate::uri::without_credentials_of`]).
+    pub fn without_credentials(&self, text: &str) -> String {
+        let urls: Vec<&str> = self.signals.iter().map(|export| export.url.as_str()).collect();
+        crate::uri::without_credentials_of(text, &urls)
     }
 }
 
@@ -215,16 +219,6 @@ fn parse_pairs(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// A URL as a log may show it: without a `user:password@`.
-pub fn without_credentials(url: &str) -> String {
-    match (url.find("://"), url.find('@')) {
-        (Some(scheme), Some(at)) if at > scheme && !url[scheme + 3..at].contains('/') => {
-            format!("{}{}", &url[..scheme + 3], &url[at + 1..])
-        }
-        _ => url.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,8 +304,15 @@ mod tests {
     }
 
     #[test]
-    fn a_url_in_the_log_has_no_credentials() {
-        assert_eq!(without_credentials("https://user:secret@c.example/v1/traces"), "https://c.example/v1/traces");
-        assert_eq!(without_credentials("http://c:4318/v1/logs?a=b@c"), "http://c:4318/v1/logs?a=b@c");
+    fn a_message_shows_no_endpoint_s_credentials_even_quoted_without_a_scheme() {
+        let config = config(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "agent:s3cret@c:4318")]).unwrap();
+        assert_eq!(
+            config.without_credentials("invalid endpoint 'agent:s3cret@c:4318/v1/traces'"),
+            "invalid endpoint '…@c:4318/v1/traces'"
+        );
+        assert_eq!(
+            config.summary(),
+            "OpenTelemetry: exporting traces to …@c:4318/v1/traces, metrics to …@c:4318/v1/metrics, logs to …@c:4318/v1/logs (http/protobuf)"
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! batch threads wait for it without a runtime of theirs), each request bounded by the
 //! signal's timeout, its headers read afresh from the `OTEL_EXPORTER_OTLP_*HEADERS`
 //! variables, and the first thing that went wrong kept for one warning line (never a
-//! header's value).
+//! header's value, nor the user name and password of the URL).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,7 +10,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use opentelemetry_http::{Bytes, HttpClient, HttpError, Request, Response};
 
-use crate::telemetry::config::{Signal, without_credentials};
+use crate::telemetry::config::Signal;
+use crate::uri::{without_credentials, without_credentials_of};
 
 /// The most of a collector's answer read (its body is only looked at when it refused).
 const MAX_ANSWER: usize = 64 * 1024;
@@ -141,7 +142,10 @@ fn describe(url: &str, error: &reqwest::Error, timeout: Duration) -> String {
 #[async_trait]
 impl HttpClient for ExportClient {
     async fn send_bytes(&self, request: Request<Bytes>) -> Result<Response<Bytes>, HttpError> {
+        let url = request.uri().to_string();
+        // The HTTP client's errors name the URL, with its user name and password.
         self.send(request).await.map_err(|what| {
+            let what = without_credentials_of(&what, &[&url]);
             self.failures.note(what.clone());
             what.into()
         })

@@ -107,9 +107,14 @@ impl Telemetry {
         let client = |export: &SignalExport| {
             ExportClient::new(export.signal, export.timeout, &shared, files.clone(), failures.clone())
         };
+        // The exporter's own words quote the endpoint as it was given, password and all.
+        let refused = |error: opentelemetry_otlp::ExporterBuildError| {
+            anyhow::anyhow!(config.without_credentials(&format!("{:#}", anyhow::Error::from(error))))
+        };
         let spans = match config.signal(Signal::Traces) {
             Some(export) => {
-                let exporter = configure(SpanExporter::builder().with_http(), export, client(export)).build()?;
+                let exporter =
+                    configure(SpanExporter::builder().with_http(), export, client(export)).build().map_err(refused)?;
                 let mut processor = BatchSpanProcessor::builder(exporter).build();
                 processor.set_resource(&resource);
                 Some(processor)
@@ -120,7 +125,8 @@ impl Telemetry {
             Some(export) => {
                 let exporter = configure(MetricExporter::builder().with_http(), export, client(export))
                     .with_temporality(config.temporality)
-                    .build()?;
+                    .build()
+                    .map_err(refused)?;
                 let provider = SdkMeterProvider::builder()
                     .with_resource(resource.clone())
                     .with_reader(PeriodicReader::builder(exporter).build())
@@ -132,7 +138,8 @@ impl Telemetry {
         };
         let logs = match config.signal(Signal::Logs) {
             Some(export) => {
-                let exporter = configure(LogExporter::builder().with_http(), export, client(export)).build()?;
+                let exporter =
+                    configure(LogExporter::builder().with_http(), export, client(export)).build().map_err(refused)?;
                 let provider =
                     SdkLoggerProvider::builder().with_resource(resource.clone()).with_batch_exporter(exporter).build();
                 let logger = provider.logger(SCOPE);

@@ -364,3 +364,51 @@ proptest::proptest! {
         }
     }
 }
+
+/// A package.json with `"nested"` holding a value `depth` levels deep (`{"a":{"a":…1}}`).
+fn nested_package_json(depth: usize) -> String {
+    format!("{{ \"name\": \"deep\", \"nested\": {}1{} }}\n", "{\"a\":".repeat(depth), "}".repeat(depth))
+}
+
+/// Node reads a package.json however deep it nests (a serde_json default stopped at 128
+/// levels): one holding a value 1,000 levels deep validates, is named by it, runs, and is
+/// edited by `sdk --update-package-json` with its deep value kept.
+#[test]
+fn a_package_json_nested_1000_levels_deep_validates_and_runs_like_any_other() {
+    let dir = project();
+    write(dir.path(), "package.json", &nested_package_json(1000));
+    let validated = common::run_in(dir.path(), &["validate"]);
+    assert_eq!(exit_code(&validated), 0, "{}", String::from_utf8_lossy(&validated.stderr));
+    let info = common::run_in(dir.path(), &["info", "--json"]);
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["agents"][0]["name"], "deep", "{info:#}");
+    assert_eq!(info["agents"][0]["diagnostics"], serde_json::json!({ "errors": 0, "warnings": 0 }), "{info:#}");
+    let ran = common::run_in(dir.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&ran), 0, "{}", String::from_utf8_lossy(&ran.stderr));
+    let edited = common::run_in(dir.path(), &["sdk", "--update-package-json"]);
+    assert_eq!(exit_code(&edited), 0, "{}", String::from_utf8_lossy(&edited.stderr));
+    let text = fs::read_to_string(dir.path().join("package.json")).unwrap();
+    assert!(text.contains("\"@cursor/bdk\": \"file:vendor/agent-sdk/cursor-bdk\""), "{}", &text[..200]);
+    assert_eq!(text.matches("\"a\":").count(), 1000, "the deep value is kept whole");
+}
+
+/// A package.json 1,000,000 levels deep (6 MB of `{"a":`) is refused with a message that
+/// says how deep agent-sdk reads, by every command that reads it, and nothing crashes.
+#[test]
+fn a_package_json_nested_a_million_levels_deep_is_refused_clearly() {
+    let dir = project();
+    write(dir.path(), "package.json", &nested_package_json(1_000_000));
+    insta::assert_snapshot!(validate(dir.path()));
+    let said = "nested more than 1024 levels deep (at line 1 column 5144), deeper than agent-sdk reads";
+    for (args, exit) in [(&["run", "--event", "turn.completed"][..], 1), (&["sdk", "--update-package-json"], 2)] {
+        let output = common::run_in(dir.path(), args);
+        // (The report wraps its lines on a terminal's width.)
+        let stderr = String::from_utf8_lossy(&output.stderr).replace("\n  │ ", " ");
+        assert_eq!(exit_code(&output), exit, "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+    }
+    let info = common::run_in(dir.path(), &["info", "--json"]);
+    assert_eq!(exit_code(&info), 0, "{}", String::from_utf8_lossy(&info.stderr));
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(info["agents"][0]["skipped"][0]["reason"], "broken-package-json", "{info:#}");
+}

@@ -144,6 +144,25 @@ fn an_endless_error_body_is_read_only_as_far_as_the_message_needs() {
     assert!(stderr(&output).contains("418 I'm a teapot: the teapot says no. the teapot"), "{}", stderr(&output));
 }
 
+/// A URL with a user name and password in what a server answers (a proxy quoting where it
+/// sent the request) is quoted without them.
+#[test]
+fn a_password_in_a_url_the_server_quotes_is_not_printed() {
+    let url = serve(vec![Box::new(|_, stream| {
+        let body = r#"{"error":"the upstream http://agent:s3cret@10.0.0.7:7311/v1/logs refused the session"}"#;
+        let head = format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(format!("{head}{body}").as_bytes());
+    })]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url]), Duration::from_secs(30));
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(stderr(&output).contains("the upstream http://…@10.0.0.7:7311/v1/logs refused"), "{}", stderr(&output));
+    assert!(!stderr(&output).contains("s3cret"), "{}", stderr(&output));
+}
+
 /// Answers with a `200` event stream carrying `body`, then closes.
 fn stream_of(body: &'static [u8]) -> Answer {
     Box::new(move |_, stream| {

@@ -806,3 +806,49 @@ fn fetch_carries_traceparent_only_while_exporting_and_disabled_exports_nothing()
     std::thread::sleep(Duration::from_millis(300));
     assert!(disabled.requests().is_empty(), "{:#?}", disabled.requests());
 }
+
+/// A user name and password in the endpoint are shown nowhere: not in the "exporting to"
+/// line, nor in the warning of a failed export (whose HTTP error names the URL it was
+/// sending to), nor in the error about an endpoint the exporter cannot take; neither on
+/// stderr nor in the stored serve log.
+#[test]
+fn the_endpoint_s_password_is_shown_nowhere() {
+    let dir = copy_fixture("run", "order");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A collector that takes each connection and closes it unanswered.
+    let hangs_up = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hangs_up_port = hangs_up.local_addr().unwrap().port();
+    std::thread::spawn(move || hangs_up.incoming().for_each(drop));
+    let failing = [
+        (
+            format!("http://agent:s3cret@127.0.0.1:{closed}"),
+            format!("could not connect to http://…@127.0.0.1:{closed}/v1/"),
+        ),
+        (format!("http://agent:s3cret@127.0.0.1:{hangs_up_port}"), format!("(http://…@127.0.0.1:{hangs_up_port}/v1/")),
+        (format!("ftp://agent:s3cret@127.0.0.1:{closed}"), format!("(ftp://…@127.0.0.1:{closed}/v1/")),
+    ];
+    for (endpoint, said) in &failing {
+        let (code, log) =
+            run_exporting(dir.path(), &["run", "--message", "hi"], &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)]);
+        assert_eq!(code, 0, "{log}");
+        let shown = endpoint.replace("agent:s3cret@", "…@");
+        assert!(log.contains(&format!("OpenTelemetry: exporting traces to {shown}/v1/traces")), "{log}");
+        let warnings: Vec<&str> =
+            log.lines().filter(|line| line.contains("WARN  OpenTelemetry export failed")).collect();
+        assert_eq!(warnings.len(), 1, "{log}");
+        assert!(warnings[0].contains(said.as_str()), "{said}: {log}");
+        assert!(!log.contains("s3cret"), "{log}");
+    }
+    let stored = run_in(dir.path(), &["logs", "--dir", "."]);
+    let stored = String::from_utf8_lossy(&stored.stdout);
+    assert_eq!(stored.matches("OpenTelemetry export failed").count(), failing.len(), "{stored}");
+    assert!(!stored.contains("s3cret"), "{stored}");
+    // Endpoints the exporter refuses as it starts: the run stops, naming them unquoted.
+    for endpoint in ["http://agent:s3cret@bad host:4318", "agent:s3cret@127.0.0.1:4318"] {
+        let (code, log) =
+            run_exporting(dir.path(), &["run", "--message", "hi"], &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)]);
+        assert_eq!(code, 2, "{log}");
+        assert!(log.contains("error: could not start exporting telemetry: ") && log.contains("…@"), "{log}");
+        assert!(!log.contains("s3cret"), "{log}");
+    }
+}

@@ -932,3 +932,31 @@ fn an_echoed_key_is_scrubbed_json_escaped_split_over_deltas_and_in_a_whole_compl
     assert!(state.contains("[redacted]"), "the store holds the reply");
     assert!(!state.contains(KEY), "the key is in the state store");
 }
+
+/// A URL's user name and password are never quoted from a provider: not from a redirect's
+/// target (the turn's failure, the serve log, the stored log), and not from a base URL that
+/// carries them (refused before anything is sent).
+#[test]
+fn a_password_in_a_url_is_never_quoted_from_a_redirect_or_a_base_url() {
+    let dir = copy_fixture("providers", "agent");
+    let server = ModelServer::start(vec![status(
+        "307 Temporary Redirect",
+        "Location: http://agent:s3cret@models.example/v1/chat/completions\r\n",
+        "{}",
+    )]);
+    let model = compatible(&server.url);
+    let ran = run(dir.path(), &args(&model, &["--message", "hi", "--json"]), &[]);
+    assert_eq!(exit(&ran), 1, "{}", ran.both());
+    let message = the_failure(&envelopes(&ran))["message"].as_str().unwrap().to_owned();
+    assert!(message.contains("this one leads to `http://…@models.example/v1/chat/completions`"), "{message}");
+    assert!(!ran.both().contains("s3cret"), "{}", ran.both());
+    let stored = run_recorded(dir.path(), &["logs", "--dir", "."], &[]);
+    assert!(stored.stdout().contains("this one leads to `http://…@models.example"), "{}", stored.both());
+    assert!(!stored.both().contains("s3cret"), "{}", stored.both());
+
+    let model = compatible("http://agent:s3cret@127.0.0.1:9/v1");
+    let ran = run(dir.path(), &args(&model, &["--message", "hi"]), &[]);
+    assert_eq!(exit(&ran), 2, "{}", ran.both());
+    assert!(ran.log().contains("carries a user name or password"), "{}", ran.log());
+    assert!(!ran.both().contains("s3cret"), "{}", ran.both());
+}

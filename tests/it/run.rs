@@ -831,6 +831,131 @@ fn a_hand_written_replay_needs_only_type_and_data() {
     assert!(ran.log().contains("ERROR turn failed: gone"), "{}", ran.log());
 }
 
+/// A hook for the replay tests: its `turn.completed` handler throws, so a replay that
+/// reaches that event exits 3.
+const THROWS_AT_THE_END: &str = "import { defineHook } from \"@cursor/bdk/hooks\";\n\
+    export default defineHook({ events: { \"turn.completed\"() { throw new Error(\"the end\"); } } });\n";
+
+/// The `order` fixture, the events of one turn it recorded (`run --json`), and then a hook
+/// `c/throws` that throws at `turn.completed`.
+fn replay_project() -> (tempfile::TempDir, String) {
+    let dir = copy_fixture("run", "order");
+    let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    assert_eq!(exit_code(&recorded.output), 0, "{}", recorded.log());
+    std::fs::create_dir_all(dir.path().join("bot/hooks/c")).unwrap();
+    std::fs::write(dir.path().join("bot/hooks/c/throws.ts"), THROWS_AT_THE_END).unwrap();
+    (dir, recorded.stdout())
+}
+
+/// `agent-sdk run <args>` in `dir`, its stdin fed `stdin` (then closed), its hooks recording
+/// to `<dir>/record.txt`; killed, failing the test, if it has not ended within a minute.
+fn run_fed(dir: &Path, args: &[&str], stdin: Option<String>) -> Ran {
+    let record = dir.join("record.txt");
+    let _ = std::fs::remove_file(&record);
+    let mut child = common::agent_sdk()
+        .arg("run")
+        .args(args)
+        .current_dir(dir)
+        .env("AGENT_SDK_TEST_RECORD", &record)
+        .env("NO_COLOR", "1")
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        std::thread::spawn(move || std::io::Write::write_all(&mut pipe, text.as_bytes()));
+    }
+    let pid = child.id();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || sender.send(child.wait_with_output().unwrap()));
+    let output = receiver.recv_timeout(std::time::Duration::from_secs(60)).unwrap_or_else(|_| {
+        let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        let output = receiver.recv().unwrap();
+        panic!("run {args:?} did not end within a minute: {}", String::from_utf8_lossy(&output.stderr));
+    });
+    let record = std::fs::read_to_string(record).unwrap_or_default().lines().map(str::to_owned).collect();
+    Ran { output, record }
+}
+
+/// A replay read from a pipe (`--replay /dev/stdin`, `--replay <(jq …)`) or a FIFO can be
+/// read only once: it is kept as it is checked, and every event it holds is dispatched, as
+/// from a file: the hook that throws at the last one makes it exit 3.
+#[test]
+fn a_replay_from_a_pipe_or_a_fifo_dispatches_every_event_as_a_file_does() {
+    let (dir, events) = replay_project();
+    let count = events.lines().count();
+    std::fs::write(dir.path().join("events.jsonl"), &events).unwrap();
+    let from_file = run_fed(dir.path(), &["--replay", "events.jsonl"], None);
+    let fifo = dir.path().join("events.fifo");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let written = events.clone();
+    std::thread::spawn(move || std::fs::write(fifo, written));
+    let from_fifo = run_fed(dir.path(), &["--replay", "events.fifo"], None);
+    let from_stdin = run_fed(dir.path(), &["--replay", "/dev/stdin"], Some(events));
+    let summary = format!("summary: {count} events dispatched to 3 hooks; 0 hooks failed to load, 1 handler threw");
+    for (source, ran) in [("a file", &from_file), ("a FIFO", &from_fifo), ("a pipe on stdin", &from_stdin)] {
+        assert_eq!(exit_code(&ran.output), 3, "{source}: {}", ran.log());
+        assert!(ran.log().contains(&summary), "{source}: {}", ran.log());
+        assert!(
+            ran.log().contains("hook \"c/throws\" handler for turn.completed threw: the end"),
+            "{source}: {}",
+            ran.log()
+        );
+        assert_eq!(ran.record, from_file.record, "{source}: the hooks saw what they saw from a file");
+    }
+    assert_eq!(from_file.record.iter().filter(|line| line.starts_with("a * ")).count(), count);
+}
+
+/// A hook for the tests of a replay file changed during the replay: as it is imported
+/// (after the file was checked, before anything is dispatched), it keeps only the first
+/// two lines of `AGENT_SDK_TEST_SHORTEN`, or appends a copy of the file to
+/// `AGENT_SDK_TEST_LENGTHEN`.
+const CHANGES_THE_REPLAY: &str = "import { appendFileSync, readFileSync, writeFileSync } from \"node:fs\";\n\
+    import { defineHook } from \"@cursor/bdk/hooks\";\n\
+    const shorten = process.env.AGENT_SDK_TEST_SHORTEN;\n\
+    if (shorten) writeFileSync(shorten, readFileSync(shorten, \"utf8\").split(\"\\n\").slice(0, 2).join(\"\\n\") + \"\\n\");\n\
+    const lengthen = process.env.AGENT_SDK_TEST_LENGTHEN;\n\
+    if (lengthen) appendFileSync(lengthen, readFileSync(lengthen, \"utf8\"));\n\
+    export default defineHook({ events: { \"*\"() {} } });\n";
+
+/// A replay dispatches exactly the events it checked: a file cut short during the replay
+/// is an error that says how many of them were dispatched (exit 2), and lines added to it
+/// are not dispatched.
+#[test]
+fn a_replay_dispatches_the_events_it_checked_and_a_file_cut_short_is_an_error() {
+    let dir = copy_fixture("run", "order");
+    let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    let count = recorded.stdout().lines().count();
+    std::fs::write(dir.path().join("bot/hooks/changes.ts"), CHANGES_THE_REPLAY).unwrap();
+    let events = dir.path().join("events.jsonl");
+    std::fs::write(&events, recorded.stdout()).unwrap();
+    let shortened =
+        run(dir.path(), &["--replay", "events.jsonl"], &[("AGENT_SDK_TEST_SHORTEN", events.to_str().unwrap())]);
+    assert_eq!(exit_code(&shortened.output), 2, "{}", shortened.log());
+    assert!(
+        shortened.log().ends_with(&format!(
+            "error: --replay file `events.jsonl` ended after 2 of the {count} events it held when it was checked \
+             (it changed during the replay); those 2 were dispatched\n"
+        )),
+        "{}",
+        shortened.log()
+    );
+    assert!(shortened.log().contains("summary: 2 events dispatched to 3 hooks"), "{}", shortened.log());
+    assert_eq!(shortened.record, ["a * 0 message.received", "a * 1 message.appended"]);
+
+    std::fs::write(&events, recorded.stdout()).unwrap();
+    let lengthened =
+        run(dir.path(), &["--replay", "events.jsonl"], &[("AGENT_SDK_TEST_LENGTHEN", events.to_str().unwrap())]);
+    assert_eq!(exit_code(&lengthened.output), 0, "{}", lengthened.log());
+    assert!(
+        lengthened.log().contains(&format!("summary: {count} events dispatched to 3 hooks")),
+        "{}",
+        lengthened.log()
+    );
+    assert_eq!(lengthened.record.iter().filter(|line| line.starts_with("a * ")).count(), count);
+}
+
 #[test]
 fn the_serve_log_is_recorded_with_cursors() {
     let dir = copy_fixture("run", "failures");

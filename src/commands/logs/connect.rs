@@ -12,6 +12,7 @@ use super::Stop;
 use crate::state::StateRoot;
 use crate::state::dev_file::{DevFile, DevFileError};
 use crate::untrusted::escape;
+use crate::uri::without_credentials_of;
 
 /// The bearer token. Its `Debug` never shows it, so it cannot leak into a message.
 #[derive(Clone, PartialEq, Eq)]
@@ -116,7 +117,9 @@ fn non_blank(value: &str) -> Option<String> {
 fn parse_host(text: &str) -> Result<Url, Stop> {
     let text = text.trim();
     let with_scheme = if text.contains("://") { text.to_owned() } else { format!("http://{text}") };
-    let shown = escape(&without_credentials(text)).into_owned();
+    // As given, so with or without a scheme: anything before an `@` in its authority (a user
+    // name and password) shown as `…`.
+    let shown = escape(&without_credentials_of(text, &[text])).into_owned();
     let bad = |why: &str| Stop::usage(format!("`{shown}` is not a server URL such as http://127.0.0.1:7311 ({why})"));
     let mut url = Url::parse(&with_scheme).map_err(|error| bad(&error.to_string()))?;
     if !matches!(url.scheme(), "http" | "https") {
@@ -133,17 +136,6 @@ fn parse_host(text: &str) -> Result<Url, Stop> {
     url.set_query(None);
     url.set_fragment(None);
     Ok(url)
-}
-
-/// The URL as it may be quoted: anything before an `@` in its authority (a user name and
-/// password) shown as `…`.
-fn without_credentials(text: &str) -> String {
-    let (scheme, rest) = text.split_once("://").map_or(("", text), |(scheme, rest)| (scheme, rest));
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    let authority = authority.rsplit_once('@').map_or(authority.to_owned(), |(_, host)| format!("…@{host}"));
-    let scheme = if scheme.is_empty() { String::new() } else { format!("{scheme}://") };
-    format!("{scheme}{authority}{path}")
 }
 
 /// Refuses to send the token in clear text across a network: plain `http://` is fine
@@ -258,7 +250,8 @@ mod tests {
         let stop =
             discover(&given(Some("http://u:pw@exa mple.com"), None), &Given::default(), no_dev_json).unwrap_err();
         assert!(stop.message.contains("`http://…@exa mple.com`"), "{}", stop.message);
-        assert_eq!(without_credentials("127.0.0.1:7311/a@b"), "127.0.0.1:7311/a@b");
+        let stop = discover(&given(Some("user:pw@exa mple.com"), None), &Given::default(), no_dev_json).unwrap_err();
+        assert!(stop.message.contains("`…@exa mple.com`"), "{}", stop.message);
     }
 
     #[test]

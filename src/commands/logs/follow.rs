@@ -108,7 +108,7 @@ struct Outage {
 
 impl Outage {
     fn begin(output: &Output<'_>, message: &str) -> Self {
-        output.printer.stderr(&format!("{message}\n"));
+        output.printer.stderr(&format!("{}\n", crate::uri::without_credentials(message)));
         Self { started: Instant::now(), backoff: Backoff::default(), bad_stream: None }
     }
 }
@@ -363,7 +363,8 @@ impl Follower<'_> {
             }
             Ok(_) => Ok(Shown::Again),
             Err(why) => {
-                self.output.printer.stderr(&format!("warning: {why} (id {}); skipped\n", escape(&event.id)));
+                let shown = crate::uri::without_credentials(&why);
+                self.output.printer.stderr(&format!("warning: {shown} (id {}); skipped\n", escape(&event.id)));
                 Ok(Shown::Rejected(why))
             }
         }

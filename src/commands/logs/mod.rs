@@ -78,7 +78,10 @@ pub fn logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     match print_logs(args, printer) {
         Ok(()) => Ok(ExitStatus::Success),
         Err(error) => match error.downcast::<Stop>() {
-            Ok(stop) => Err(Exit { status: stop.status, message: stop.message }.into()),
+            // A server's words may quote a URL with its user name and password.
+            Ok(stop) => {
+                Err(Exit { status: stop.status, message: crate::uri::without_credentials(&stop.message) }.into())
+            }
             Err(error) => Err(error),
         },
     }

@@ -1,6 +1,6 @@
 //! What `run` dispatches: a message for the model, a recorded stream, or one synthetic event.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Seek};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -105,12 +105,23 @@ impl ReplayLine {
     }
 }
 
+/// The most of a `--replay` input that is not a regular file (a pipe, a FIFO) kept in
+/// memory to replay it: it can be read only once, and it is read whole to be checked.
+const KEPT_AT_MOST: usize = 512 * 1024 * 1024;
+
 /// The events of an NDJSON file (blank lines skipped), checked whole when it is opened and
-/// then read again as they are needed, so the file is never held in memory whole.
+/// then read again as they are needed, from the same open file, so a file is never held in
+/// memory whole. A pipe or a FIFO can be read only once: what it holds is kept (in memory,
+/// at most [`KEPT_AT_MOST`]) as it is checked, and replayed from there. The replay gives
+/// exactly the events that were checked: a file cut short since is an error, and lines
+/// added to it are not replayed.
 pub struct ReplayFile {
     path: PathBuf,
-    lines: std::io::Lines<BufReader<std::fs::File>>,
+    lines: std::io::Lines<Box<dyn BufRead>>,
     line: usize,
+    /// The events the file held when it was checked, and how many of them were given.
+    checked: usize,
+    given: usize,
     /// The turn of the hand-written events that name none: one per turn, a new one after
     /// each `turn.completed` / `turn.failed`.
     written_turn: Option<String>,
@@ -120,45 +131,19 @@ impl ReplayFile {
     /// Opens the file and checks every line, so that a bad one stops `run` before Node
     /// starts or anything is recorded, with every bad line named.
     fn open(path: &Path) -> anyhow::Result<Self> {
-        let open =
-            || std::fs::File::open(path).with_context(|| format!("cannot read --replay file `{}`", path.display()));
-        let mut bad = Vec::new();
-        let mut bad_count = 0;
-        let mut seen_an_event = false;
-        for (index, line) in BufReader::new(open()?).lines().enumerate() {
-            let line = line.with_context(|| format!("cannot read `{}`", path.display()))?;
-            if line.trim().is_empty() {
-                continue;
+        let cannot_read = || format!("cannot read --replay file `{}`", path.display());
+        let mut file = std::fs::File::open(path).with_context(cannot_read)?;
+        let regular = file.metadata().with_context(cannot_read)?.is_file();
+        let mut kept = (!regular).then(Vec::new);
+        let checked = check(path, BufReader::new(&mut file), kept.as_mut().map(|kept| (kept, KEPT_AT_MOST)))?;
+        let source: Box<dyn BufRead> = match kept {
+            Some(kept) => Box::new(std::io::Cursor::new(kept)),
+            None => {
+                file.rewind().with_context(cannot_read)?;
+                Box::new(BufReader::new(file))
             }
-            // What `dev` serves at GET /v1/sessions/{id}/events, saved as it came.
-            if !seen_an_event && line.trim_start().starts_with('[') {
-                anyhow::bail!(
-                    "--replay file `{0}` is a JSON array; --replay takes NDJSON, one event a line \
-                     (jq -c '.[]' {0} > events.jsonl)",
-                    path.display()
-                );
-            }
-            seen_an_event = true;
-            if let Err(problem) = ReplayLine::parse(&line) {
-                bad_count += 1;
-                if bad.len() < BAD_LINES_SHOWN {
-                    bad.push(format!("  {}:{}: {problem}", path.display(), index + 1));
-                }
-            }
-        }
-        if bad_count > 0 {
-            let more = bad_count - bad.len();
-            if more > 0 {
-                bad.push(format!("  … and {}", plural(more, "more bad line")));
-            }
-            anyhow::bail!(
-                "--replay file `{}` has {}; nothing was recorded:\n{}",
-                path.display(),
-                plural(bad_count, "bad line"),
-                bad.join("\n")
-            );
-        }
-        Ok(Self { path: path.to_path_buf(), lines: BufReader::new(open()?).lines(), line: 0, written_turn: None })
+        };
+        Ok(Self { path: path.to_path_buf(), lines: source.lines(), line: 0, checked, given: 0, written_turn: None })
     }
 
     /// The envelope of a checked line, its defaults filled in.
@@ -177,19 +162,102 @@ impl ReplayFile {
             data: line.data,
         }
     }
+
+    /// The error of a file that ended before every event it held when it was checked.
+    fn cut_short(&self) -> anyhow::Error {
+        let dispatched = match self.given {
+            0 => "none was dispatched".to_owned(),
+            1 => "that one was dispatched".to_owned(),
+            given => format!("those {given} were dispatched"),
+        };
+        anyhow::anyhow!(
+            "--replay file `{}` ended after {} of the {} it held when it was checked (it changed during the replay); \
+             {dispatched}",
+            self.path.display(),
+            self.given,
+            plural(self.checked, "event"),
+        )
+    }
+}
+
+/// Checks every line of `reader` (the `--replay` file at `path`), and keeps what it read in
+/// `kept` when it is given, refusing more than its bound: how many events it holds, or an
+/// error naming every bad line (the first [`BAD_LINES_SHOWN`]).
+fn check(path: &Path, reader: impl BufRead, mut kept: Option<(&mut Vec<u8>, usize)>) -> anyhow::Result<usize> {
+    let mut bad = Vec::new();
+    let mut bad_count = 0;
+    let mut events = 0;
+    for (index, line) in reader.lines().enumerate() {
+        let line = line.with_context(|| format!("cannot read `{}`", path.display()))?;
+        if let Some((kept, bound)) = kept.as_mut() {
+            if kept.len() + line.len() + 1 > *bound {
+                anyhow::bail!(
+                    "--replay `{}` is not a file (a pipe?) and holds more than {} MiB, which is what is kept \
+                     in memory to check it and then replay it; save it to a file and replay that",
+                    path.display(),
+                    *bound / (1024 * 1024)
+                );
+            }
+            kept.extend_from_slice(line.as_bytes());
+            kept.push(b'\n');
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        // What `dev` serves at GET /v1/sessions/{id}/events, saved as it came.
+        if events == 0 && bad_count == 0 && line.trim_start().starts_with('[') {
+            anyhow::bail!(
+                "--replay file `{0}` is a JSON array; --replay takes NDJSON, one event a line \
+                 (jq -c '.[]' {0} > events.jsonl)",
+                path.display()
+            );
+        }
+        match ReplayLine::parse(&line) {
+            Ok(_) => events += 1,
+            Err(problem) => {
+                bad_count += 1;
+                if bad.len() < BAD_LINES_SHOWN {
+                    bad.push(format!("  {}:{}: {problem}", path.display(), index + 1));
+                }
+            }
+        }
+    }
+    if bad_count > 0 {
+        let more = bad_count - bad.len();
+        if more > 0 {
+            bad.push(format!("  … and {}", plural(more, "more bad line")));
+        }
+        anyhow::bail!(
+            "--replay file `{}` has {}; nothing was recorded:\n{}",
+            path.display(),
+            plural(bad_count, "bad line"),
+            bad.join("\n")
+        );
+    }
+    Ok(events)
 }
 
 impl Iterator for ReplayFile {
     type Item = anyhow::Result<Envelope>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        // What was checked, and no more (a run whose `--json` output is appended to the file
+        // it replays would otherwise never end).
+        if self.given >= self.checked {
+            return None;
+        }
         loop {
-            let line = match self.lines.next()? {
-                Ok(line) => line,
-                Err(error) => {
+            let line = match self.lines.next() {
+                Some(Ok(line)) => line,
+                Some(Err(error)) => {
                     return Some(Err(
                         anyhow::Error::new(error).context(format!("cannot read `{}`", self.path.display()))
                     ));
+                }
+                None => {
+                    let error = self.cut_short();
+                    self.given = self.checked;
+                    return Some(Err(error));
                 }
             };
             self.line += 1;
@@ -198,7 +266,10 @@ impl Iterator for ReplayFile {
             }
             // Checked when opened: a line that fails now was changed during the replay.
             return Some(match ReplayLine::parse(&line) {
-                Ok(line) => Ok(self.envelope(line)),
+                Ok(line) => {
+                    self.given += 1;
+                    Ok(self.envelope(line))
+                }
                 Err(problem) => Err(anyhow::anyhow!(
                     "{}:{}: {problem} (the file changed during the replay; the events before it were dispatched)",
                     self.path.display(),
@@ -216,4 +287,32 @@ pub fn read_script(path: &Path) -> anyhow::Result<local::Script> {
     let not_a_script = || format!("`{}` is not a model script", path.display());
     let value: serde_json::Value = serde_json::from_str(&text).with_context(not_a_script)?;
     local::Script::from_json(value).map_err(anyhow::Error::msg).with_context(not_a_script)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVENTS: &str = "{\"type\":\"message.received\",\"data\":{\"text\":\"hi\"}}\r\n\n\
+                          {\"type\":\"turn.completed\",\"data\":{}}";
+
+    #[test]
+    fn what_a_pipe_held_is_kept_line_by_line_as_it_is_checked() {
+        let mut kept = Vec::new();
+        assert_eq!(check(Path::new("p"), EVENTS.as_bytes(), Some((&mut kept, 1024))).unwrap(), 2);
+        let kept = String::from_utf8(kept).unwrap();
+        assert_eq!(kept.lines().collect::<Vec<_>>(), EVENTS.lines().collect::<Vec<_>>());
+        assert_eq!(check(Path::new("p"), EVENTS.as_bytes(), None).unwrap(), 2, "a file is only checked");
+    }
+
+    #[test]
+    fn a_pipe_that_holds_more_than_is_kept_is_refused_saying_what_to_do() {
+        let mut kept = Vec::new();
+        let error = check(Path::new("/dev/stdin"), EVENTS.as_bytes(), Some((&mut kept, 60))).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--replay `/dev/stdin` is not a file (a pipe?) and holds more than 0 MiB, which is what is kept in memory \
+             to check it and then replay it; save it to a file and replay that"
+        );
+    }
 }

@@ -69,9 +69,11 @@ impl Shared {
         })
     }
 
-    /// `text` with the key, wherever it appears, replaced by `[redacted]`.
+    /// `text` (a failure, a log line) with the key, wherever it appears, replaced by
+    /// `[redacted]`, and the user name and password of every URL in it hidden (a redirect's
+    /// target, an HTTP error naming the URL).
     pub fn scrub(&self, text: &str) -> String {
-        self.key_scrub.text(text)
+        crate::uri::without_credentials(&self.key_scrub.text(text))
     }
 
     /// Why the turn gave up on a server that sent no data for the idle timeout: nothing at
