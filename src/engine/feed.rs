@@ -156,7 +156,8 @@ impl Feed<'_, '_> {
     }
 
     /// A recorded stream, read and recorded in batches (one transaction each), each batch
-    /// before any of its events is dispatched; the file is never held in memory whole.
+    /// before any of its events is dispatched (a file is read as it goes; a pipe's events are what
+    /// `run` kept while it checked them: see `commands::run::input`).
     pub fn replay(&mut self, mut replay: impl Iterator<Item = anyhow::Result<Envelope>>) -> anyhow::Result<Outcome> {
         let mut outcome = Outcome::default();
         loop {

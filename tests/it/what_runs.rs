@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{self, agent_sdk, copy_fixture, exit_code, still_runs};
+use crate::common::{self, agent_sdk, copy_fixture, exit_code, files_of, still_runs};
 
 /// One command's run on a copy of the spy project.
 struct Spied {
@@ -70,17 +70,6 @@ impl SpyProject {
     fn spy_file(&self) -> PathBuf {
         self.tmp.path().join("spy.json")
     }
-}
-
-/// Every file and folder under `dir`, relative to it, sorted.
-fn files_of(dir: &Path) -> Vec<String> {
-    let mut files: Vec<String> = walkdir::WalkDir::new(dir)
-        .min_depth(1)
-        .into_iter()
-        .map(|entry| entry.unwrap().path().strip_prefix(dir).unwrap().to_string_lossy().into_owned())
-        .collect();
-    files.sort();
-    files
 }
 
 /// Whether the process the mount started has ended, given a few seconds to (it is killed

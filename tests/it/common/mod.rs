@@ -196,6 +196,18 @@ pub fn link_workspace_packages(root: &Path) {
     }
 }
 
+/// Every file and folder under `dir`, relative to it, sorted: for tests that check a command
+/// wrote nothing there.
+pub fn files_of(dir: &Path) -> Vec<String> {
+    let mut files: Vec<String> = walkdir::WalkDir::new(dir)
+        .min_depth(1)
+        .into_iter()
+        .map(|entry| entry.unwrap().path().strip_prefix(dir).unwrap().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    files
+}
+
 /// Whether the process `pid` still runs (a zombie has ended): for tests that check nothing
 /// a command started is left behind.
 pub fn still_runs(pid: &str) -> bool {
