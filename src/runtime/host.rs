@@ -208,6 +208,10 @@ impl Runtime {
         if config.environment == super::environment::Environment::Minimal {
             command.env_clear().envs(super::environment::minimal(std::env::vars_os()));
         }
+        // The live groups stay locked from the spawn until the new group is counted, so that
+        // a check ending its orphans ([`super::orphans`]) never takes a runtime still starting
+        // for one of its own.
+        let mut live = live_groups();
         let mut child = command
             .arg("--enable-source-maps")
             .arg(config.runtime_dir.join("host.mjs"))
@@ -223,7 +227,10 @@ impl Runtime {
                 }
                 _ => anyhow::Error::new(error).context("could not start the hook runtime (node)"),
             })?;
-        track_group(&child);
+        if let Ok(group) = libc::pid_t::try_from(child.id()) {
+            live.insert(group);
+        }
+        drop(live);
         // Node's ends live on in Node only: the channel closes when Node ends.
         drop(node_ends);
         // For modules no string literal imports: the runtime asks this binary to compile them.
@@ -424,22 +431,10 @@ pub(crate) fn kill_group(child: &Child) {
 
 /// The process groups of the Node processes started and not yet killed: what a command that
 /// must end at once, from wherever it is (a second Ctrl-C), ends first.
-fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<libc::pid_t>> {
+pub(crate) fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<libc::pid_t>> {
     static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> =
         std::sync::Mutex::new(std::collections::BTreeSet::new());
     LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Whether `group` is the process group of a runtime started and not yet killed.
-pub(crate) fn is_live_group(group: libc::pid_t) -> bool {
-    live_groups().contains(&group)
-}
-
-/// Counts `child`'s process group among the live ones (see [`kill_live_groups`]).
-pub(crate) fn track_group(child: &Child) {
-    if let Ok(group) = libc::pid_t::try_from(child.id()) {
-        live_groups().insert(group);
-    }
 }
 
 /// Kills every process group of Node processes still live, with what their hooks or tests

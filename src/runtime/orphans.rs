@@ -24,7 +24,10 @@ pub fn end_adopted() -> usize {
     let mut ended = 0;
     // Each round ends the orphans of the one before; a fork bomb gets a bounded fight.
     for _ in 0..64 {
-        let adopted = adopted_children();
+        // Held while the round's children are ended: no runtime starts (and is taken for an
+        // orphan before its group is counted) meanwhile.
+        let live = crate::runtime::host::live_groups();
+        let adopted = adopted_children(&live);
         if adopted.is_empty() {
             break;
         }
@@ -41,7 +44,7 @@ pub fn end_adopted() -> usize {
 }
 
 /// This process's children that it did not start (see [`end_adopted`]).
-fn adopted_children() -> Vec<libc::pid_t> {
+fn adopted_children(live: &std::collections::BTreeSet<libc::pid_t>) -> Vec<libc::pid_t> {
     let (me, group, session) = own_ids();
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
@@ -50,7 +53,7 @@ fn adopted_children() -> Vec<libc::pid_t> {
         .filter(|(_, stat)| stat.parent == me)
         .filter(|(_, stat)| {
             let own = stat.group == group && stat.session == session;
-            !own && !crate::runtime::host::is_live_group(stat.group)
+            !own && !live.contains(&stat.group)
         })
         .map(|(pid, _)| pid)
         .collect()
