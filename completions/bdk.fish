@@ -42,7 +42,7 @@ complete -c bdk -n "__fish_bdk_needs_command" -f -a "completions" -d 'Print a sh
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "lsp" -d 'Serve the Language Server Protocol over stdio, for editors'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
-complete -c bdk -n "__fish_bdk_using_subcommand validate" -l format -d 'How to print the findings' -r -f -a "pretty\t'Source snippets with labels; colour on a terminal'
+complete -c bdk -n "__fish_bdk_using_subcommand validate" -l format -d 'How to print the findings [default: pretty, or github when GITHUB_ACTIONS=true]' -r -f -a "pretty\t'Source snippets with labels; colour on a terminal'
 json\t'One JSON document (schemaVersion 1), documented in docs/formats.md'
 github\t'GitHub Actions workflow commands (`::error file=…`), one per line'
 sarif\t'SARIF 2.1.0, for code-scanning uploads'

@@ -34,7 +34,7 @@ _bdk() {
             (validate)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
-'--format=[How to print the findings]:FORMAT:((pretty\:"Source snippets with labels; colour on a terminal"
+'--format=[How to print the findings \[default\: pretty, or github when GITHUB_ACTIONS=true\]]:FORMAT:((pretty\:"Source snippets with labels; colour on a terminal"
 json\:"One JSON document (schemaVersion 1), documented in docs/formats.md"
 github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
 sarif\:"SARIF 2.1.0, for code-scanning uploads"

@@ -271,14 +271,23 @@ impl Command {
     }
 }
 
+impl ValidateArgs {
+    /// `--format`, else `github` in a GitHub Actions job (`GITHUB_ACTIONS=true`, where the
+    /// findings become annotations on the pull request, as `test` adds its own), else `pretty`.
+    pub fn format(&self) -> OutputFormat {
+        let github_actions = std::env::var_os("GITHUB_ACTIONS").is_some_and(|value| value == "true");
+        self.format.unwrap_or(if github_actions { OutputFormat::Github } else { OutputFormat::Pretty })
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     #[command(flatten)]
     pub dir: ProjectArg,
 
-    /// How to print the findings.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Pretty)]
-    pub format: OutputFormat,
+    /// How to print the findings [default: pretty, or github when GITHUB_ACTIONS=true].
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
 
     /// Fail (exit 1) on warnings too, not only on errors.
     #[arg(long)]

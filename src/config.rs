@@ -204,7 +204,7 @@ fn searched_folders(start: &Path) -> Vec<&Path> {
 
 /// Whether `folder` holds a `.git` (a folder, or the file of a worktree or submodule), or is
 /// the root of an npm, yarn or pnpm workspace.
-fn is_repository_or_workspace_root(folder: &Path) -> bool {
+pub(crate) fn is_repository_or_workspace_root(folder: &Path) -> bool {
     if folder.join(".git").symlink_metadata().is_ok() || folder.join("pnpm-workspace.yaml").is_file() {
         return true;
     }
@@ -319,7 +319,7 @@ impl Reader<'_> {
                     continue;
                 }
             };
-            if code.severity() == Severity::Error && level != Level::On(Severity::Error) {
+            if code.severity() == Severity::Error && code.stops_loading() && level != Level::On(Severity::Error) {
                 self.invalid(
                     range_of(&prop.value),
                     "an error cannot be lowered",
@@ -436,7 +436,8 @@ pub fn schema() -> serde_json::Value {
     use serde_json::json;
     let mut rules = serde_json::Map::new();
     for code in Code::ALL {
-        let levels: Vec<&str> = if code.severity() == Severity::Error { vec!["error"] } else { LEVELS.to_vec() };
+        let levels: Vec<&str> =
+            if code.severity() == Severity::Error && code.stops_loading() { vec!["error"] } else { LEVELS.to_vec() };
         let rule = json!({
             "description": format!("{} (by default: {})", code.summary(), code.severity().as_str()),
             "enum": levels,

@@ -416,6 +416,10 @@ pub enum FromNode {
         #[cfg_attr(test, ts(as = "Option<String>", optional))]
         text: String,
     },
+    /// A rejection nobody handled, or an exception nobody caught, in that hook's code
+    /// (`None`: in no hook's): a promise it did not await, a throw in a timer. The process
+    /// goes on; the run counts it as a failure of the hook.
+    Unhandled(Unhandled),
     /// After a `shutdown`, as the process exits (after the hooks' `exit` listeners): its
     /// last line. What is left is Node's teardown, which nobody needs to wait for.
     Bye,
@@ -555,6 +559,34 @@ pub struct Reminder {
 pub struct ArtifactTagged {
     pub session_id: String,
     pub turn_id: Option<String>,
+}
+
+/// An error in a hook's code that nothing handled: see [`FromNode::Unhandled`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(optional_fields = nullable))]
+#[serde(rename_all = "camelCase")]
+pub struct Unhandled {
+    pub kind: UnhandledKind,
+    #[serde(default)]
+    pub hook: Option<String>,
+    /// Whether the code that failed ran after the handler that started it had returned (its
+    /// promise was not awaited): then awaiting it fixes it.
+    #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+    pub after_return: bool,
+    /// What was thrown, with its causes: its stack when it has one.
+    #[serde(default)]
+    #[cfg_attr(test, ts(as = "Option<String>", optional))]
+    pub text: String,
+}
+
+/// Node's names for the two kinds: an `unhandledRejection`, an `uncaughtException`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum UnhandledKind {
+    Rejection,
+    Exception,
 }
 
 /// How one handler of a traced event ran: the span of a hook handler.

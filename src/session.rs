@@ -57,7 +57,7 @@ pub fn check(located: Located, setup: Option<&SessionSetup>, mount_as: &str) -> 
     let mut checked = check_located(located, cache.as_ref());
     let Some(setup) = setup else { return Ok(Checked::Refused(checked)) };
     crate::check::extensions::mount(&mut checked, &setup.runtime_config(mount_as), setup.hook_timeout);
-    if checked.count(Severity::Error) > 0 || checked.project.is_none() {
+    if checked.stops_loading() || checked.project.is_none() {
         return Ok(Checked::Refused(checked));
     }
     let plan = plan(&checked, &setup.runtime_dir())?;
@@ -151,8 +151,11 @@ impl<E> Started<E> {
         if let Some(line) = report::settings::from_above(&self.checked.config, &dir) {
             lines.push(Record::new(Level::Info, line.trim_end()));
         }
-        let warnings = report::concise::log_warnings(&self.checked, &dir);
-        lines.extend(warnings.into_iter().map(|warning| Record::new(Level::Warn, warning)));
+        let findings = report::concise::log_findings(&self.checked, &dir);
+        lines.extend(findings.into_iter().map(|(severity, line)| {
+            let level = if severity == Severity::Error { Level::Error } else { Level::Warn };
+            Record::new(level, line)
+        }));
         lines.extend(self.env.summary().map(|line| Record::new(Level::Info, line)));
         if let ModelChoice::Provider(provider) = model {
             lines.push(Record::new(Level::Info, provider.describe()));

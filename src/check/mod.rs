@@ -77,6 +77,12 @@ impl CheckedProject {
         self.diagnostics.iter().filter(|diagnostic| diagnostic.severity() == severity).count()
     }
 
+    /// Whether a finding keeps the project from loading in a session (`run`, `dev`): an
+    /// error but one about a single handler ([`Diagnostic::stops_loading`]).
+    pub fn stops_loading(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::stops_loading)
+    }
+
     /// The hooks that would load, in discovery order.
     pub fn loaded(&self) -> impl Iterator<Item = &HookReport> {
         self.hooks.iter().filter(|hook| hook.skipped.is_none())
@@ -309,7 +315,7 @@ pub(crate) fn skip_reason(name_problem: Option<Code>, diagnostics: &[Diagnostic]
     sorted.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     sorted
         .iter()
-        .find(|diagnostic| diagnostic.severity() == Severity::Error)
+        .find(|diagnostic| diagnostic.stops_loading())
         .or_else(|| sorted.iter().find(|diagnostic| diagnostic.code == Code::EmptyEvents))
         .map(|diagnostic| diagnostic.code)
 }

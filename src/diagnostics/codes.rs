@@ -116,8 +116,8 @@ codes! {
     EmptyEvents => "hooks::empty-events", Warning,
         "`events` is empty, so the hook is skipped.",
         "Add a handler to `events`, or remove the hook.";
-    UnknownEvent => "hooks::unknown-event", Warning,
-        "A key in `events` is not an event type (or `\"*\"`), so its handler never runs.",
+    UnknownEvent => "hooks::unknown-event", Error,
+        "A key in `events` is not an event type (or `\"*\"`), so its handler never runs (tsc says TS2353); the hook still loads, as hosting loads it.",
         "Use one of the event types listed in docs/events.md (the message suggests the nearest), or `\"*\"` for every event.";
     DuplicateEvent => "hooks::duplicate-event", Warning,
         "The same event key appears twice in `events`; only the last handler is kept.",
@@ -155,6 +155,9 @@ codes! {
     StateInStateRoot => "hooks::state-in-state-root", Warning,
         "A hook writes files under `ctx.stateRoot`, which resets when a hosted deployment is replaced.",
         "Keep derived state in `ctx.host.kv` or `ctx.host.files`, which are durable.";
+    FloatingHostCall => "hooks::floating-host-call", Warning,
+        "A `ctx.host` call (or `ctx.artifacts.tag`) whose promise nobody awaits, returns or handles: if it fails, its rejection is unhandled (`run` exits 3), and what it does may come after its handler returned.",
+        "`await` the call, or write `void` before it to say it runs on by itself on purpose.";
     RebuildsReplyFromDeltas => "hooks::rebuilds-reply-from-deltas", Advice,
         "A `message.appended` handler pieces the reply together from its deltas, which `message.completed` carries whole.",
         "Handle `message.completed` and read `event.data.text` instead.";
@@ -203,6 +206,18 @@ codes! {
     IgnoresEveryHook => "config::ignores-every-hook", Warning,
         "The settings' `ignore` leaves out every hook under the hooks folder, so no hook is checked or loaded.",
         "Narrow the patterns to what discovery should skip (e.g. \"bot/hooks/wip/**\"); a settings file in a folder above the project applies to it too.";
+}
+
+impl Code {
+    /// Whether an error with this code keeps its hook from loading (and so cannot be
+    /// silenced or lowered). Every error does but one about a single handler:
+    /// `hooks::unknown-event` names a handler that never runs, while hosting loads
+    /// the hook and runs its other handlers. `validate` fails on it; `run` and `dev`
+    /// load the hook and say so; the settings may lower it and `agent-sdk-ignore`
+    /// silences it, as for a warning.
+    pub fn stops_loading(self) -> bool {
+        !matches!(self, Code::UnknownEvent)
+    }
 }
 
 #[cfg(test)]

@@ -60,6 +60,12 @@ impl Diagnostic {
         self.severity
     }
 
+    /// Whether this finding keeps its hook (and so a session's project) from loading: an
+    /// error whose code [stops loading](Code::stops_loading).
+    pub fn stops_loading(&self) -> bool {
+        self.severity == Severity::Error && self.code.stops_loading()
+    }
+
     pub fn with_path(mut self, path: impl Into<String>) -> Self {
         self.path = Some(path.into());
         self

@@ -51,7 +51,7 @@ pub fn apply(diagnostics: &mut Vec<Diagnostic>, path: &str, text: &str, line_com
                 .collect();
             if covered.is_empty() {
                 findings.push(unused(&file, suppression, index, code));
-            } else if code.severity() == Severity::Error {
+            } else if code.severity() == Severity::Error && code.stops_loading() {
                 findings.push(cannot_silence_error(&file, *span, code));
             } else {
                 covered.into_iter().for_each(|index| silenced[index] = true);

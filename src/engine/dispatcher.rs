@@ -12,7 +12,9 @@ use serde_json::Value;
 use crate::engine::plan::{HookToLoad, LoadPlan};
 use crate::engine::shared::LaneLink;
 use crate::engine::stats::DispatchStats;
-use crate::protocol::{ConsoleLevel, FromNode, HookToImport, InitCtx, Manifest, OtelKind, ToNode, TraceParent};
+use crate::protocol::{
+    ConsoleLevel, FromNode, HookToImport, InitCtx, Manifest, OtelKind, ToNode, TraceParent, Unhandled, UnhandledKind,
+};
 use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{
     FromRuntime, Runtime, RuntimeConfig, RuntimeLink, Stream, check_node_version, diagnose_node,
@@ -684,6 +686,37 @@ impl<'s> Dispatcher<'s> {
         self.log(record);
     }
 
+    /// An error in a hook's code that nothing handled: counted as a failure (`run` exits 3)
+    /// and said with what fixes it.
+    fn unhandled(&mut self, unhandled: Unhandled) {
+        let what = match unhandled.kind {
+            UnhandledKind::Rejection => {
+                self.stats.unhandled_rejections += 1;
+                "unhandled rejection"
+            }
+            UnhandledKind::Exception => {
+                self.stats.uncaught_exceptions += 1;
+                "uncaught exception"
+            }
+        };
+        let fix = match (unhandled.kind, unhandled.after_return) {
+            (UnhandledKind::Rejection, true) => {
+                " (after its handler returned: a promise the handler did not await; await it, or catch it)"
+            }
+            (UnhandledKind::Rejection, false) => " (a promise nothing awaited or caught: await it, or catch it)",
+            (UnhandledKind::Exception, true) => {
+                " (after its handler returned, in code it left running: a timer, a callback)"
+            }
+            (UnhandledKind::Exception, false) => "",
+        };
+        let text = unhandled.text.trim_end();
+        let record = match unhandled.hook {
+            Some(hook) => Record::new(Level::Error, format!("hook \"{hook}\": {what}{fix}: {text}")).hook(&hook),
+            None => Record::new(Level::Error, format!("{what}{fix}: {text}")),
+        };
+        self.log(record);
+    }
+
     fn hook_name(&self, index: usize) -> &str {
         self.hooks.get(index).map_or("?", |hook| hook.name.as_str())
     }
@@ -755,6 +788,7 @@ impl<'s> Dispatcher<'s> {
                     hook_spans::handler_ended(telemetry, parent, &pending.event, self.hook_name(ended.hook), &ended);
                 }
             }
+            FromNode::Unhandled(unhandled) => self.unhandled(unhandled),
             FromNode::Exit { hook, code, stack } => self.exit_call = Some(ExitCall { hook, code, stack }),
             // Said only after a shutdown, which `close` waits for (or past, to the end).
             FromNode::Bye => {}
@@ -966,13 +1000,15 @@ impl<'s> Dispatcher<'s> {
     /// Shuts the runtime down, taking in what it says on its way out (the measurements of
     /// observable instruments, taken at shutdown; console output), for at most
     /// [`CLOSE_WITHIN`], until its `bye`; then the metrics the hooks recorded. The process
-    /// is not waited for past its `bye` (see [`Runtime::let_go`]).
-    pub fn close(mut self) -> OtelSummary {
+    /// is not waited for past its `bye` (see [`Runtime::let_go`]). With the counts of what
+    /// happened, the shutdown's part included (an unhandled rejection of what a hook left
+    /// running).
+    pub fn close(mut self) -> Closed {
         let until = Instant::now() + CLOSE_WITHIN;
         self.runtime.send_queued();
         if let Link::Lane(_) = self.runtime {
             // The session leaves its lane (dropped with the dispatcher); the runtime goes on.
-            return std::mem::take(&mut self.otel);
+            return Closed { otel: std::mem::take(&mut self.otel), stats: self.stats };
         }
         let mut said_bye = false;
         let wait_for_teardown = writes_as_it_ends(&self.config);
@@ -995,8 +1031,14 @@ impl<'s> Dispatcher<'s> {
         } else {
             self.runtime.kill();
         }
-        otel
+        Closed { otel, stats: self.stats }
     }
+}
+
+/// What a closed dispatcher leaves: the metrics the hooks recorded, and the counts.
+pub struct Closed {
+    pub otel: OtelSummary,
+    pub stats: DispatchStats,
 }
 
 /// Whether the runtime's Node writes files as it tears down, after its last `exit` listener

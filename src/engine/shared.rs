@@ -196,7 +196,7 @@ fn keep(inner: &Inner, keeping: Keeping) {
             publish(inner, &dispatcher);
         }
     }
-    for line in dispatcher.close().lines() {
+    for line in dispatcher.close().otel.lines() {
         log.info(line);
     }
 }

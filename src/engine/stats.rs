@@ -8,6 +8,10 @@ pub struct DispatchStats {
     /// Hooks that failed to load (counted once, by the first runtime).
     pub load_failed: u64,
     pub threw: u64,
+    /// Errors in the hooks' code that nothing handled: a promise not awaited whose
+    /// rejection nobody caught, a throw in a timer.
+    pub unhandled_rejections: u64,
+    pub uncaught_exceptions: u64,
     pub timed_out: u64,
     pub restarts: u64,
     /// (event, hook) deliveries whose handler was running when the runtime ended by no doing
@@ -22,6 +26,8 @@ impl DispatchStats {
             events: self.events.saturating_sub(before.events),
             load_failed: self.load_failed.saturating_sub(before.load_failed),
             threw: self.threw.saturating_sub(before.threw),
+            unhandled_rejections: self.unhandled_rejections.saturating_sub(before.unhandled_rejections),
+            uncaught_exceptions: self.uncaught_exceptions.saturating_sub(before.uncaught_exceptions),
             timed_out: self.timed_out.saturating_sub(before.timed_out),
             restarts: self.restarts.saturating_sub(before.restarts),
             unconfirmed: self.unconfirmed.saturating_sub(before.unconfirmed),
@@ -33,10 +39,23 @@ impl DispatchStats {
         format!("{} dispatched to {}", plural(self.events, "event"), plural(hooks as u64, "hook"))
     }
 
-    /// `0 handlers threw, 0 timed out`, and the restarts and unconfirmed deliveries when
-    /// there were any.
+    /// Whether any handler failed, or the hooks' code failed where nothing handled it: `run`
+    /// then exits 3.
+    pub fn misbehaved(&self) -> bool {
+        self.load_failed
+            + self.threw
+            + self.unhandled_rejections
+            + self.uncaught_exceptions
+            + self.timed_out
+            + self.restarts
+            + self.unconfirmed
+            > 0
+    }
+
+    /// `0 handlers threw, 0 timed out`, with the unhandled errors, the restarts and the
+    /// unconfirmed deliveries when there were any.
     pub fn failures(&self) -> String {
-        let mut text = format!("{} threw, {} timed out", plural(self.threw, "handler"), self.timed_out);
+        let mut text = format!("{} threw{}, {} timed out", plural(self.threw, "handler"), self.unhandled(), self.timed_out);
         if self.restarts > 0 || self.unconfirmed > 0 {
             text.push_str(&format!("; {}, {}", plural(self.restarts, "runtime restart"), self.unconfirmed_text()));
         }
@@ -46,14 +65,28 @@ impl DispatchStats {
     /// The summary line of a run, or of a `dev` session when it leaves the runtime.
     pub fn summary(&self, hooks: usize) -> String {
         format!(
-            "summary: {}; {} failed to load, {} threw, {} timed out; {}, {}",
+            "summary: {}; {} failed to load, {} threw{}, {} timed out; {}, {}",
             self.dispatched(hooks),
             plural(self.load_failed, "hook"),
             plural(self.threw, "handler"),
+            self.unhandled(),
             self.timed_out,
             plural(self.restarts, "runtime restart"),
             self.unconfirmed_text(),
         )
+    }
+
+    /// `, 1 unhandled rejection, 1 uncaught exception` (in Node's words), or nothing when
+    /// there were none.
+    fn unhandled(&self) -> String {
+        let mut text = String::new();
+        if self.unhandled_rejections > 0 {
+            text.push_str(&format!(", {}", plural(self.unhandled_rejections, "unhandled rejection")));
+        }
+        if self.uncaught_exceptions > 0 {
+            text.push_str(&format!(", {}", plural(self.uncaught_exceptions, "uncaught exception")));
+        }
+        text
     }
 
     fn unconfirmed_text(&self) -> String {
@@ -74,12 +107,33 @@ mod tests {
 
     #[test]
     fn the_summary_counts_every_kind_of_failure_in_the_serve_logs_words() {
-        let stats = DispatchStats { events: 13, load_failed: 1, threw: 2, timed_out: 0, restarts: 1, unconfirmed: 1 };
+        let stats = DispatchStats {
+            events: 13,
+            load_failed: 1,
+            threw: 2,
+            timed_out: 0,
+            restarts: 1,
+            unconfirmed: 1,
+            ..DispatchStats::default()
+        };
         assert_eq!(
             stats.summary(3),
             "summary: 13 events dispatched to 3 hooks; 1 hook failed to load, 2 handlers threw, 0 timed out; 1 runtime restart, 1 unconfirmed delivery"
         );
         assert_eq!(stats.failures(), "2 handlers threw, 0 timed out; 1 runtime restart, 1 unconfirmed delivery");
+    }
+
+    #[test]
+    fn errors_nothing_handled_are_counted_in_node_s_words_only_when_there_were_any() {
+        let stats =
+            DispatchStats { events: 1, unhandled_rejections: 2, uncaught_exceptions: 1, ..DispatchStats::default() };
+        assert_eq!(
+            stats.summary(1),
+            "summary: 1 event dispatched to 1 hook; 0 hooks failed to load, 0 handlers threw, 2 unhandled rejections, 1 uncaught exception, 0 timed out; 0 runtime restarts, 0 unconfirmed deliveries"
+        );
+        assert_eq!(stats.failures(), "0 handlers threw, 2 unhandled rejections, 1 uncaught exception, 0 timed out");
+        assert!(stats.misbehaved());
+        assert!(!DispatchStats { events: 3, ..DispatchStats::default() }.misbehaved());
     }
 
     #[test]

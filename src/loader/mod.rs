@@ -19,6 +19,7 @@ pub mod graph;
 pub mod installed;
 pub mod line_starts;
 pub mod link;
+pub mod not_installed;
 pub mod on_demand;
 pub mod resolver;
 pub mod transform;

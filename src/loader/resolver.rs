@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use oxc_resolver::{ResolveError, ResolveOptions, TsConfig, TsconfigDiscovery};
 
 use super::installed::InstalledPackages;
+use super::not_installed::{self, NotInstalled};
 use crate::sdk;
 
 /// How Node runs a file.
@@ -377,17 +378,39 @@ impl Resolver {
                 fix: "fix the part of the specifier after the package name (see the package's files, its `exports` or `main`)".to_owned(),
             };
         }
-        let tried = format!(
-            "the package `{package}` is not installed: there is no `node_modules/{package}` in `{}` or any folder above it{base_url}",
-            self.shown(dir)
-        );
-        // A name near one that is installed is a slip of the keyboard, not a package to
-        // fetch: the name on npm may be someone else's, waiting for that slip.
-        let fix = match self.installed.nearest(dir, package) {
-            Some(installed) => format!("did you mean `{installed}` (installed)?"),
-            None => format!("add it with `npm install {package}`"),
-        };
-        Unresolved { tried, fix }
+        let nowhere =
+            format!("there is no `node_modules/{package}` in `{}` or any folder above it{base_url}", self.shown(dir));
+        // Never a registry install for a name the project itself defines or declares: npm
+        // would fetch whatever holds that name there.
+        match not_installed::explain(dir, &self.root, package) {
+            NotInstalled::Workspace { root, folder, install } => Unresolved {
+                tried: format!(
+                    "`{package}` is a package of this workspace, at `{}`, but it is not linked: {nowhere}",
+                    self.shown(&folder)
+                ),
+                fix: format!(
+                    "run `{}` at the workspace's root (`{}`) to link its packages",
+                    install.install(),
+                    self.shown(&root)
+                ),
+            },
+            NotInstalled::Declared { manifest, install } => Unresolved {
+                tried: format!(
+                    "the package `{package}` is declared in `{}` but not installed: {nowhere}",
+                    self.shown(&manifest)
+                ),
+                fix: format!("run `{}` to install the declared dependencies", install.install()),
+            },
+            NotInstalled::Unknown { install } => {
+                // A name near one that is installed is a slip of the keyboard, not a package
+                // to fetch: the name on npm may be someone else's, waiting for that slip.
+                let fix = match self.installed.nearest(dir, package) {
+                    Some(installed) => format!("did you mean `{installed}` (installed)?"),
+                    None => format!("add it with `{}`", install.add_command(package)),
+                };
+                Unresolved { tried: format!("the package `{package}` is not installed: {nowhere}"), fix }
+            }
+        }
     }
 
     /// A `#…` import: what the nearest package.json's `imports` makes of it.

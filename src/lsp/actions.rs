@@ -35,7 +35,7 @@ pub fn code_actions(
                 ..CodeAction::default()
             }));
         }
-        if found.severity != Severity::Error {
+        if found.severity != Severity::Error || !found.code.stops_loading() {
             let edit = disable_for_line(&document.text, found.diagnostic.range.start.line, found.code.as_str());
             let edits = FileEdits { uri: document.uri.clone(), version: Some(document.version), edits: vec![edit] };
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {

@@ -142,7 +142,7 @@ mod tests {
         assert_eq!(converted.range.start, lsp_types::Position { line: 0, character: 20 });
         assert_eq!(converted.range.end, lsp_types::Position { line: 0, character: 24 });
         assert_eq!(converted.code, Some(NumberOrString::String("hooks::unknown-event".to_owned())));
-        assert_eq!(converted.severity, Some(DiagnosticSeverity::WARNING));
+        assert_eq!(converted.severity, Some(DiagnosticSeverity::ERROR));
         assert_eq!(converted.message, "bad key\nhelp: use a known one");
         assert_eq!(converted.related_information.unwrap()[0].message, "here");
         assert!(converted.code_description.unwrap().href.as_str().ends_with("codes.md#hooks-unknown-event"));

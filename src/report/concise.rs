@@ -19,24 +19,33 @@ pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
     out
 }
 
-/// What `run` and `dev` warn about before anything runs, as `validate` says it: each
-/// warning where it is (`bot/hooks/usage.ts:5:5: warning hooks::unknown-event …`) with its
-/// help (`did you mean \`turn.completed\`?`), then the hooks that will not load (an
-/// empty `events`' warning is said by its "skipped hook" line).
-pub fn log_warnings(checked: &CheckedProject, dir: &ProjectDir) -> Vec<String> {
-    let warnings = checked
-        .diagnostics
-        .iter()
-        .filter(|diagnostic| diagnostic.severity() == Severity::Warning && diagnostic.code != Code::EmptyEvents);
-    let mut lines: Vec<String> =
-        warnings.map(|diagnostic| format!("{}; {}", line(diagnostic, dir), escape(&diagnostic.help))).collect();
-    lines.extend(
-        checked
-            .hooks
-            .iter()
-            .filter(|hook| hook.skipped.is_some())
-            .map(|hook| format!("skipped hook \"{}\" ({})", hook.name, hook.skipped.map_or("", |code| code.as_str()))),
-    );
+/// What `run` and `dev` say before anything runs of the findings that let the project load,
+/// as `validate` says them: each error about a handler
+/// (`bot/hooks/usage.ts:4:5: error hooks::unknown-event … never runs (the hook loads without
+/// it, as in hosting); did you mean \`turn.completed\`?`) and each warning where it is, with its help, then
+/// the hooks that will not load (an empty `events`' warning is said by its "skipped hook"
+/// line).
+pub fn log_findings(checked: &CheckedProject, dir: &ProjectDir) -> Vec<(Severity, String)> {
+    let findings = checked.diagnostics.iter().filter(|diagnostic| {
+        let severity = diagnostic.severity();
+        (severity == Severity::Error && !diagnostic.stops_loading())
+            || (severity == Severity::Warning && diagnostic.code != Code::EmptyEvents)
+    });
+    let mut lines: Vec<(Severity, String)> = findings
+        .map(|diagnostic| {
+            // An error that lets its hook load is about one handler.
+            let loads = if diagnostic.severity() == Severity::Error {
+                " (the hook loads without it, as in hosting)"
+            } else {
+                ""
+            };
+            (diagnostic.severity(), format!("{}{loads}; {}", line(diagnostic, dir), escape(&diagnostic.help)))
+        })
+        .collect();
+    lines.extend(checked.hooks.iter().filter(|hook| hook.skipped.is_some()).map(|hook| {
+        let code = hook.skipped.map_or("", |code| code.as_str());
+        (Severity::Warning, format!("skipped hook \"{}\" ({code})", hook.name))
+    }));
     lines
 }
 
@@ -46,7 +55,7 @@ pub fn still_serving(checked: &CheckedProject, dir: &ProjectDir) -> (Vec<String>
     let errors: Vec<String> = checked
         .diagnostics
         .iter()
-        .filter(|diagnostic| diagnostic.severity() == Severity::Error)
+        .filter(|diagnostic| diagnostic.stops_loading())
         .map(|diagnostic| line(diagnostic, dir))
         .collect();
     let what = match errors.len() {

@@ -251,11 +251,7 @@ impl TurnEnded {
     fn record(&self, dispatcher: &Dispatcher<'_>, took: Duration) -> Record {
         let stats = dispatcher.stats.since(&self.before);
         let mut record = Record::new(
-            if stats.threw + stats.timed_out + stats.unconfirmed + stats.restarts > 0 {
-                Level::Warn
-            } else {
-                Level::Info
-            },
+            if stats.misbehaved() { Level::Warn } else { Level::Info },
             format!(
                 "turn {} in {} (its hooks done): {}; {}",
                 if self.failed { "failed" } else { "completed" },

@@ -57,6 +57,16 @@ fn projects() -> Vec<(PathBuf, String)> {
     found
 }
 
+/// Whether every error `validate` finds in the project is one about a handler, not its hook
+/// (`hooks::unknown-event`): `validate` fails, and `run` loads every hook, as hosting does.
+fn only_errors_about_handlers(cwd: &Path, dir: &str) -> bool {
+    let validate = agent_sdk(cwd, &["validate", "--dir", dir, "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&validate.stdout).unwrap();
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    let errors = || diagnostics.iter().filter(|diagnostic| diagnostic["severity"] == "error");
+    errors().count() > 0 && errors().all(|diagnostic| diagnostic["code"] == "hooks::unknown-event")
+}
+
 /// A copy of `source` in a fresh folder, with the links `npm install` makes for workspaces.
 fn copy(source: &Path) -> tempfile::TempDir {
     let copy = copy_project(source);
@@ -77,7 +87,7 @@ fn every_hook_info_lists_is_loaded_and_dispatched_to_by_run() {
         let info = agent_sdk(project.path(), &["info", "--json", "--dir", &dir]);
         let report: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
         let Some(agent) = report["agents"].get(0) else { continue };
-        if agent["diagnostics"]["errors"] != 0 {
+        if agent["diagnostics"]["errors"] != 0 && !only_errors_about_handlers(project.path(), &dir) {
             let on_purpose =
                 source.starts_with(root().join("fixtures/validate")) || INVALID_ON_PURPOSE.contains(&case.as_str());
             if !on_purpose {

@@ -214,3 +214,28 @@ fn every_code_has_its_anchor_in_the_code_table() {
         );
     }
 }
+
+/// The vendor's CI line, `validate --dir .`, fails on a misspelt event key (a handler that
+/// never runs; tsc's TS2353), and in a GitHub Actions job (`GITHUB_ACTIONS=true`) with no
+/// `--format`, the findings are annotations; `--format` still chooses.
+#[test]
+fn in_github_actions_the_findings_are_annotations_and_a_misspelt_event_fails_the_gate() {
+    let dir = fixture("validate", "unknown-event");
+    let in_actions = |args: &[&str]| {
+        common::agent_sdk()
+            .args(args)
+            .current_dir(&dir)
+            .env("GITHUB_ACTIONS", "true")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let annotated = in_actions(&["validate", "--dir", "."]);
+    assert_eq!(exit_code(&annotated), 1);
+    let stdout = String::from_utf8_lossy(&annotated.stdout);
+    assert!(stdout.starts_with("::error file=bot/hooks/typos.ts,line=4,col=5,"), "{stdout}");
+    assert_eq!(stdout.lines().count(), 3, "{stdout}");
+    let concise = in_actions(&["validate", "--format", "concise"]);
+    let stdout = String::from_utf8_lossy(&concise.stdout);
+    assert!(stdout.starts_with("bot/hooks/typos.ts:4:5: error hooks::unknown-event"), "{stdout}");
+}

@@ -11,7 +11,7 @@ fn a_clean_project_exits_0() {
 
 #[test]
 fn warnings_fail_only_with_deny_warnings() {
-    let dir = fixture("validate", "unknown-event");
+    let dir = fixture("validate", "duplicate-event");
     assert_eq!(exit_code(&run_in(&dir, &["validate"])), 0);
     assert_eq!(exit_code(&run_in(&dir, &["validate", "--deny-warnings"])), 1);
 }
@@ -105,7 +105,7 @@ fn quiet_prints_the_findings_without_the_summary() {
     let full = String::from_utf8(run_in(&dir, &["validate"]).stdout).unwrap();
     assert!(quiet.contains("`turn.complete` is not an event type"), "{quiet}");
     assert!(!quiet.contains("Found"), "{quiet}");
-    assert!(full.starts_with(&quiet) && full.ends_with("Found 3 warnings in 1 file; 1 hook would load.\n"), "{full}");
+    assert!(full.starts_with(&quiet) && full.ends_with("Found 3 errors in 1 file; 1 hook would load.\n"), "{full}");
     let clean = run_in(&root(), &["-q", "validate", "examples/acme-bot"]);
     assert_eq!((exit_code(&clean), clean.stdout.as_slice(), clean.stderr.as_slice()), (0, &b""[..], &b""[..]));
 }

@@ -250,3 +250,21 @@ fn settings_from_above_the_project_are_named_on_stderr() {
     drop(server);
     assert!(log.contains("using settings from ../../agent-sdk.json"), "{log}");
 }
+
+/// `hooks::unknown-event` is an error, but the one about a handler rather than the hook: the
+/// settings may lower it (or turn it off), and `validate` then passes.
+#[test]
+fn the_settings_may_lower_an_unknown_event_and_no_other_error() {
+    let project = common::copy_fixture("validate", "unknown-event");
+    let settings = project.path().join("agent-sdk.json");
+    assert_eq!(exit_code(&run_in(project.path(), &["validate"])), 1);
+    std::fs::write(&settings, "{ \"rules\": { \"unknown-event\": \"warning\" } }\n").unwrap();
+    let lowered = run_in(project.path(), &["validate", "--format", "concise"]);
+    let stdout = String::from_utf8_lossy(&lowered.stdout);
+    assert_eq!(exit_code(&lowered), 0, "{stdout}");
+    assert!(stdout.contains(": warning hooks::unknown-event"), "{stdout}");
+    std::fs::write(&settings, "{ \"rules\": { \"unresolved-import\": \"warning\" } }\n").unwrap();
+    let refused = run_in(project.path(), &["validate", "--format", "concise"]);
+    let stdout = String::from_utf8_lossy(&refused.stdout);
+    assert!(stdout.contains("error config::invalid `hooks::unresolved-import` is an error"), "{stdout}");
+}

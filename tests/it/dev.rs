@@ -1841,12 +1841,14 @@ fn a_settings_file_written_while_serving_re_checks_the_hooks() {
     let dir = copy_fixture("dev", "basic");
     let hook = dir.path().join("bot/hooks/recorder.ts");
     let source = std::fs::read_to_string(&hook).unwrap();
-    std::fs::write(&hook, source.replacen("events: {", "events: {\n    \"turn.complete\"() {},", 1)).unwrap();
+    let failed = "events: {\n    \"turn.failed\"() { return fetch(\"http://127.0.0.1:9/page\"); },";
+    std::fs::write(&hook, source.replacen("events: {", failed, 1)).unwrap();
     let server = DevServer::start(dir.path(), 0);
     let session = server.create_session();
     server.send(&session, "one");
-    std::fs::write(dir.path().join("agent-sdk.json"), "{ \"rules\": { \"unknown-event\": \"error\" } }\n").unwrap();
+    std::fs::write(dir.path().join("agent-sdk.json"), "{ \"rules\": { \"fetch-without-timeout\": \"error\" } }\n")
+        .unwrap();
     wait_for_log(&server, "the changed hooks have 1 error; still serving the last good ones");
     let stderr = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
-    assert!(stderr.contains("error hooks::unknown-event `turn.complete` is not an event type"), "{stderr}");
+    assert!(stderr.contains("error hooks::fetch-without-timeout"), "{stderr}");
 }

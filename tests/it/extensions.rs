@@ -82,6 +82,30 @@ fn a_workspace_package_with_typescript_sources_mounts_and_runs() {
     assert!(!log.contains("flaky"), "disabled: {log}");
 }
 
+/// A fresh clone of the workspace, before `npm install` linked its packages: the help says
+/// the extension is the workspace's own package and where, and to install at the
+/// workspace's root, never to fetch its name from the registry.
+#[test]
+fn a_workspace_package_not_yet_linked_is_said_to_be_the_workspace_s_own() {
+    let workspace = copy_project(&fixture("extensions", "workspace"));
+    let agent = workspace.path().join("packages/agent");
+    let checked = run_in(&agent, &["validate", "--format", "concise"]);
+    assert_eq!(exit_code(&checked), 1);
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert_eq!(
+        stdout.trim_end(),
+        "bot/extensions/ci.ts:1:16: error hooks::unresolved-import `@acme/ci-ext` cannot be found, so this module would fail to load"
+    );
+    let json = run_in(&agent, &["validate", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let help = report["diagnostics"][0]["help"].as_str().unwrap();
+    assert_eq!(
+        help,
+        "`@acme/ci-ext` is a package of this workspace, at `../ci-ext`, but it is not linked: there is no `node_modules/@acme/ci-ext` in `bot/extensions` or any folder above it; run `npm install` at the workspace's root (`../..`) to link its packages"
+    );
+    assert!(!help.contains("npm install @acme"), "{help}");
+}
+
 /// Without instructions of its own, the agent's prompt starts with the extension's: the
 /// local model quotes the prompt's first line.
 #[test]
@@ -203,8 +227,9 @@ fn an_extension_s_own_warning_is_silenced_where_it_is_mounted() {
     );
 }
 
-/// The settings' rule levels reach an extension's own findings too: with `unknown-event`
-/// off, the warning about the extension's hook is gone; raised to an error, it fails.
+/// The settings' rule levels reach an extension's own findings too: `unknown-event` is an
+/// error that fails `validate`; off, the finding about the extension's hook is gone; lowered
+/// to a warning, it passes but with `--deny-warnings`.
 #[test]
 fn the_settings_rule_levels_apply_to_an_extension_s_own_findings() {
     let project = copy_fixture("extensions", "silenced");
@@ -212,12 +237,18 @@ fn the_settings_rule_levels_apply_to_an_extension_s_own_findings() {
     let text = std::fs::read_to_string(&mount).unwrap();
     std::fs::write(&mount, text.replace("// agent-sdk-ignore hooks::unknown-event\n", "")).unwrap();
     let settings = project.path().join("agent-sdk.json");
+    let by_default = run_in(project.path(), &["validate", "--format", "concise"]);
+    let stdout = String::from_utf8_lossy(&by_default.stdout);
+    assert_eq!(exit_code(&by_default), 1, "{stdout}");
+    assert!(stdout.contains("error hooks::unknown-event"), "{stdout}");
     std::fs::write(&settings, "{ \"rules\": { \"unknown-event\": \"off\" } }\n").unwrap();
     let off = run_in(project.path(), &["validate", "--deny-warnings"]);
     assert_eq!(exit_code(&off), 0, "{}", String::from_utf8_lossy(&off.stdout));
-    std::fs::write(&settings, "{ \"rules\": { \"unknown-event\": \"error\" } }\n").unwrap();
-    let raised = run_in(project.path(), &["validate", "--format", "concise"]);
-    let stdout = String::from_utf8_lossy(&raised.stdout);
-    assert_eq!(exit_code(&raised), 1, "{stdout}");
-    assert!(stdout.contains("error hooks::unknown-event"), "{stdout}");
+    std::fs::write(&settings, "{ \"rules\": { \"unknown-event\": \"warning\" } }\n").unwrap();
+    let lowered = run_in(project.path(), &["validate", "--format", "concise"]);
+    let stdout = String::from_utf8_lossy(&lowered.stdout);
+    assert_eq!(exit_code(&lowered), 0, "{stdout}");
+    assert!(stdout.contains("warning hooks::unknown-event"), "{stdout}");
+    let denied = run_in(project.path(), &["validate", "--deny-warnings"]);
+    assert_eq!(exit_code(&denied), 1);
 }

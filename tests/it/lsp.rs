@@ -253,7 +253,8 @@ fn diagnostics_of_an_opened_hook_have_utf16_ranges_and_follow_unsaved_edits() {
     let found = client.diagnostics(&hook, |diagnostics| !diagnostics.is_empty());
     assert_eq!(codes(&found), ["hooks::unknown-event"]);
     let diagnostic = &found[0];
-    assert_eq!(diagnostic["severity"], 2);
+    // An error, as `validate` fails on it.
+    assert_eq!(diagnostic["severity"], 1);
     assert_eq!(diagnostic["source"], "agent-sdk");
     // `    /* 🎉🎉 */ ` is 13 characters and 15 UTF-16 units; the key with its quotes is 15.
     assert_eq!(

@@ -609,6 +609,22 @@ fn a_second_ctrl_c_stops_at_once_and_says_what_redeliver_will_send() {
     assert!(again.record.iter().any(|line| line.starts_with("boot done #")), "{:?}", again.record);
 }
 
+/// Errors nothing handled in a hook's code fail the run as a throw does (exit 3): a host
+/// call's promise not awaited whose rejection nobody caught, a throw in a timer the handler
+/// left running; each is said for its hook, with what fixes it, and counted in the summary.
+/// And a call a hook left running as the run ends still lands (hosting, whose process
+/// stays up, would take it).
+#[test]
+fn errors_nothing_handled_fail_the_run_and_a_call_left_running_still_lands() {
+    let dir = copy_fixture("run", "async-errors");
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 3, "{}", ran.log());
+    assert_eq!(ran.record, ["late write landed"]);
+    // (Node's own frames differ from one Node to the next.)
+    let seen = Filters::new().pattern(r"(?m)^.*\|     at .*node:internal.*\n", "").apply(&seen(dir.path(), &ran));
+    insta::assert_snapshot!(seen);
+}
+
 /// A warning `run` logs before it runs is what `validate` says of it: where (line:col),
 /// the code, and the help ("did you mean").
 #[test]

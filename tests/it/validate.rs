@@ -44,6 +44,7 @@ cases! {
     duplicate_event => "duplicate-event",
     dynamic_events => "dynamic-events",
     unresolved_import => "unresolved-import",
+    declared_not_installed => "declared-not-installed",
     missing_export => "missing-export",
     misspelt_package => "misspelt-package",
     unsupported_syntax => "unsupported-syntax",
@@ -189,6 +190,8 @@ lint_cases! {
     lint_state_in_state_root_correct => "state-in-state-root/correct",
     lint_rebuilds_reply_from_deltas => "rebuilds-reply-from-deltas/reported",
     lint_rebuilds_reply_from_deltas_correct => "rebuilds-reply-from-deltas/correct",
+    lint_floating_host_call => "floating-host-call/reported",
+    lint_floating_host_call_correct => "floating-host-call/correct",
     lint_guide_examples => "guide-examples",
     lint_suppressed => "suppressed",
 }

@@ -179,10 +179,11 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         ));
         return Ok(ExitStatus::Code(stopped_by().exit_code()));
     }
-    let stats = dispatcher.stats;
-    for line in dispatcher.close().lines() {
+    let closed = dispatcher.close();
+    for line in closed.otel.lines() {
         log.info(line);
     }
+    let stats = closed.stats;
     log.info(stats.summary(hook_count));
     // Said last, where it is seen; a cancelled turn was said as it happened.
     if let (Some(failed), false) = (&outcome.failed, outcome.cancelled) {
@@ -197,7 +198,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         return Err(error);
     }
     output.finish()?;
-    let misbehaved = stats.load_failed + stats.threw + stats.timed_out + stats.restarts + stats.unconfirmed > 0;
+    let misbehaved = stats.misbehaved();
     Ok(if outcome.cancelled || interrupted.load(std::sync::atomic::Ordering::SeqCst) {
         ExitStatus::Code(stopped_by().exit_code())
     } else if outcome.failed.is_some() {

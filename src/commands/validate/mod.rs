@@ -40,7 +40,8 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
     if let Some(fixed) = fixed.filter(|fixed| !printer.is_quiet() || fixed.count() > 0) {
         printer.stderr(&fixed_lines(&fixed, &dir));
     }
-    let rendered = match args.format {
+    let format = args.format();
+    let rendered = match format {
         // `--quiet`: the findings without the summary line.
         OutputFormat::Pretty if printer.is_quiet() => {
             report::render_diagnostics(&checked.diagnostics, &checked.sources, printer)
@@ -49,11 +50,11 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
     };
     printer.stdout(&rendered)?;
     if !printer.is_quiet() {
-        if let Some(summary) = report::render_summary(args.format, &checked) {
+        if let Some(summary) = report::render_summary(format, &checked) {
             printer.stderr(&summary);
         }
         if let Some(hint) =
-            fixable_hint(&checked, args).filter(|_| matches!(args.format, OutputFormat::Pretty | OutputFormat::Concise))
+            fixable_hint(&checked, args).filter(|_| matches!(format, OutputFormat::Pretty | OutputFormat::Concise))
         {
             printer.stderr(&hint);
         }

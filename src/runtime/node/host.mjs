@@ -381,13 +381,22 @@ process.exit = /** @type {typeof process.exit} */ (function exit(code) {
   realExit(code);
 });
 
-// A hook's stray code (a timer, a promise nobody awaits) must not bring the host down.
-process.on('uncaughtException', (error) => {
-  sendConsole('error', `uncaught exception: ${errorText(error)}`);
-});
-process.on('unhandledRejection', (reason) => {
-  sendConsole('error', `unhandled rejection: ${errorText(reason)}`);
-});
+// A hook's stray code (a timer, a promise nobody awaits) must not bring the host down; Rust
+// counts each such error as a failure of the hook whose code it was.
+process.on('uncaughtException', (error) => sendUnhandled('exception', error));
+process.on('unhandledRejection', (reason) => sendUnhandled('rejection', reason));
+
+/**
+ * Says an error nothing handled, for the hook whose code it was: the one whose host call
+ * rejected with it, else the one whose code is running. `afterReturn`: that hook's handler
+ * had returned by then (what it started was not awaited).
+ * @param {'exception' | 'rejection'} kind
+ */
+function sendUnhandled(kind, thrown) {
+  const scope = (typeof thrown === 'object' && thrown !== null ? callScopes.get(thrown) : undefined) ?? hookScope.getStore();
+  const afterReturn = scope?.returned === true;
+  send(inLane({ t: 'unhandled', kind, hook: scope?.hook ?? null, afterReturn, text: errorText(thrown) }, scope?.lane ?? null));
+}
 
 /** `{ message, stack }` of anything thrown, without ever throwing itself. */
 function describe(thrown) {
@@ -441,6 +450,10 @@ function errorText(thrown) {
 const pending = new Map();
 let nextCallId = 1;
 let connectionClosed = false;
+/** Once told to shut down: the replies channel then keeps Node up only while calls wait. */
+let shuttingDown = false;
+/** The hook scope of each error a host call rejected with, for [sendUnhandled]. */
+const callScopes = new WeakMap();
 
 /**
  * Sends a "call" for the session of lane `lane` (its ctx's: null, the default lane's) and
@@ -450,18 +463,31 @@ let connectionClosed = false;
  * @param {number | null} lane
  */
 function call(method, args, lane) {
-  if (connectionClosed) return Promise.reject(connectionClosedError(method));
+  const scope = hookScope.getStore();
+  if (connectionClosed) return Promise.reject(scoped(connectionClosedError(method, scope), scope));
   const id = nextCallId++;
   return new Promise((resolve, reject) => {
     // Sent first: a value JSON cannot carry rejects here, and nothing is left pending.
     const hostCall = /** @type {HostCall} */ ({ method, args });
-    send(inLane({ t: 'call', id, ...hostCall, hook: currentHook() }, lane));
-    pending.set(id, { method, resolve, reject });
+    send(inLane({ t: 'call', id, ...hostCall, hook: scope?.hook ?? null }, lane));
+    pending.set(id, { method, resolve, reject, scope });
+    // A call made as the runtime ends keeps it up until it is answered.
+    if (shuttingDown && pending.size === 1) replies.ref();
   });
 }
 
-function connectionClosedError(method) {
-  return new Error(`ctx.host call ${method} failed: the connection to agent-sdk is closed`);
+/** `error`, known to come from a call of `scope`'s hook. */
+function scoped(error, scope) {
+  if (scope !== undefined) callScopes.set(error, scope);
+  return error;
+}
+
+function connectionClosedError(method, scope) {
+  const late =
+    scope?.returned === true
+      ? `; it was made after its handler returned, once the run was over: await it in the handler (hosting, whose process stays up, would take it)`
+      : '';
+  return new Error(`ctx.host call ${method} failed: the connection to agent-sdk is closed${late}`);
 }
 
 /** @param {Reply} reply */
@@ -469,13 +495,14 @@ function onReply({ id, ok, value, error }) {
   const waiting = pending.get(id);
   if (!waiting) return;
   pending.delete(id);
+  if (shuttingDown && pending.size === 0) replies.unref();
   if (ok) waiting.resolve(value);
-  else waiting.reject(new Error(String(error)));
+  else waiting.reject(scoped(new Error(String(error)), waiting.scope));
 }
 
 function rejectPendingCalls() {
   connectionClosed = true;
-  for (const waiting of pending.values()) waiting.reject(connectionClosedError(waiting.method));
+  for (const waiting of pending.values()) waiting.reject(scoped(connectionClosedError(waiting.method, waiting.scope), waiting.scope));
   pending.clear();
 }
 
@@ -802,7 +829,8 @@ function runHandlers(lane, seq, frozenEvent, index, which, trace) {
         const key = which === 0 ? frozenEvent.type : '*';
         if (!hasOwn(events, key)) continue;
         slotRunning(lane, seq, index, which);
-        const scope = { hook: name, turnId: frozenEvent.turnId ?? null, lane: lane.id };
+        // `returned`: set once the handler has (what it left running then runs "after").
+        const scope = { hook: name, turnId: frozenEvent.turnId ?? null, lane: lane.id, returned: false };
         const { ctx } = lane;
         const span = trace === undefined ? undefined : beginHandlerSpan();
         const outcome =
@@ -813,8 +841,9 @@ function runHandlers(lane, seq, frozenEvent, index, which, trace) {
           handedOn = true;
           // Node yields now: what waited for a write goes out (Rust sees the events done).
           flush();
-          return finishLater(lane, seq, frozenEvent, outcome.pending, index, which, trace, span);
+          return finishLater(lane, seq, frozenEvent, outcome.pending, index, which, trace, span, scope);
         }
+        scope.returned = true;
         const error = report(lane, seq, index, key, outcome);
         if (span !== undefined) endHandlerSpan(lane, seq, index, key, span, outcome, error);
       }
@@ -828,11 +857,12 @@ function runHandlers(lane, seq, frozenEvent, index, which, trace) {
 }
 
 /** Waits for hook `index`'s handler `which` (and ends its span), then runs the handlers after it. */
-async function finishLater(lane, seq, frozenEvent, pending, index, which, trace, span) {
+async function finishLater(lane, seq, frozenEvent, pending, index, which, trace, span, scope) {
   let handedOn = false;
   try {
     const key = which === 0 ? frozenEvent.type : '*';
     const outcome = await pending;
+    scope.returned = true;
     const error = report(lane, seq, index, key, outcome);
     if (span !== undefined) endHandlerSpan(lane, seq, index, key, span, outcome, error);
     const nextHook = which === 0 ? index : index + 1;
@@ -989,8 +1019,11 @@ async function exitWhenFlushed() {
   // The last line, after the hooks' own exit listeners (registered before this one): Rust
   // stops waiting there, not for Node's teardown to end the process.
   process.on('exit', () => send({ t: 'bye' }));
+  // Replies still come, for what the hooks left running (a call they did not await, made
+  // now or in the time left): the channel keeps Node up only while a call waits for one.
+  shuttingDown = true;
+  if (pending.size === 0) replies.unref();
   channel.destroy();
-  replies.destroy();
   return new Promise(() => {});
 }
 
@@ -1073,7 +1106,10 @@ function readLines(socket, onLine, onClose) {
 
 const channel = new Socket({ fd: TO_NODE_FD, readable: true, writable: false });
 readLines(channel, onLine, () => {
-  // No reply can come any more: let handlers waiting on one fail now rather than time out.
+  // Closed by the shutdown itself: replies still come on their own channel.
+  if (shuttingDown) return;
+  // Rust is gone: no reply can come any more; let handlers waiting on one fail now rather
+  // than time out.
   rejectPendingCalls();
   enqueue(exitWhenFlushed);
 });

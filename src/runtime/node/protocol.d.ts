@@ -86,7 +86,7 @@ disabled?: Array<string>, instructions?: string | null, secretNames?: Array<stri
  * Why it mounts nothing: the import threw (the factory rejected its options), or the
  * default export is not a mount.
  */
-problem?: MountProblem | null, } | { "t": "mounts_done" } | { "t": "threw", seq: number, hook: number, handler: string, message?: string, stack?: string | null, } | { "t": "timed_out", seq: number, hook: number, handler: string, } | { "t": "handler" } & HandlerEnded | { "t": "done", seq: number, } | { "t": "call" } & Call | { "t": "otel" } & Otel | { "t": "console", level: ConsoleLevel, hook?: string | null, text?: string, } | { "t": "bye" } | { "t": "exit", hook?: string | null, code?: JsonValue, stack?: string | null, };
+problem?: MountProblem | null, } | { "t": "mounts_done" } | { "t": "threw", seq: number, hook: number, handler: string, message?: string, stack?: string | null, } | { "t": "timed_out", seq: number, hook: number, handler: string, } | { "t": "handler" } & HandlerEnded | { "t": "done", seq: number, } | { "t": "call" } & Call | { "t": "otel" } & Otel | { "t": "console", level: ConsoleLevel, hook?: string | null, text?: string, } | { "t": "unhandled" } & Unhandled | { "t": "bye" } | { "t": "exit", hook?: string | null, code?: JsonValue, stack?: string | null, };
 
 /**
  * How one handler of a traced event ran: the span of a hook handler.
@@ -392,3 +392,24 @@ traceId: string,
  * 16 hex digits.
  */
 spanId: string, };
+
+/**
+ * An error in a hook's code that nothing handled: see [`FromNode::Unhandled`].
+ */
+
+export type Unhandled = { kind: UnhandledKind, hook?: string | null, 
+/**
+ * Whether the code that failed ran after the handler that started it had returned (its
+ * promise was not awaited): then awaiting it fixes it.
+ */
+afterReturn?: boolean, 
+/**
+ * What was thrown, with its causes: its stack when it has one.
+ */
+text?: string, };
+
+/**
+ * Node's names for the two kinds: an `unhandledRejection`, an `uncaughtException`.
+ */
+
+export type UnhandledKind = "rejection" | "exception";

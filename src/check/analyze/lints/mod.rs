@@ -13,7 +13,8 @@
 //!        │        and the names it binds for the event and `ctx` (names::HandlerNames)
 //!        ▼
 //!  module_scope_secret · fetch_without_timeout · pages_cancelled_turns ·
-//!  meters_eval_sessions · mutates_event · state_in_state_root · rebuilds_reply_from_deltas
+//!  meters_eval_sessions · mutates_event · state_in_state_root · rebuilds_reply_from_deltas ·
+//!  floating_host_call
 //!        │
 //!        ▼
 //!  diagnostics (one per code and span)
@@ -21,6 +22,7 @@
 
 mod facts;
 mod fetch_without_timeout;
+mod floating_host_call;
 mod meters_eval_sessions;
 mod module_scope_secret;
 mod mutates_event;
@@ -124,6 +126,7 @@ pub(super) fn check<'a>(
         meters_eval_sessions::check(&lints, &mut found);
         mutates_event::check(&lints, &mut found);
         rebuilds_reply_from_deltas::check(&lints, &mut found);
+        floating_host_call::check(&lints, &mut found);
     }
     // A function that handles two keys is read twice; it is one finding.
     let mut seen = HashSet::new();
