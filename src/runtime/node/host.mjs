@@ -113,6 +113,9 @@
 //       console.log/info/debug and process.stdout.write → info, warn and
 //       process.stderr.write → warn, error/trace → error; hook is null when the output is
 //       not from a hook's code (or cannot be attributed to one).
+//   {"t":"unhandled","kind":"rejection"|"exception","hook":"audit/usage"|null,"afterReturn":true,"text":"…"}
+//       an unhandledRejection or uncaughtException in that hook's code (the hook whose host
+//       call rejected with it, else whose code ran); afterReturn: its handler had returned
 //   {"t":"bye"}
 //       after a "shutdown", from the last "exit" listener: nothing follows (Rust lets the
 //       process finish on its own, without waiting)
