@@ -63,14 +63,16 @@ pub(crate) fn file_kind(file_name: &str) -> FileKind<'_> {
     FileKind::Module(stem)
 }
 
-/// The folders Jest and Vitest keep tests and mocks in, beside the code they test: what is
-/// in them is not a hook (`agent-sdk test` runs the tests in `__tests__`).
+/// The folders Jest and Vitest keep tests and mocks in, beside the code they test. Hosting
+/// skips only test files (`*.test.*`, `*.spec.*`), so under `hooks/` every other module in
+/// them (a helper, a manual mock, a test not named as one) is a hook to it, named
+/// `__tests__/…`, which it refuses (`__`): discovery reports them so.
 pub const TEST_FOLDERS: [&str; 2] = ["__tests__", "__mocks__"];
 
-/// Whether the walk never enters or reads this entry: dot-files, dot-folders,
-/// `node_modules` and the [`TEST_FOLDERS`].
-fn is_ignored(file_name: &str, is_dir: bool) -> bool {
-    file_name.starts_with('.') || file_name == "node_modules" || (is_dir && TEST_FOLDERS.contains(&file_name))
+/// Whether the walk never enters or reads this entry: dot-files, dot-folders and
+/// `node_modules`.
+fn is_ignored(file_name: &str) -> bool {
+    file_name.starts_with('.') || file_name == "node_modules"
 }
 
 /// Finds every hook module of `project`, in discovery order (byte order of names).
@@ -107,7 +109,7 @@ pub fn discover(project: &Project, config: &Config) -> Discovery {
             }
             continue;
         };
-        let ignored = entry.depth() > 0 && is_ignored(file_name, is_dir);
+        let ignored = entry.depth() > 0 && is_ignored(file_name);
         let left_out = entry.depth() > 0 && config.ignore.is_some() && config.ignores(&display(entry.path()));
         if ignored || left_out {
             if left_out && !ignored {
@@ -186,10 +188,7 @@ fn modules_in(path: &Path, is_dir: bool) -> usize {
     WalkDir::new(path)
         .follow_links(true)
         .into_iter()
-        .filter_entry(|entry| {
-            entry.depth() == 0
-                || entry.file_name().to_str().is_some_and(|name| !is_ignored(name, entry.file_type().is_dir()))
-        })
+        .filter_entry(|entry| entry.depth() == 0 || entry.file_name().to_str().is_some_and(|name| !is_ignored(name)))
         .filter_map(Result::ok)
         .filter(|entry| entry.file_type().is_file() && is_module(entry.file_name()))
         .count()
@@ -264,6 +263,9 @@ pub(crate) fn and_list(items: &[String]) -> String {
 }
 
 fn reserved_name(module: &HookModule) -> Diagnostic {
+    if let Some(folder) = module.name.split('/').find(|part| TEST_FOLDERS.contains(part)) {
+        return in_test_folder(module, folder);
+    }
     Diagnostic::new(
         Code::ReservedName,
         format!(
@@ -271,6 +273,27 @@ fn reserved_name(module: &HookModule) -> Diagnostic {
             module.name
         ),
         format!("rename the file so its name has no `__`, e.g. `{}`", module.display_path.replace("__", "_")),
+    )
+    .with_path(&module.display_path)
+}
+
+/// A module in a `__tests__` or `__mocks__` folder that is not a test file: hosting loads it
+/// as a hook, and refuses its name.
+fn in_test_folder(module: &HookModule, folder: &str) -> Diagnostic {
+    let file = module.display_path.rsplit('/').next().unwrap_or(&module.display_path);
+    let test_name = match file.rsplit_once('.') {
+        Some((stem, extension)) => format!("{stem}.test.{extension}"),
+        None => format!("{file}.test.ts"),
+    };
+    Diagnostic::new(
+        Code::ReservedName,
+        format!(
+            "is in a `{folder}` folder but is not a test file (`*.test.*`, `*.spec.*`), so hosting loads it as a hook named `{}` and refuses the name (`__` is reserved for extensions)",
+            module.name
+        ),
+        format!(
+            "if it is a test, name it `{test_name}`; if it is a helper, a mock or a hook, move it out of the hooks folder (everything there but test files is loaded as a hook)"
+        ),
     )
     .with_path(&module.display_path)
 }
@@ -347,9 +370,9 @@ mod tests {
 
     #[test]
     fn test_and_mock_folders_are_not_entered_but_files_of_their_names_are_read() {
-        assert!(is_ignored("__tests__", true) && is_ignored("__mocks__", true));
-        assert!(is_ignored("node_modules", true) && is_ignored(".cache", true) && is_ignored(".x.ts", false));
-        assert!(!is_ignored("__tests__", false) && !is_ignored("tests", true) && !is_ignored("audit", true));
+        assert!(!is_ignored("__tests__") && !is_ignored("__mocks__"));
+        assert!(is_ignored("node_modules") && is_ignored(".cache") && is_ignored(".x.ts"));
+        assert!(!is_ignored("tests") && !is_ignored("audit"));
     }
 
     #[test]

@@ -55,7 +55,8 @@ impl DispatchStats {
     /// `0 handlers threw, 0 timed out`, with the unhandled errors, the restarts and the
     /// unconfirmed deliveries when there were any.
     pub fn failures(&self) -> String {
-        let mut text = format!("{} threw{}, {} timed out", plural(self.threw, "handler"), self.unhandled(), self.timed_out);
+        let mut text =
+            format!("{} threw{}, {} timed out", plural(self.threw, "handler"), self.unhandled(), self.timed_out);
         if self.restarts > 0 || self.unconfirmed > 0 {
             text.push_str(&format!("; {}, {}", plural(self.restarts, "runtime restart"), self.unconfirmed_text()));
         }

@@ -102,10 +102,13 @@ fn a_pattern_matching_nothing_fails_and_a_bad_glob_is_a_usage_error() {
     insta::assert_snapshot!(test_transcript(dir.path(), &["bot/["]));
 }
 
-/// Jest's folders beside the hooks: every module in `__tests__` is a test (whatever its
-/// name), and neither it nor `__mocks__` holds hooks.
+/// Jest's folders beside the hooks: a test file in `bot/hooks/__tests__` is run by `test`
+/// and skipped by discovery, as hosting skips it. Any other module there (a real hook, a
+/// helper, a mock) is a hook to hosting, named `__tests__/…`, which it refuses: `validate`
+/// says so where it is, `run` refuses the project as hosting would, and `test` does not
+/// count it as a test that passed.
 #[test]
-fn tests_and_mocks_in_jest_s_folders_are_run_as_tests_and_never_checked_as_hooks() {
+fn a_test_in_jest_s_folder_runs_and_any_other_module_there_is_a_hook_hosting_refuses() {
     let dir = copy_fixture("test", "test-folders");
     let text = test_transcript(dir.path(), &[]);
     assert!(text.starts_with("$ agent-sdk test\nexit: 0\n"), "{text}");
@@ -120,6 +123,20 @@ fn tests_and_mocks_in_jest_s_folders_are_run_as_tests_and_never_checked_as_hooks
         validate,
         "$ agent-sdk validate\nexit: 0\n----- stdout -----\nFound no problems in 1 file; 1 hook would load.\n"
     );
+
+    let smoke = "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({ events: { \"turn.completed\"() {} } });\n";
+    std::fs::write(dir.path().join("bot/hooks/__tests__/smoke-hook.ts"), smoke).unwrap();
+    let validate = run_in(dir.path(), &["validate", "--format", "concise"]);
+    let stdout = String::from_utf8_lossy(&validate.stdout);
+    assert_eq!(exit_code(&validate), 1, "{stdout}");
+    assert_eq!(
+        stdout.trim_end(),
+        "bot/hooks/__tests__/smoke-hook.ts:1:1: error hooks::reserved-name is in a `__tests__` folder but is not a test file (`*.test.*`, `*.spec.*`), so hosting loads it as a hook named `__tests__/smoke-hook` and refuses the name (`__` is reserved for extensions)"
+    );
+    let run = run_in(dir.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&run), 1, "{}", String::from_utf8_lossy(&run.stderr));
+    let text = test_transcript(dir.path(), &[]);
+    assert!(text.contains("ℹ tests 1\n") && !text.contains("smoke-hook"), "{text}");
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Finding the project's tests: `*.test.*` and `*.spec.*` modules (TypeScript or
 //! JavaScript) under the source folder and the project's root `test/` and `tests/` folders,
-//! and every module in a `__tests__` folder (Jest's convention), the files hook discovery
-//! skips on purpose; PATTERN arguments narrow them down, or name a file to run.
+//! the files hook discovery (and hosting) skips on purpose, and every module in a
+//! `__tests__` folder outside the hooks folder (Jest's convention; inside it, hosting loads
+//! any other module as a hook, and `validate` says so); PATTERN arguments narrow them down,
+//! or name a file to run.
 
 use std::path::{Path, PathBuf};
 
@@ -76,8 +78,12 @@ fn find_in(project: &Project, folder: &Path) -> Vec<TestFile> {
         let name = entry.file_name().to_string_lossy();
         entry.depth() == 0 || !(name.starts_with('.') || name == "node_modules")
     });
+    let hooks_dir = project.hooks_dir();
     let in_tests_folder = |path: &Path| {
-        path.strip_prefix(folder).is_ok_and(|inside| inside.components().any(|part| part.as_os_str() == "__tests__"))
+        !path.starts_with(&hooks_dir)
+            && path
+                .strip_prefix(folder)
+                .is_ok_and(|inside| inside.components().any(|part| part.as_os_str() == "__tests__"))
     };
     walk.flatten()
         .filter(|entry| {

@@ -207,7 +207,7 @@ impl Tests<'_> {
         }
         if selected.is_empty() {
             self.printer.stderr(&format!(
-                "no tests: there is no `*.test.*` or `*.spec.*` file, nor a module in a `__tests__` folder, in {}\n",
+                "no tests: there is no `*.test.*` or `*.spec.*` file, nor a module in a `__tests__` folder outside the hooks folder, in {}\n",
                 files::folders_shown(project)
             ));
             return Ok((Ended::Finished(ExitStatus::Success), Vec::new()));
