@@ -852,3 +852,158 @@ fn the_endpoint_s_password_is_shown_nowhere() {
         assert!(!log.contains("s3cret"), "{log}");
     }
 }
+
+/// `run --event turn.failed` whose pager hook throws (exit 3), the run a user opens a trace
+/// for, exports its trace: the synthetic turn's `agent_sdk.turn` span, failed, and under it
+/// each handler's `hook <name>` span (the thrower's with status ERROR), and the hooks' own
+/// spans under theirs.
+#[test]
+fn a_synthetic_event_s_run_exports_its_hook_spans_even_when_a_hook_throws() {
+    let project = project();
+    std::fs::write(
+        project.path().join("bot/hooks/pager.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\n\nexport default defineHook({ events: { \"turn.failed\"() { throw new Error(\"the pager is down\"); } } });\n",
+    )
+    .unwrap();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--event", "turn.failed"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 3, "{log}");
+    let requests = collector.wait_for(
+        |requests| {
+            let spans = common::otlp::spans(requests);
+            ["agent_sdk.turn", "hook pager", "hook traced"]
+                .iter()
+                .all(|name| spans.iter().any(|span| span.name == *name))
+        },
+        ARRIVED,
+    );
+    let spans = common::otlp::spans(&requests);
+    let turn = span(&spans, "agent_sdk.turn");
+    assert_eq!(
+        (turn.status_code.as_str(), turn.attributes["agent_sdk.turn.status"].as_str()),
+        ("STATUS_CODE_ERROR", Some("error"))
+    );
+    let pager = span(&spans, "hook pager");
+    assert_eq!(
+        (pager.trace_id.as_str(), pager.parent_span_id.as_deref()),
+        (turn.trace_id.as_str(), Some(turn.span_id.as_str()))
+    );
+    assert_eq!((pager.status_code.as_str(), pager.status_message.as_str()), ("STATUS_CODE_ERROR", "the pager is down"));
+    assert_eq!(pager.attributes["agent_sdk.event.type"], "turn.failed");
+    let traced = span(&spans, "hook traced");
+    assert_eq!(span(&spans, "acme.page").parent_span_id.as_deref(), Some(traced.span_id.as_str()));
+    assert!(!spans.iter().any(|span| span.name.starts_with("chat ")), "no model was asked: {spans:#?}");
+}
+
+/// The events of a turn `run --json` recorded, as a `--replay` file (written before any
+/// slow hook is added).
+fn recorded_turn(project: &Path) -> std::path::PathBuf {
+    let output = run_in(project, &["run", "--message", "hello", "--json"]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
+    let file = project.join("turn.jsonl");
+    std::fs::write(&file, &output.stdout).unwrap();
+    file
+}
+
+/// `run --replay` traces each replayed turn as a live one is traced: its `agent_sdk.turn`
+/// span, a `chat` span per model request, and its events' handler spans under it.
+#[test]
+fn a_replay_exports_each_replayed_turn_s_trace_with_its_hook_spans() {
+    let project = project();
+    recorded_turn(project.path());
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--replay", "turn.jsonl"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    let requests = collector
+        .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "acme.lookup"), ARRIVED);
+    let spans = common::otlp::spans(&requests);
+    let turn = span(&spans, "agent_sdk.turn");
+    assert_eq!(
+        (turn.status_code.as_str(), turn.attributes["agent_sdk.turn.status"].as_str()),
+        ("STATUS_CODE_OK", Some("completed"))
+    );
+    assert_eq!(span(&spans, "chat local").parent_span_id.as_deref(), Some(turn.span_id.as_str()));
+    let traced = span(&spans, "hook traced");
+    assert_eq!(
+        (traced.trace_id.as_str(), traced.parent_span_id.as_deref()),
+        (turn.trace_id.as_str(), Some(turn.span_id.as_str()))
+    );
+    assert_eq!(traced.attributes["agent_sdk.event.type"], "turn.completed");
+    assert_eq!(span(&spans, "acme.summarise").parent_span_id.as_deref(), Some(traced.span_id.as_str()));
+}
+
+/// Ctrl-C twice during a replay whose hook is slow stops at once (exit 130), and what was
+/// pending still reaches the collector, within the flush bound: the replayed turn's span
+/// and the serve log up to its last line.
+#[test]
+fn a_replay_stopped_by_ctrl_c_still_exports_what_was_pending_within_the_bound() {
+    let project = project();
+    recorded_turn(project.path());
+    std::fs::write(
+        project.path().join("bot/hooks/slow.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\n\nexport default defineHook({ events: { async \"message.received\"() { console.log(\"slow started\"); await new Promise((resolve) => setTimeout(resolve, 60_000)); } } });\n",
+    )
+    .unwrap();
+    let collector = Receiver::start();
+    let mut child = common::agent_sdk()
+        .args(["run", "--replay", "turn.jsonl"])
+        .current_dir(project.path())
+        .env("NO_COLOR", "1")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, read) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            let _ = lines.send(line.unwrap_or_default());
+        }
+    });
+    let mut log = Vec::new();
+    let wait_for = |needle: &str, log: &mut Vec<String>| loop {
+        let line = read.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| panic!("no `{needle}`: {log:#?}"));
+        log.push(line);
+        if log.last().is_some_and(|line| line.contains(needle)) {
+            return;
+        }
+    };
+    wait_for("slow started", &mut log);
+    let interrupt = || {
+        assert!(std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success())
+    };
+    interrupt();
+    wait_for("Ctrl-C again to stop now", &mut log);
+    let stopped = std::time::Instant::now();
+    interrupt();
+    let status = child.wait().unwrap();
+    let took = stopped.elapsed();
+    log.extend(read.iter());
+    assert_eq!(status.code(), Some(130), "{log:#?}");
+    assert!(log.iter().any(|line| line.contains("stopped at once: ")), "{log:#?}");
+    assert!(took < Duration::from_secs(5), "took {took:?}: {log:#?}");
+    let requests = collector.wait_for(
+        |requests| {
+            common::otlp::log_records(requests)
+                .iter()
+                .any(|record| record.body.as_str().is_some_and(|body| body.starts_with("stopped at once: ")))
+                && common::otlp::spans(requests).iter().any(|span| span.name == "agent_sdk.turn")
+        },
+        ARRIVED,
+    );
+    let records = common::otlp::log_records(&requests);
+    assert!(
+        records.iter().any(|record| record.body.as_str().is_some_and(|body| body.starts_with("stopped at once: "))),
+        "{records:#?}"
+    );
+    span(&common::otlp::spans(&requests), "agent_sdk.turn");
+}
