@@ -111,6 +111,11 @@ impl Feed<'_, '_> {
                 match step {
                     TurnStep::Record(event) => self.record_show_dispatch(event, &turn_id, &mut outcome, trace)?,
                     TurnStep::Wait(duration) => wait_for_model(self.dispatcher, duration, self.interrupted)?,
+                    TurnStep::Responded(model) => {
+                        if let Some(trace) = trace.as_mut() {
+                            trace.responded(&model);
+                        }
+                    }
                     TurnStep::Log(level, line) => {
                         let mut record = Record::new(level, line);
                         record.turn_id = Some(turn_id.clone());

@@ -628,14 +628,16 @@ fn tool_calls_failed_handlers_and_failed_turns_are_spans_that_say_so() {
 }
 
 /// A turn of a real model (an OpenAI-compatible server on loopback): the GenAI attributes
-/// name its provider and model, and its usage is the token metric.
+/// name its provider, the model asked and the model that answered (the response's
+/// `model`, a dated version of the one asked), and its usage is the token metric.
 #[test]
 fn a_provider_turn_names_its_provider_model_and_tokens() {
     let project = project();
+    let answered = "gpt-4o-mini-2024-07-18";
     let server = ModelServer::start(vec![streamed(vec![
-        json!({ "choices": [ { "delta": { "content": "Hi" }, "finish_reason": null } ] }),
-        json!({ "choices": [ { "delta": {}, "finish_reason": "stop" } ] }),
-        json!({ "choices": [], "usage": { "prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26 } }),
+        json!({ "model": answered, "choices": [ { "delta": { "content": "Hi" }, "finish_reason": null } ] }),
+        json!({ "model": answered, "choices": [ { "delta": {}, "finish_reason": "stop" } ] }),
+        json!({ "model": answered, "choices": [], "usage": { "prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26 } }),
     ])]);
     let collector = Receiver::start();
     let (code, log) = run_exporting(
@@ -652,13 +654,15 @@ fn a_provider_turn_names_its_provider_model_and_tokens() {
     let turn = span(&spans, "agent_sdk.turn");
     assert_eq!(turn.attributes["gen_ai.provider.name"], "openai_compatible");
     assert_eq!(turn.attributes["gen_ai.request.model"], "gpt-4o-mini");
+    assert_eq!(turn.attributes["gen_ai.response.model"], answered);
     assert_eq!(
         (turn.attributes["gen_ai.usage.input_tokens"].clone(), turn.attributes["gen_ai.usage.output_tokens"].clone()),
         (json!(20), json!(6))
     );
-    span(&spans, "chat gpt-4o-mini");
+    assert_eq!(span(&spans, "chat gpt-4o-mini").attributes["gen_ai.response.model"], answered);
     let points = common::otlp::metrics(&requests);
     let tokens = point(&points, "gen_ai.client.token.usage");
+    assert!(tokens.iter().all(|point| point.attributes["gen_ai.response.model"] == answered), "{tokens:#?}");
     assert!(
         tokens.iter().any(|point| point.attributes["gen_ai.token.type"] == "input" && point.sum == Some(20.0)),
         "{tokens:#?}"
