@@ -1046,3 +1046,38 @@ fn an_endpoint_without_a_scheme_is_one_warning_and_the_run_goes_on_without_expor
     );
     assert!(!log.contains("s3cret"), "{log}");
 }
+
+/// `@opentelemetry/api` 1.10 has `logs` of its own: a record a hook emits through it is a
+/// serve-log record of that hook, as one through `@opentelemetry/api-logs` is, and reaches
+/// the collector with the serve log's records.
+#[test]
+fn a_record_emitted_through_the_api_s_own_logs_is_a_serve_log_record_and_is_exported() {
+    let project = project();
+    std::fs::write(
+        project.path().join("bot/hooks/api-logged.ts"),
+        "import { logs, SeverityNumber } from \"@opentelemetry/api\";\nimport { defineHook } from \"@cursor/bdk/hooks\";\n\nconst logger = logs.getLogger(\"acme.api-logs\");\n\nexport default defineHook({ events: { \"turn.completed\"() { logger.emit({ severityNumber: SeverityNumber.WARN, body: \"quota nearly spent\", attributes: { left: 3 } }); } } });\n",
+    )
+    .unwrap();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--event", "turn.completed"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    assert!(log.contains("WARN  hook \"api-logged\": quota nearly spent (left=3)"), "{log}");
+    let said = |record: &common::otlp::LogRecord| record.body == "hook \"api-logged\": quota nearly spent (left=3)";
+    let requests = collector.wait_for(
+        |requests| {
+            common::otlp::log_records(requests).iter().any(said)
+                && common::otlp::spans(requests).iter().any(|span| span.name == "hook api-logged")
+        },
+        ARRIVED,
+    );
+    let records = common::otlp::log_records(&requests);
+    let record = records.iter().find(|record| said(record)).unwrap_or_else(|| panic!("{records:#?}"));
+    assert_eq!(
+        (record.severity_text.as_str(), &record.attributes["agent_sdk.hook.name"]),
+        ("WARN", &json!("api-logged"))
+    );
+}
