@@ -435,10 +435,13 @@ impl<'s> Dispatcher<'s> {
     }
 
     /// Hands recorded events to the hooks together (a replay's batch): sent in one write,
-    /// as many at a time as may be in flight.
-    pub fn dispatch_all(&mut self, events: impl IntoIterator<Item = Envelope>) -> anyhow::Result<()> {
-        for event in events {
-            self.queue_event(event, None)?;
+    /// as many at a time as may be in flight, each under its turn's span when it is traced.
+    pub fn dispatch_all_in(
+        &mut self,
+        events: impl IntoIterator<Item = (Envelope, Option<Parent>)>,
+    ) -> anyhow::Result<()> {
+        for (event, trace) in events {
+            self.queue_event(event, trace)?;
         }
         self.pump(Duration::ZERO)?;
         self.save_progress()

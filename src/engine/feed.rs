@@ -1,6 +1,7 @@
 //! Feeding a session's events: each recorded (durably), then shown to whoever is waiting
 //! for it (`run`'s stdout, `dev`'s HTTP stream), then handed to the hooks.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -13,6 +14,7 @@ use crate::model::{ModelStream, Next};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
+use crate::telemetry::Parent;
 use crate::telemetry::turn_trace::{Traced, TurnTrace};
 
 /// How feeding the events went.
@@ -109,6 +111,11 @@ impl Feed<'_, '_> {
                 match step {
                     TurnStep::Record(event) => self.record_show_dispatch(event, &turn_id, &mut outcome, trace)?,
                     TurnStep::Wait(duration) => wait_for_model(self.dispatcher, duration, self.interrupted)?,
+                    TurnStep::Responded(model) => {
+                        if let Some(trace) = trace.as_mut() {
+                            trace.responded(&model);
+                        }
+                    }
                     TurnStep::Log(level, line) => {
                         let mut record = Record::new(level, line);
                         record.turn_id = Some(turn_id.clone());
@@ -158,8 +165,11 @@ impl Feed<'_, '_> {
     /// A recorded stream, read and recorded in batches (one transaction each), each batch
     /// before any of its events is dispatched (a file is read as it goes; a pipe's events are what
     /// `run` kept while it checked them: see `commands::run::input`).
+    /// Each replayed turn is traced as a live one is, from its recorded events.
     pub fn replay(&mut self, mut replay: impl Iterator<Item = anyhow::Result<Envelope>>) -> anyhow::Result<Outcome> {
         let mut outcome = Outcome::default();
+        // The turns it has not ended when it stops end with it.
+        let mut turns = self.traced.clone().map(ReplayedTurns::new);
         loop {
             let mut envelopes = Vec::with_capacity(REPLAY_BATCH);
             for event in replay.by_ref().take(REPLAY_BATCH) {
@@ -180,11 +190,14 @@ impl Feed<'_, '_> {
                 break;
             }
             self.recorder.store.append(&envelopes)?;
-            for envelope in &envelopes {
-                outcome.failed = outcome.failed.take().or_else(|| FailedTurn::of(envelope));
-                (self.sink)(envelope)?;
+            let mut traced = Vec::with_capacity(envelopes.len());
+            for envelope in envelopes {
+                outcome.failed = outcome.failed.take().or_else(|| FailedTurn::of(&envelope));
+                (self.sink)(&envelope)?;
+                let parent = turns.as_mut().and_then(|turns| turns.on_event(&envelope));
+                traced.push((envelope, parent));
             }
-            self.dispatcher.dispatch_all(envelopes)?;
+            self.dispatcher.dispatch_all_in(traced)?;
             if outcome.bad_input.is_some() {
                 break;
             }
@@ -196,17 +209,44 @@ impl Feed<'_, '_> {
         Ok(outcome)
     }
 
-    /// One synthetic event (`--event`).
+    /// One synthetic event (`--event`), traced as a turn of its own.
     pub fn synthetic(&mut self, event: TurnEvent) -> anyhow::Result<Outcome> {
-        let envelope = self.recorder.record(event.event_type, Some(&new_id("turn")), event.data, now_rfc3339())?;
-        self.show_and_dispatch(envelope)?;
+        let turn_id = new_id("turn");
+        let mut trace = self.traced.as_ref().map(|traced| traced.start_recorded(&turn_id));
+        let envelope = self.recorder.record(event.event_type, Some(&turn_id), event.data, now_rfc3339())?;
+        let parent = trace.as_mut().and_then(|trace| {
+            trace.on_event(&envelope.event_type, &envelope.data);
+            trace.events_parent()
+        });
+        (self.sink)(&envelope)?;
+        self.dispatcher.dispatch_in(envelope, parent)?;
         Ok(Outcome::default())
     }
+}
 
-    /// Shows a recorded envelope and hands it to the hooks.
-    fn show_and_dispatch(&mut self, envelope: Envelope) -> anyhow::Result<()> {
-        (self.sink)(&envelope)?;
-        self.dispatcher.dispatch(envelope)
+/// The traces of a replay's turns, one per turn id, each started at its turn's first event
+/// and ended by its terminal event (or, for a turn the replay does not end, when the
+/// replay is done). An event with no turn id is dispatched untraced.
+struct ReplayedTurns {
+    traced: Traced,
+    open: HashMap<String, TurnTrace>,
+}
+
+impl ReplayedTurns {
+    fn new(traced: Traced) -> Self {
+        Self { traced, open: HashMap::new() }
+    }
+
+    /// Takes in a replayed event; the span its handlers run under.
+    fn on_event(&mut self, envelope: &Envelope) -> Option<Parent> {
+        let turn_id = envelope.turn_id.as_deref()?;
+        let trace = self.open.entry(turn_id.to_owned()).or_insert_with(|| self.traced.start_recorded(turn_id));
+        trace.on_event(&envelope.event_type, &envelope.data);
+        let parent = trace.events_parent();
+        if trace.ended() {
+            self.open.remove(turn_id);
+        }
+        parent
     }
 }
 

@@ -21,6 +21,8 @@ pub enum TurnStep {
     Record(TurnEvent),
     Wait(Duration),
     Log(Level, String),
+    /// The model that answered (see [`ModelOutput::Responded`]).
+    Responded(String),
 }
 
 fn record(event_type: &'static str, data: Value) -> TurnStep {
@@ -58,6 +60,7 @@ impl Turn {
             ModelOutput::Tools(calls) => self.tool_steps(calls),
             ModelOutput::Pause(duration) => vec![TurnStep::Wait(duration)],
             ModelOutput::Log(level, line) => vec![TurnStep::Log(level, line)],
+            ModelOutput::Responded(model) => vec![TurnStep::Responded(model)],
             ModelOutput::Failed(message) => {
                 self.ended = true;
                 vec![record("turn.failed", json!({ "message": message, "status": "error" }))]
@@ -159,7 +162,7 @@ mod tests {
             .iter()
             .filter_map(|step| match step {
                 TurnStep::Record(event) => Some(event.event_type),
-                TurnStep::Wait(_) | TurnStep::Log(..) => None,
+                TurnStep::Wait(_) | TurnStep::Log(..) | TurnStep::Responded(_) => None,
             })
             .collect()
     }

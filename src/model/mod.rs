@@ -30,6 +30,10 @@ pub enum ModelOutput {
     Tools(Vec<ToolCall>),
     /// Time passing before the next output (a slow model, for tests of streaming and Ctrl-C).
     Pause(Duration),
+    /// The model the server says answered (its response's `model`, which may name a
+    /// version the request did not): what the turn's trace calls `gen_ai.response.model`;
+    /// not an event.
+    Responded(String),
     /// A line for the serve log (a retry, a model without a price); not an event.
     Log(Level, String),
     /// The turn failed: why, in words for the user.

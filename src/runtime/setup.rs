@@ -106,8 +106,12 @@ impl SessionSetup {
         let Some(config) = ExportConfig::from_env(&self.project.name, &|name| env.lookup(name)) else {
             return Ok(Vec::new());
         };
+        let warnings = config.warnings.iter().map(|warning| Record::new(Level::Warn, warning.clone()));
+        if !config.exports() {
+            return Ok(warnings.collect());
+        }
         let mut lines = vec![Record::new(Level::Info, config.summary())];
-        lines.extend(config.warnings.iter().map(|warning| Record::new(Level::Warn, warning.clone())));
+        lines.extend(warnings);
         self.telemetry =
             Some(Telemetry::start(config, env.vars.clone()).context("could not start exporting telemetry")?);
         Ok(lines)

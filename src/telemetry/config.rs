@@ -93,6 +93,10 @@ impl ExportConfig {
             })
             .filter_map(|signal| {
                 let url = url_of(signal, lookup)?;
+                if let Some(warning) = without_scheme(signal, &url, lookup) {
+                    warnings.push(warning);
+                    return None;
+                }
                 let protocol = protocol_of(signal, lookup, &mut warnings);
                 let timeout = signal
                     .variable("TIMEOUT", lookup)
@@ -101,8 +105,15 @@ impl ExportConfig {
                 Some(SignalExport { signal, url, protocol, timeout })
             })
             .collect();
+        warnings.dedup();
         if signals.is_empty() {
-            return None;
+            // Every endpoint was refused: that is said, and nothing is exported.
+            return (!warnings.is_empty()).then(|| ExportConfig {
+                signals,
+                temporality: Temporality::Delta,
+                resource: Vec::new(),
+                warnings,
+            });
         }
         let temporality = temporality_of(lookup, &mut warnings);
         let resource = resource_of(agent, lookup);
@@ -115,8 +126,17 @@ impl ExportConfig {
         self.signals.iter().find(|export| export.signal == signal)
     }
 
-    /// The serve-log line that says where telemetry goes (never a header).
+    /// Whether anything is exported (not when every endpoint was refused).
+    pub fn exports(&self) -> bool {
+        !self.signals.is_empty()
+    }
+
+    /// The serve-log line that says where telemetry goes (never a header); nothing is said
+    /// when nothing is exported.
     pub fn summary(&self) -> String {
+        if !self.exports() {
+            return "OpenTelemetry: exporting nothing".to_owned();
+        }
         let each: Vec<String> =
             self.signals.iter().map(|export| format!("{} to {}", export.signal.name(), export.url)).collect();
         let protocol = match self.signals[0].protocol {
@@ -132,6 +152,24 @@ impl ExportConfig {
         let urls: Vec<&str> = self.signals.iter().map(|export| export.url.as_str()).collect();
         crate::uri::without_credentials_of(text, &urls)
     }
+}
+
+/// The warning for an endpoint with no scheme (`127.0.0.1:4318`), which no exporter can
+/// send to: the signal is not exported, as if its collector were down. Said once for the
+/// variable every signal read it from.
+fn without_scheme(signal: Signal, url: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    if url.contains("://") {
+        return None;
+    }
+    let own = format!("OTEL_EXPORTER_OTLP_{}_ENDPOINT", signal.upper());
+    let (variable, written) = match lookup(&own) {
+        Some(written) => (own, written),
+        None => ("OTEL_EXPORTER_OTLP_ENDPOINT".to_owned(), lookup("OTEL_EXPORTER_OTLP_ENDPOINT").unwrap_or_default()),
+    };
+    let written = crate::untrusted::escape(written.trim());
+    let text =
+        format!("OpenTelemetry: {variable}={written} needs a scheme: http://{written}; nothing is exported to it");
+    Some(crate::uri::without_credentials_of(&text, &[&written]))
 }
 
 /// The URL a signal's requests go to.
@@ -304,15 +342,40 @@ mod tests {
     }
 
     #[test]
+    fn an_endpoint_without_a_scheme_is_said_once_and_not_exported_to() {
+        let none = config(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "agent:s3cret@127.0.0.1:4318")]).unwrap();
+        assert!(!none.exports());
+        assert_eq!(
+            none.warnings,
+            [
+                "OpenTelemetry: OTEL_EXPORTER_OTLP_ENDPOINT=…@127.0.0.1:4318 needs a scheme: http://…@127.0.0.1:4318; nothing is exported to it"
+            ]
+        );
+        let some = config(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"),
+            ("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "c:4318/v1/logs"),
+        ])
+        .unwrap();
+        let urls: Vec<&str> = some.signals.iter().map(|export| export.url.as_str()).collect();
+        assert_eq!(urls, ["http://c:4318/v1/traces", "http://c:4318/v1/metrics"]);
+        assert_eq!(
+            some.warnings,
+            [
+                "OpenTelemetry: OTEL_EXPORTER_OTLP_LOGS_ENDPOINT=c:4318/v1/logs needs a scheme: http://c:4318/v1/logs; nothing is exported to it"
+            ]
+        );
+    }
+
+    #[test]
     fn a_message_shows_no_endpoint_s_credentials_even_quoted_without_a_scheme() {
-        let config = config(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "agent:s3cret@c:4318")]).unwrap();
+        let config = config(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://agent:s3cret@c:4318")]).unwrap();
         assert_eq!(
             config.without_credentials("invalid endpoint 'agent:s3cret@c:4318/v1/traces'"),
             "invalid endpoint '…@c:4318/v1/traces'"
         );
         assert_eq!(
             config.summary(),
-            "OpenTelemetry: exporting traces to …@c:4318/v1/traces, metrics to …@c:4318/v1/metrics, logs to …@c:4318/v1/logs (http/protobuf)"
+            "OpenTelemetry: exporting traces to http://…@c:4318/v1/traces, metrics to http://…@c:4318/v1/metrics, logs to http://…@c:4318/v1/logs (http/protobuf)"
         );
     }
 }

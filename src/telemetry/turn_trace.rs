@@ -37,6 +37,14 @@ impl Traced {
     pub fn start(&self, turn_id: &str) -> TurnTrace {
         TurnTrace::start(&self.telemetry, self.parent, &self.session_id, turn_id, &self.agent, self.gen_ai.clone())
     }
+
+    /// The trace of a turn read from its recorded events (`run --replay`, `run --event`):
+    /// a model request opens with its `message.received`, not before.
+    pub fn start_recorded(&self, turn_id: &str) -> TurnTrace {
+        let mut trace = self.start(turn_id);
+        trace.model = None;
+        trace
+    }
 }
 
 struct Open {
@@ -65,6 +73,8 @@ pub struct TurnTrace {
     model: Option<Open>,
     tools: Vec<ToolCall>,
     finish_reasons: Vec<String>,
+    /// The model the provider says answered (its response's `model`), once it said one.
+    response_model: Option<String>,
     ended: bool,
 }
 
@@ -95,6 +105,7 @@ impl TurnTrace {
             model: None,
             tools: Vec::new(),
             finish_reasons: Vec::new(),
+            response_model: None,
             ended: false,
         };
         trace.model = Some(trace.open());
@@ -105,6 +116,21 @@ impl TurnTrace {
     /// traces or metrics are exported (a handler's end also gives its metrics).
     pub fn events_parent(&self) -> Option<Parent> {
         (self.telemetry.tracing() || self.telemetry.instruments().is_some()).then_some(self.turn)
+    }
+
+    /// Whether the turn's terminal event was taken in (its span is ended).
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+
+    /// The provider answered as `model` (which may name a version the request did not).
+    pub fn responded(&mut self, model: &str) {
+        self.response_model = Some(model.to_owned());
+    }
+
+    /// `gen_ai.response.model`: the model that answered, else the one asked.
+    fn response_model(&self) -> String {
+        self.response_model.clone().unwrap_or_else(|| self.gen_ai.model.clone())
     }
 
     fn open(&self) -> Open {
@@ -122,6 +148,9 @@ impl TurnTrace {
     /// Takes in an event the turn recorded.
     pub fn on_event(&mut self, event_type: &str, data: &Value) {
         match event_type {
+            "message.received" if self.model.is_none() && self.finish_reasons.is_empty() && !self.ended => {
+                self.model = Some(self.open());
+            }
             "actions.requested" => {
                 self.end_model("tool_calls", None, None);
                 let calls = data["calls"].as_array().map(Vec::as_slice).unwrap_or_default();
@@ -190,6 +219,9 @@ impl TurnTrace {
         let mut attributes = self.model_attributes();
         attributes.push(KeyValue::new("gen_ai.response.finish_reasons", strings(&[finish.to_owned()])));
         attributes.extend(usage_attributes(usage));
+        if let Some(model) = &self.response_model {
+            attributes.push(KeyValue::new("gen_ai.response.model", model.clone()));
+        }
         if failed.is_some() {
             attributes.push(KeyValue::new("error.type", "model_error"));
         }
@@ -233,18 +265,10 @@ impl TurnTrace {
             self.end_tool(tool, true);
         }
         let status = if completed { "completed" } else { data["status"].as_str().unwrap_or("error") };
-        let response_model = data["cost"]["model"].as_str().unwrap_or(&self.gen_ai.model).to_owned();
-        let mut attributes = vec![
-            KeyValue::new("session.id", self.session_id.clone()),
-            KeyValue::new("agent_sdk.turn.id", self.turn_id.clone()),
-            KeyValue::new("agent_sdk.turn.status", status.to_owned()),
-            KeyValue::new("gen_ai.operation.name", "invoke_agent"),
-            KeyValue::new("gen_ai.agent.name", self.agent.clone()),
-            KeyValue::new("gen_ai.provider.name", self.gen_ai.provider.clone()),
-            KeyValue::new("gen_ai.request.model", self.gen_ai.model.clone()),
-            KeyValue::new("gen_ai.response.model", response_model.clone()),
-            KeyValue::new("gen_ai.response.finish_reasons", strings(&self.finish_reasons)),
-        ];
+        let response_model = self.response_model();
+        let mut attributes = self.turn_attributes(status);
+        attributes.push(KeyValue::new("gen_ai.response.model", response_model.clone()));
+        attributes.push(KeyValue::new("gen_ai.response.finish_reasons", strings(&self.finish_reasons)));
         attributes.extend(usage_attributes(usage));
         let cost = data["cost"]["totalUsd"].as_f64();
         if let Some(cost) = cost {
@@ -265,6 +289,23 @@ impl TurnTrace {
             }
             instruments.turns.add(1, &[KeyValue::new("agent_sdk.turn.status", status.to_owned())]);
         }
+        self.end_turn_span(attributes, if completed { Status::Ok } else { Status::error(message.to_owned()) });
+    }
+
+    /// What the turn's span says of it whether or not it ended.
+    fn turn_attributes(&self, status: &str) -> Vec<KeyValue> {
+        vec![
+            KeyValue::new("session.id", self.session_id.clone()),
+            KeyValue::new("agent_sdk.turn.id", self.turn_id.clone()),
+            KeyValue::new("agent_sdk.turn.status", status.to_owned()),
+            KeyValue::new("gen_ai.operation.name", "invoke_agent"),
+            KeyValue::new("gen_ai.agent.name", self.agent.clone()),
+            KeyValue::new("gen_ai.provider.name", self.gen_ai.provider.clone()),
+            KeyValue::new("gen_ai.request.model", self.gen_ai.model.clone()),
+        ]
+    }
+
+    fn end_turn_span(&self, attributes: Vec<KeyValue>, status: Status) {
         self.telemetry.end(Ended {
             name: "agent_sdk.turn".to_owned(),
             kind: SpanKind::Internal,
@@ -274,11 +315,29 @@ impl TurnTrace {
             start: self.start,
             end: SystemTime::now(),
             attributes,
-            status: if completed { Status::Ok } else { Status::error(message.to_owned()) },
+            status,
             events: Vec::new(),
             links: Vec::new(),
             scope: None,
         });
+    }
+}
+
+/// A turn whose terminal event never came (a replay that stops mid-turn, `run --event` of
+/// another event, an error) still ends its spans, so that its handlers' spans have their
+/// parent: the turn's with no status, `agent_sdk.turn.status` `unfinished`.
+impl Drop for TurnTrace {
+    fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        self.end_model("unfinished", None, None);
+        for tool in std::mem::take(&mut self.tools) {
+            self.end_tool(tool, false);
+        }
+        let attributes = self.turn_attributes("unfinished");
+        self.end_turn_span(attributes, Status::Unset);
     }
 }
 

@@ -628,14 +628,16 @@ fn tool_calls_failed_handlers_and_failed_turns_are_spans_that_say_so() {
 }
 
 /// A turn of a real model (an OpenAI-compatible server on loopback): the GenAI attributes
-/// name its provider and model, and its usage is the token metric.
+/// name its provider, the model asked and the model that answered (the response's
+/// `model`, a dated version of the one asked), and its usage is the token metric.
 #[test]
 fn a_provider_turn_names_its_provider_model_and_tokens() {
     let project = project();
+    let answered = "gpt-4o-mini-2024-07-18";
     let server = ModelServer::start(vec![streamed(vec![
-        json!({ "choices": [ { "delta": { "content": "Hi" }, "finish_reason": null } ] }),
-        json!({ "choices": [ { "delta": {}, "finish_reason": "stop" } ] }),
-        json!({ "choices": [], "usage": { "prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26 } }),
+        json!({ "model": answered, "choices": [ { "delta": { "content": "Hi" }, "finish_reason": null } ] }),
+        json!({ "model": answered, "choices": [ { "delta": {}, "finish_reason": "stop" } ] }),
+        json!({ "model": answered, "choices": [], "usage": { "prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26 } }),
     ])]);
     let collector = Receiver::start();
     let (code, log) = run_exporting(
@@ -652,13 +654,15 @@ fn a_provider_turn_names_its_provider_model_and_tokens() {
     let turn = span(&spans, "agent_sdk.turn");
     assert_eq!(turn.attributes["gen_ai.provider.name"], "openai_compatible");
     assert_eq!(turn.attributes["gen_ai.request.model"], "gpt-4o-mini");
+    assert_eq!(turn.attributes["gen_ai.response.model"], answered);
     assert_eq!(
         (turn.attributes["gen_ai.usage.input_tokens"].clone(), turn.attributes["gen_ai.usage.output_tokens"].clone()),
         (json!(20), json!(6))
     );
-    span(&spans, "chat gpt-4o-mini");
+    assert_eq!(span(&spans, "chat gpt-4o-mini").attributes["gen_ai.response.model"], answered);
     let points = common::otlp::metrics(&requests);
     let tokens = point(&points, "gen_ai.client.token.usage");
+    assert!(tokens.iter().all(|point| point.attributes["gen_ai.response.model"] == answered), "{tokens:#?}");
     assert!(
         tokens.iter().any(|point| point.attributes["gen_ai.token.type"] == "input" && point.sum == Some(20.0)),
         "{tokens:#?}"
@@ -843,12 +847,237 @@ fn the_endpoint_s_password_is_shown_nowhere() {
     let stored = String::from_utf8_lossy(&stored.stdout);
     assert_eq!(stored.matches("OpenTelemetry export failed").count(), failing.len(), "{stored}");
     assert!(!stored.contains("s3cret"), "{stored}");
-    // Endpoints the exporter refuses as it starts: the run stops, naming them unquoted.
-    for endpoint in ["http://agent:s3cret@bad host:4318", "agent:s3cret@127.0.0.1:4318"] {
-        let (code, log) =
-            run_exporting(dir.path(), &["run", "--message", "hi"], &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)]);
-        assert_eq!(code, 2, "{log}");
-        assert!(log.contains("error: could not start exporting telemetry: ") && log.contains("…@"), "{log}");
-        assert!(!log.contains("s3cret"), "{log}");
-    }
+    // An endpoint the exporter refuses as it starts: the run stops, naming it unquoted.
+    let endpoint = "http://agent:s3cret@bad host:4318";
+    let (code, log) =
+        run_exporting(dir.path(), &["run", "--message", "hi"], &[("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)]);
+    assert_eq!(code, 2, "{log}");
+    assert!(log.contains("error: could not start exporting telemetry: ") && log.contains("…@"), "{log}");
+    assert!(!log.contains("s3cret"), "{log}");
+}
+
+/// `run --event turn.failed` whose pager hook throws (exit 3), the run a user opens a trace
+/// for, exports its trace: the synthetic turn's `agent_sdk.turn` span, failed, and under it
+/// each handler's `hook <name>` span (the thrower's with status ERROR), and the hooks' own
+/// spans under theirs.
+#[test]
+fn a_synthetic_event_s_run_exports_its_hook_spans_even_when_a_hook_throws() {
+    let project = project();
+    std::fs::write(
+        project.path().join("bot/hooks/pager.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\n\nexport default defineHook({ events: { \"turn.failed\"() { throw new Error(\"the pager is down\"); } } });\n",
+    )
+    .unwrap();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--event", "turn.failed"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 3, "{log}");
+    let requests = collector.wait_for(
+        |requests| {
+            let spans = common::otlp::spans(requests);
+            ["agent_sdk.turn", "hook pager", "hook traced"]
+                .iter()
+                .all(|name| spans.iter().any(|span| span.name == *name))
+        },
+        ARRIVED,
+    );
+    let spans = common::otlp::spans(&requests);
+    let turn = span(&spans, "agent_sdk.turn");
+    assert_eq!(
+        (turn.status_code.as_str(), turn.attributes["agent_sdk.turn.status"].as_str()),
+        ("STATUS_CODE_ERROR", Some("error"))
+    );
+    let pager = span(&spans, "hook pager");
+    assert_eq!(
+        (pager.trace_id.as_str(), pager.parent_span_id.as_deref()),
+        (turn.trace_id.as_str(), Some(turn.span_id.as_str()))
+    );
+    assert_eq!((pager.status_code.as_str(), pager.status_message.as_str()), ("STATUS_CODE_ERROR", "the pager is down"));
+    assert_eq!(pager.attributes["agent_sdk.event.type"], "turn.failed");
+    let traced = span(&spans, "hook traced");
+    assert_eq!(span(&spans, "acme.page").parent_span_id.as_deref(), Some(traced.span_id.as_str()));
+    assert!(!spans.iter().any(|span| span.name.starts_with("chat ")), "no model was asked: {spans:#?}");
+}
+
+/// The events of a turn `run --json` recorded, as a `--replay` file (written before any
+/// slow hook is added).
+fn recorded_turn(project: &Path) -> std::path::PathBuf {
+    let output = run_in(project, &["run", "--message", "hello", "--json"]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
+    let file = project.join("turn.jsonl");
+    std::fs::write(&file, &output.stdout).unwrap();
+    file
+}
+
+/// `run --replay` traces each replayed turn as a live one is traced: its `agent_sdk.turn`
+/// span, a `chat` span per model request, and its events' handler spans under it.
+#[test]
+fn a_replay_exports_each_replayed_turn_s_trace_with_its_hook_spans() {
+    let project = project();
+    recorded_turn(project.path());
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--replay", "turn.jsonl"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    let requests = collector
+        .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "acme.lookup"), ARRIVED);
+    let spans = common::otlp::spans(&requests);
+    let turn = span(&spans, "agent_sdk.turn");
+    assert_eq!(
+        (turn.status_code.as_str(), turn.attributes["agent_sdk.turn.status"].as_str()),
+        ("STATUS_CODE_OK", Some("completed"))
+    );
+    assert_eq!(span(&spans, "chat local").parent_span_id.as_deref(), Some(turn.span_id.as_str()));
+    let traced = span(&spans, "hook traced");
+    assert_eq!(
+        (traced.trace_id.as_str(), traced.parent_span_id.as_deref()),
+        (turn.trace_id.as_str(), Some(turn.span_id.as_str()))
+    );
+    assert_eq!(traced.attributes["agent_sdk.event.type"], "turn.completed");
+    assert_eq!(span(&spans, "acme.summarise").parent_span_id.as_deref(), Some(traced.span_id.as_str()));
+}
+
+/// Ctrl-C twice during a replay whose hook is slow stops at once (exit 130), and what was
+/// pending still reaches the collector, within the flush bound: the replayed turn's span
+/// and the serve log up to its last line.
+#[test]
+fn a_replay_stopped_by_ctrl_c_still_exports_what_was_pending_within_the_bound() {
+    let project = project();
+    recorded_turn(project.path());
+    std::fs::write(
+        project.path().join("bot/hooks/slow.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\n\nexport default defineHook({ events: { async \"message.received\"() { console.log(\"slow started\"); await new Promise((resolve) => setTimeout(resolve, 60_000)); } } });\n",
+    )
+    .unwrap();
+    let collector = Receiver::start();
+    let mut child = common::agent_sdk()
+        .args(["run", "--replay", "turn.jsonl"])
+        .current_dir(project.path())
+        .env("NO_COLOR", "1")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.endpoint())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, read) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            let _ = lines.send(line.unwrap_or_default());
+        }
+    });
+    let mut log = Vec::new();
+    let wait_for = |needle: &str, log: &mut Vec<String>| loop {
+        let line = read.recv_timeout(Duration::from_secs(20)).unwrap_or_else(|_| panic!("no `{needle}`: {log:#?}"));
+        log.push(line);
+        if log.last().is_some_and(|line| line.contains(needle)) {
+            return;
+        }
+    };
+    wait_for("slow started", &mut log);
+    let interrupt = || {
+        assert!(std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success())
+    };
+    interrupt();
+    wait_for("Ctrl-C again to stop now", &mut log);
+    let stopped = std::time::Instant::now();
+    interrupt();
+    let status = child.wait().unwrap();
+    let took = stopped.elapsed();
+    log.extend(read.iter());
+    assert_eq!(status.code(), Some(130), "{log:#?}");
+    assert!(log.iter().any(|line| line.contains("stopped at once: ")), "{log:#?}");
+    assert!(took < Duration::from_secs(5), "took {took:?}: {log:#?}");
+    let requests = collector.wait_for(
+        |requests| {
+            common::otlp::log_records(requests)
+                .iter()
+                .any(|record| record.body.as_str().is_some_and(|body| body.starts_with("stopped at once: ")))
+                && common::otlp::spans(requests).iter().any(|span| span.name == "agent_sdk.turn")
+        },
+        ARRIVED,
+    );
+    let records = common::otlp::log_records(&requests);
+    assert!(
+        records.iter().any(|record| record.body.as_str().is_some_and(|body| body.starts_with("stopped at once: "))),
+        "{records:#?}"
+    );
+    span(&common::otlp::spans(&requests), "agent_sdk.turn");
+}
+
+/// An endpoint written without a scheme (`127.0.0.1:4318`) is said once, with the URL it
+/// needs, and the run goes on without export, as it does when the collector is down; the
+/// password in it is hidden there too.
+#[test]
+fn an_endpoint_without_a_scheme_is_one_warning_and_the_run_goes_on_without_export() {
+    let dir = copy_fixture("run", "order");
+    let collector = Receiver::start();
+    let written = collector.endpoint().trim_start_matches("http://").to_owned();
+    let (code, log) =
+        run_exporting(dir.path(), &["run", "--message", "hi"], &[("OTEL_EXPORTER_OTLP_ENDPOINT", &written)]);
+    assert_eq!(code, 0, "{log}");
+    let warnings: Vec<&str> = log.lines().filter(|line| line.contains("OpenTelemetry")).collect();
+    assert_eq!(warnings.len(), 1, "{log}");
+    assert!(
+        warnings[0].ends_with(&format!(
+            "WARN  OpenTelemetry: OTEL_EXPORTER_OTLP_ENDPOINT={written} needs a scheme: http://{written}; nothing is exported to it"
+        )),
+        "{log}"
+    );
+    assert!(log.contains("INFO  summary: "), "{log}");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(collector.requests().is_empty(), "{:#?}", collector.requests());
+
+    let (code, log) = run_exporting(
+        dir.path(),
+        &["run", "--message", "hi"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", "agent:s3cret@127.0.0.1:4318")],
+    );
+    assert_eq!(code, 0, "{log}");
+    assert!(
+        log.contains("OTEL_EXPORTER_OTLP_ENDPOINT=…@127.0.0.1:4318 needs a scheme: http://…@127.0.0.1:4318"),
+        "{log}"
+    );
+    assert!(!log.contains("s3cret"), "{log}");
+}
+
+/// `@opentelemetry/api` 1.10 has `logs` of its own: a record a hook emits through it is a
+/// serve-log record of that hook, as one through `@opentelemetry/api-logs` is, and reaches
+/// the collector with the serve log's records.
+#[test]
+fn a_record_emitted_through_the_api_s_own_logs_is_a_serve_log_record_and_is_exported() {
+    let project = project();
+    std::fs::write(
+        project.path().join("bot/hooks/api-logged.ts"),
+        "import { logs, SeverityNumber } from \"@opentelemetry/api\";\nimport { defineHook } from \"@cursor/bdk/hooks\";\n\nconst logger = logs.getLogger(\"acme.api-logs\");\n\nexport default defineHook({ events: { \"turn.completed\"() { logger.emit({ severityNumber: SeverityNumber.WARN, body: \"quota nearly spent\", attributes: { left: 3 } }); } } });\n",
+    )
+    .unwrap();
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(
+        project.path(),
+        &["run", "--event", "turn.completed"],
+        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
+    );
+    assert_eq!(code, 0, "{log}");
+    assert!(log.contains("WARN  hook \"api-logged\": quota nearly spent (left=3)"), "{log}");
+    let said = |record: &common::otlp::LogRecord| record.body == "hook \"api-logged\": quota nearly spent (left=3)";
+    let requests = collector.wait_for(
+        |requests| {
+            common::otlp::log_records(requests).iter().any(said)
+                && common::otlp::spans(requests).iter().any(|span| span.name == "hook api-logged")
+        },
+        ARRIVED,
+    );
+    let records = common::otlp::log_records(&requests);
+    let record = records.iter().find(|record| said(record)).unwrap_or_else(|| panic!("{records:#?}"));
+    assert_eq!(
+        (record.severity_text.as_str(), &record.attributes["agent_sdk.hook.name"]),
+        ("WARN", &json!("api-logged"))
+    );
 }

@@ -1,6 +1,7 @@
 //! `agent-sdk run`: one real local turn. Events are recorded, then every hook runs for
 //! real in Node.js; the reply streams to stdout and the serve log to stderr.
 
+mod export;
 mod input;
 mod output;
 
@@ -66,6 +67,8 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     // An early return from here on drops the runtime, which kills it.
     let store = StateStore::open(&project.dir)?;
     log.record_to(StateStore::open(&project.dir)?);
+    // Declared before the runtime's dispatcher, so it flushes after the runtime is gone.
+    let mut flush = export::FlushAtEnd::new(setup.telemetry.clone(), &log);
     let facts = SessionFacts {
         id: &session_id,
         channel_id: "local",
@@ -191,9 +194,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     // What is pending reaches the collector now, within its bound (after the last line it
     // exports).
-    if let Some(telemetry) = &setup.telemetry {
-        telemetry.shutdown().into_iter().for_each(|warning| log.warn(warning));
-    }
+    flush.now();
     if let Some(error) = outcome.bad_input {
         return Err(error);
     }

@@ -65,7 +65,7 @@ const QUEUED_BYTES: u32 = 1024 * 1024;
 fn queued_weight(output: &ModelOutput) -> u32 {
     let bytes = match output {
         ModelOutput::Text(text) | ModelOutput::Reasoning(text) | ModelOutput::Failed(text) => text.len(),
-        ModelOutput::Log(_, line) => line.len(),
+        ModelOutput::Log(_, line) | ModelOutput::Responded(line) => line.len(),
         ModelOutput::Tools(_) | ModelOutput::Pause(_) | ModelOutput::Completed { .. } => 1,
     };
     u32::try_from(bytes).unwrap_or(u32::MAX).clamp(1, QUEUED_BYTES)

@@ -103,6 +103,8 @@ pub struct Step {
     text: String,
     finish_reason: Option<String>,
     usage: Option<StepUsage>,
+    /// Whether the model that answered was said (its first chunk's `model`).
+    responded: bool,
     chunks: usize,
     /// The key, kept out of every output.
     scrub: KeyScrub,
@@ -133,14 +135,23 @@ impl Step {
         if let Some(usage) = usage.and_then(StepUsage::read) {
             self.usage = Some(usage);
         }
+        let mut outputs: Vec<ModelOutput> = self.responded_by(&chunk).into_iter().collect();
         match chunk.get("choices") {
             Some(Value::Array(choices)) => {
-                Ok(choices.first().map(|choice| self.read_choice(choice)).unwrap_or_default())
+                outputs.extend(choices.first().map(|choice| self.read_choice(choice)).unwrap_or_default());
+                Ok(outputs)
             }
-            None if usage.is_some() => Ok(Vec::new()),
+            None if usage.is_some() => Ok(outputs),
             // Decoded and scrubbed: its JSON may spell the key with escapes.
             _ => Err(malformed(&chunk.to_string())),
         }
+    }
+
+    /// The model an answer names, the first time one does (at most [`SHOWN_CHARS`] of it).
+    fn responded_by(&mut self, answer: &Value) -> Option<ModelOutput> {
+        let model = answer["model"].as_str().map(str::trim).filter(|model| !model.is_empty() && !self.responded)?;
+        self.responded = true;
+        Some(ModelOutput::Responded(model.chars().take(SHOWN_CHARS).collect()))
     }
 
     fn read_choice(&mut self, choice: &Value) -> Vec<ModelOutput> {
@@ -221,7 +232,8 @@ impl Step {
         self.usage = completion.get("usage").and_then(StepUsage::read);
         // A whole message reads like one chunk whose delta is the message.
         let as_chunk = json!({ "delta": choice["message"], "finish_reason": choice["finish_reason"] });
-        let mut outputs = self.read_choice(&as_chunk);
+        let mut outputs: Vec<ModelOutput> = self.responded_by(&completion).into_iter().collect();
+        outputs.extend(self.read_choice(&as_chunk));
         outputs.extend(self.held_back());
         self.finish_reason.get_or_insert_with(|| "stop".to_owned());
         Ok(outputs)
@@ -359,6 +371,26 @@ mod tests {
         assert_eq!(calls[1].args, Some(json!("not json")));
         assert_eq!(calls[2].args, None);
         assert_eq!(calls[0].output, Some(stubbed_tool_output()));
+    }
+
+    #[test]
+    fn the_model_that_answered_is_said_once_per_step() {
+        let mut step = Step::default();
+        let outputs = read(
+            &mut step,
+            &[
+                r#"{"model":"gpt-4o-2024-08-06","choices":[{"delta":{"content":"Hi"}}]}"#,
+                r#"{"model":"gpt-4o-2024-08-06","choices":[{"delta":{},"finish_reason":"stop"}]}"#,
+            ],
+        );
+        assert_eq!(
+            outputs,
+            [ModelOutput::Responded("gpt-4o-2024-08-06".to_owned()), ModelOutput::Text("Hi".to_owned())]
+        );
+        let whole = Step::default()
+            .read_completion(r#"{"model":" m-1 ","choices":[{"message":{"content":""},"finish_reason":"stop"}]}"#)
+            .unwrap();
+        assert_eq!(whole, [ModelOutput::Responded("m-1".to_owned())]);
     }
 
     #[test]

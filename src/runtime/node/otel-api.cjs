@@ -10,8 +10,9 @@
 // `globalThis[Symbol.for("opentelemetry.js.api.1")]` and takes its `metrics`, `trace` and
 // `context` when the object's `version` is compatible with its own (the same major, a minor
 // at least its own). The binary passes the newest version installed in the project (at
-// least the newest it knows), so every installed copy accepts it. `@opentelemetry/api-logs`
-// keeps its provider elsewhere (see installLoggerProvider).
+// least the newest it knows), so every installed copy accepts it. Its `logs` (1.10 and
+// later) is read there too; `@opentelemetry/api-logs` keeps its provider elsewhere (see
+// installLoggerProvider).
 //
 // Metrics: each measurement is one message, with its meter's name (`scope`) and the
 // instrument's unit. Traces: spans nest by the active context (`startActiveSpan`,
@@ -530,15 +531,20 @@ const MAX_BODY_BYTES = 16 * 1024;
 const MAX_SEVERITY = 24;
 
 /**
- * Registers the logger provider of `@opentelemetry/api-logs`, once per process.
+ * Registers the logger provider, once per process: as `@opentelemetry/api`'s `logs` (1.10
+ * and later: `registry.logs`, beside `metrics` and `trace`) and as `@opentelemetry/api-logs`'
+ * global, the same provider for both.
  * `recordLog(record)` is called for each emitted record, with `{ name, body, attrs,
  * severity, severityText, time, traceId?, spanId? }` (`name`: the logger's; `body`: text;
  * `time`: the record's timestamp, or now, in epoch milliseconds; the ids: its context's
  * span, else the active one). `activeSpanContext` is the tracer provider's, when installed.
  */
 function installLoggerProvider(recordLog, activeSpanContext = () => undefined) {
-  if (globalThis[LOGS_API_KEY] !== undefined) return;
   const provider = freeze({ getLogger: byName((scope) => makeLogger(recordLog, scope, activeSpanContext)) });
+  // The meter provider made the registry, with the version every copy accepts.
+  const registry = globalThis[API_KEY];
+  if (registry !== undefined && registry !== null && !registry.logs) registry.logs = provider;
+  if (globalThis[LOGS_API_KEY] !== undefined) return;
   globalThis[LOGS_API_KEY] = (version) => (version === LOGS_API_COMPATIBILITY ? provider : undefined);
 }
 
