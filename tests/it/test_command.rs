@@ -139,6 +139,24 @@ fn a_test_in_jest_s_folder_runs_and_any_other_module_there_is_a_hook_hosting_ref
     assert!(text.contains("ℹ tests 1\n") && !text.contains("smoke-hook"), "{text}");
 }
 
+/// A test file that declares no test tested nothing: Node counts it as one passing test,
+/// named after the file; `test` fails the run and says which file.
+#[test]
+fn a_test_file_that_declares_no_test_is_no_pass() {
+    let dir = copy_fixture("test", "test-folders");
+    std::fs::write(dir.path().join("bot/hooks/__tests__/later.test.ts"), "// TODO: test the refunds\nexport {};\n")
+        .unwrap();
+    let output = run_in(dir.path(), &["test"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(exit_code(&output), 1, "{stderr}");
+    assert!(
+        stderr.ends_with("error: `bot/hooks/__tests__/later.test.ts` declares no test, so it tested nothing: a test file passes when its tests do (`test(…)` from node:test, or the kit's)\n"),
+        "{stderr}"
+    );
+    let one = run_in(dir.path(), &["test", "bot/hooks/__tests__/usage.test.ts"]);
+    assert_eq!(exit_code(&one), 0, "{}", String::from_utf8_lossy(&one.stderr));
+}
+
 #[test]
 fn a_project_without_tests_says_so_and_exits_0() {
     let dir = copy_fixture("test", "empty");

@@ -35,10 +35,11 @@ impl<'a> RunnerOptions<'a> {
         })
     }
 
-    /// Whether a run needs its results back from Node (`test-results.mjs`): for the
-    /// annotations, and to tell a name pattern that matched nothing from a green run.
+    /// Whether a run needs its results back from Node (`test-results.mjs`): always, to
+    /// tell a file that declares no test (or a name pattern that matched nothing) from a
+    /// green run, and for the annotations.
     pub fn wants_results(&self) -> bool {
-        !self.reports.github().is_empty() || !self.name_patterns.is_empty()
+        true
     }
 
     /// Node's arguments, between `--test` and the files (`files`, relative to the project,
@@ -95,6 +96,20 @@ impl<'a> RunnerOptions<'a> {
             for destination in self.reports.github() {
                 write_to(destination, &annotations, printer)?;
             }
+        }
+        // (With a name pattern, a file none of whose tests it matches is reported so too.)
+        if passed && !results.empty.is_empty() && self.name_patterns.is_empty() {
+            let files: Vec<String> = results
+                .empty
+                .iter()
+                .map(|file| format!("`{}`", dir.file(&file.strip_prefix(root).unwrap_or(file).to_string_lossy())))
+                .collect();
+            let (verb, which) = if files.len() == 1 { ("declares", "it") } else { ("declare", "each") };
+            printer.stderr(&format!(
+                "error: {} {verb} no test, so {which} tested nothing: a test file passes when its tests do (`test(…)` from node:test, or the kit's)\n",
+                crate::check::discover::and_list(&files)
+            ));
+            return Ok(false);
         }
         if passed && results.ran == 0 && !self.name_patterns.is_empty() {
             let patterns: Vec<String> = self.name_patterns.iter().map(|pattern| format!("`{pattern}`")).collect();

@@ -18,6 +18,9 @@ pub struct TestResults {
     /// on Node 20) nor todo.
     pub ran: u64,
     pub failed: Vec<FailedOnNode>,
+    /// The files that passed without a test of their own (absolute): no pass.
+    #[serde(default)]
+    pub empty: Vec<PathBuf>,
 }
 
 /// A failed test as Node said it.

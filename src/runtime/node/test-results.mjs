@@ -4,12 +4,15 @@
 // the TestResults of src/commands/test/results.rs:
 //
 //   {"ran": 3, "failed": [{"file": "/abs/bot/hooks/x.test.ts", "line": 18, "column": 10,
-//                          "test": "billing > refunds", "message": "Expected …"}]}
+//                          "test": "billing > refunds", "message": "Expected …"}],
+//    "empty": ["/abs/bot/hooks/nothing.test.ts"]}
 //
 // `ran`: the tests that ran (neither skipped nor todo), so that a --test-name-pattern no
 // test matches is not a green run on nothing. `failed`: each failed test, where it failed
 // (the first frame of its error's stack in its own file, which --enable-source-maps has
 // mapped to the `.ts` line; else where the test is declared), for `--reporter github`.
+// `empty`: each file that passed without a test of its own (Node reports such a file as one
+// passing test named after the file), which is no pass.
 //
 // What Node says differs between versions: Node 22+ counts each file's tests in a
 // `test:summary` event (and reports a file none of whose tests ran as one passing test,
@@ -25,6 +28,7 @@ export default async function* testResults(source) {
   let ranByEvents = 0;
   let ranBySummaries = null;
   const failed = [];
+  const empty = [];
   for await (const { type, data } of source) {
     const file = pathOf(data.file);
     if (type === 'test:start') {
@@ -39,9 +43,16 @@ export default async function* testResults(source) {
       if (data.details?.type === 'suite' || failureType(data) === 'subtestsFailed') continue;
       ranByEvents += 1;
       if (type === 'test:fail') failed.push(failure(data, file, running.get(file) ?? []));
+      else if (data.nesting === 0 && isTheFile(data.name, file)) empty.push(file);
     }
   }
-  yield `${JSON.stringify({ ran: ranBySummaries ?? ranByEvents, failed })}\n`;
+  yield `${JSON.stringify({ ran: ranBySummaries ?? ranByEvents, failed, empty })}\n`;
+}
+
+/** Whether a test's `name` is its file's: absolute on Node 20, as it was given on 22+. */
+function isTheFile(name, file) {
+  if (typeof name !== 'string' || file === undefined) return false;
+  return pathOf(name) === file || file.endsWith(`/${name}`);
 }
 
 function failureType(data) {
