@@ -37,6 +37,44 @@ pub fn parse(type_text: &str) -> Option<Shape> {
     (reader.at == type_text.len()).then_some(shape)
 }
 
+/// The shape of `event`'s `data`, read once per event type for the whole process (a replay
+/// checks every line against it).
+pub fn of_event(event: &'static crate::vocabulary::EventType) -> Option<&'static Shape> {
+    static SHAPES: std::sync::OnceLock<Vec<(&'static str, Option<Shape>)>> = std::sync::OnceLock::new();
+    let shapes =
+        SHAPES.get_or_init(|| crate::vocabulary::EVENTS.iter().map(|event| (event.name, parse(event.data))).collect());
+    shapes.iter().find(|(name, _)| *name == event.name).and_then(|(_, shape)| shape.as_ref())
+}
+
+/// `given` merged over `example`, deeply: an object's fields over the example's (each
+/// merged in turn), and each object of an array over the example's first item, so that
+/// what is left out keeps the example's value (`usage`'s cache fields, a call's `callId`).
+/// Anything else given replaces the example's.
+pub fn merge_over(example: Value, given: Value) -> Value {
+    match (example, given) {
+        (Value::Object(mut example), Value::Object(given)) => {
+            for (key, value) in given {
+                let merged = match example.remove(&key) {
+                    Some(before) => merge_over(before, value),
+                    None => value,
+                };
+                example.insert(key, merged);
+            }
+            Value::Object(example)
+        }
+        (Value::Array(example), Value::Array(given)) => match example.into_iter().next() {
+            Some(item @ Value::Object(_)) => Value::Array(
+                given
+                    .into_iter()
+                    .map(|value| if value.is_object() { merge_over(item.clone(), value) } else { value })
+                    .collect(),
+            ),
+            _ => Value::Array(given),
+        },
+        (_, given) => given,
+    }
+}
+
 /// Why `value` is not of `shape` (`data.attempt must be a number, not a string`), named from
 /// `path` (`data`).
 pub fn check(value: &Value, shape: &Shape, path: &str) -> Result<(), String> {
@@ -185,6 +223,42 @@ mod tests {
             let shape = parse(event.data).unwrap_or_else(|| panic!("{}: {}", event.name, event.data));
             let example: Value = serde_json::from_str(event.example).unwrap();
             assert_eq!(check(&example, &shape, "data"), Ok(()), "{}", event.name);
+        }
+    }
+
+    #[test]
+    fn what_is_given_is_merged_deeply_over_the_example() {
+        let example = serde_json::json!({
+            "usage": { "inputTokens": 1, "outputTokens": 2, "cacheReadTokens": 3 },
+            "calls": [{ "callId": "call_1", "toolName": "search", "args": { "q": "x" } }],
+            "tags": ["a"],
+            "result": "done",
+        });
+        let given = serde_json::json!({
+            "usage": { "inputTokens": 1200, "outputTokens": 300 },
+            "calls": [{ "toolName": "fetch" }, { "toolName": "read", "callId": "call_9" }, "odd"],
+            "tags": ["b", "c"],
+            "result": null,
+        });
+        assert_eq!(
+            merge_over(example, given),
+            serde_json::json!({
+                "usage": { "inputTokens": 1200, "outputTokens": 300, "cacheReadTokens": 3 },
+                "calls": [
+                    { "callId": "call_1", "toolName": "fetch", "args": { "q": "x" } },
+                    { "callId": "call_9", "toolName": "read", "args": { "q": "x" } },
+                    "odd",
+                ],
+                "tags": ["b", "c"],
+                "result": null,
+            })
+        );
+    }
+
+    #[test]
+    fn every_event_s_shape_is_read_once() {
+        for event in EVENTS {
+            assert_eq!(of_event(event), parse(event.data).as_ref(), "{}", event.name);
         }
     }
 

@@ -783,6 +783,62 @@ fn every_bad_line_of_a_replay_is_reported_before_node_starts_and_nothing_is_reco
     assert!(missing.log().contains("cannot read --replay file `nope.jsonl`"), "{}", missing.log());
 }
 
+/// A replayed line whose `data` does not fit its event's type is refused as `--data` would
+/// be, named by its line, before anything runs: a misspelt status, a `usage` without its
+/// cache fields. Lines `run --json` recorded fit.
+#[test]
+fn a_replayed_line_whose_data_does_not_fit_its_event_is_refused_by_its_line() {
+    let dir = copy_fixture("run", "order");
+    let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    let mut lines: Vec<String> = recorded.stdout().lines().map(str::to_owned).collect();
+    std::fs::write(dir.path().join("recorded.jsonl"), lines.join("\n")).unwrap();
+    let again = run(dir.path(), &["--replay", "recorded.jsonl"], &[]);
+    assert_eq!(exit_code(&again.output), 0, "{}", again.log());
+    lines.push(r#"{"type":"turn.failed","data":{"message":"stopped","status":"canceled"}}"#.to_owned());
+    lines.push(r#"{"type":"turn.completed","data":{"usage":{"inputTokens":1200,"outputTokens":300}}}"#.to_owned());
+    let count = lines.len();
+    std::fs::write(dir.path().join("mistyped.jsonl"), lines.join("\n")).unwrap();
+    let ran = run(dir.path(), &["--replay", "mistyped.jsonl", "--session", "ses_mistyped"], &[]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert_eq!(
+        ran.log(),
+        format!(
+            "error: --replay file `mistyped.jsonl` has 2 bad lines; nothing was recorded:\n  \
+             mistyped.jsonl:{}: its data does not fit `turn.failed`: `data.status` must be one of \"error\", \"cancelled\", not the string \"canceled\"; its data is {{ message: string; status?: \"error\" | \"cancelled\" }}\n  \
+             mistyped.jsonl:{count}: its data does not fit `turn.completed`: `data.usage.cacheReadTokens` is required (a number); its data is {{ result?: string; usage?: {{ inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; reasoningTokens?: number }}; cost?: {{ totalUsd: number; model: string }} }}\n",
+            count - 1
+        )
+    );
+    assert!(ran.record.is_empty(), "no hook ran: {:?}", ran.record);
+    assert_eq!(recorded_events(dir.path(), "ses_mistyped"), [], "nothing was recorded");
+}
+
+/// `--data` is merged deeply: a `usage` given in part keeps the example's cache fields, and
+/// each call of an array gets the example's first call's `callId`; only what is still wrong
+/// is refused.
+#[test]
+fn data_is_merged_deeply_so_a_part_of_an_object_keeps_the_rest() {
+    let dir = copy_fixture("run", "order");
+    let usage = r#"{"usage":{"inputTokens":1200,"outputTokens":300}}"#;
+    let ran = run(dir.path(), &["--event", "turn.completed", "--data", usage, "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert_eq!(
+        envelopes(&ran.stdout())[0]["data"]["usage"],
+        serde_json::json!({ "inputTokens": 1200, "outputTokens": 300, "cacheReadTokens": 0, "cacheWriteTokens": 0 })
+    );
+    let calls = r#"{"calls":[{"toolName":"fetch_page"}]}"#;
+    let ran = run(dir.path(), &["--event", "actions.requested", "--data", calls, "--json"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert_eq!(
+        envelopes(&ran.stdout())[0]["data"]["calls"],
+        serde_json::json!([{ "callId": "call_1", "toolName": "fetch_page", "args": { "query": "refund policy" } }])
+    );
+    let wrong = r#"{"usage":{"inputTokens":"1200"}}"#;
+    let ran = run(dir.path(), &["--event", "turn.completed", "--data", wrong], &[]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert!(ran.log().contains("`data.usage.inputTokens` must be a number, not the string \"1200\""), "{}", ran.log());
+}
+
 /// What `dev` serves at `GET /v1/sessions/{id}/events` is a JSON array: `--replay` says how
 /// to make it NDJSON, and records nothing. A replayed reply ends its line on stdout, as
 /// `--message`'s does.

@@ -241,6 +241,20 @@ fn the_kit_s_events_carry_the_data_run_event_dispatches() {
         let envelope: serde_json::Value = serde_json::from_slice(&ran.stdout).unwrap();
         assert_eq!(&envelope["data"], data, "{event_type}");
     }
+    // The kit merges `data` deeply, as `run --data` does.
+    let merged: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("merged.json")).unwrap()).unwrap();
+    let given = [
+        ("turn.completed", r#"{"usage":{"inputTokens":1200,"outputTokens":300}}"#),
+        ("actions.requested", r#"{"calls":[{"toolName":"fetch_page"}]}"#),
+    ];
+    for (event_type, data) in given {
+        let ran = run_in(dir.path(), &["run", "--event", event_type, "--data", data, "--json"]);
+        let envelope: serde_json::Value = serde_json::from_slice(&ran.stdout).unwrap();
+        assert_eq!(envelope["data"], merged[event_type], "{event_type}");
+    }
+    assert_eq!(merged["turn.completed"]["usage"]["cacheReadTokens"], 0);
+    assert_eq!(merged["actions.requested"]["calls"][0]["callId"], "call_1");
 }
 
 /// What `--watch` has printed so far, both streams.

@@ -46,23 +46,18 @@ impl Input {
     }
 }
 
-/// The event's example `data` with `--data`'s fields merged over it (one level: a field given
-/// replaces the example's, as the test kit's `events.<type>({ data })` does), checked
-/// against the event's shape: a required field missing or of the wrong type is refused,
-/// named.
-fn with_data(known: &vocabulary::EventType, example: Value, data: &str) -> anyhow::Result<Value> {
+/// The event's example `data` with `--data` merged deeply over it (what is left out keeps
+/// the example's value, an array's objects over the example's first item, as the test kit's
+/// `events.<type>({ data })` does), checked against the event's shape: a required field
+/// still missing, or one of the wrong type, is refused, named.
+fn with_data(known: &'static vocabulary::EventType, example: Value, data: &str) -> anyhow::Result<Value> {
     let given: Value = serde_json::from_str(data).with_context(|| format!("--data is not valid JSON: {data}"))?;
-    let Value::Object(given) = given else {
+    if !given.is_object() {
         anyhow::bail!("--data must be a JSON object (the fields of the event's `data`), not {given}");
-    };
-    let mut merged = match example {
-        Value::Object(fields) => fields,
-        _ => serde_json::Map::new(),
-    };
-    merged.extend(given);
-    let merged = Value::Object(merged);
-    let Some(shape) = crate::data_shape::parse(known.data) else { return Ok(merged) };
-    if let Err(problem) = crate::data_shape::check(&merged, &shape, "data") {
+    }
+    let merged = crate::data_shape::merge_over(example, given);
+    let Some(shape) = crate::data_shape::of_event(known) else { return Ok(merged) };
+    if let Err(problem) = crate::data_shape::check(&merged, shape, "data") {
         anyhow::bail!("--data does not fit `{}`: {problem}; its data is {}", known.name, known.data);
     }
     Ok(merged)
@@ -87,7 +82,9 @@ struct ReplayLine {
 }
 
 impl ReplayLine {
-    /// Reads and checks one line: JSON, an event, of a type the vocabulary has.
+    /// Reads and checks one line: JSON, an event, of a type the vocabulary has, whose `data`
+    /// fits that type (as `--data` is checked, but nothing is merged: a recorded line is
+    /// replayed as it is).
     fn parse(text: &str) -> Result<Self, String> {
         let line = serde_json::from_str::<ReplayLine>(text).map_err(|error| match error.classify() {
             serde_json::error::Category::Data => {
@@ -95,11 +92,21 @@ impl ReplayLine {
             }
             _ => format!("not JSON (column {}: {error})", error.column()),
         })?;
-        if vocabulary::event_type(&line.event_type).is_none() {
+        let Some(known) = vocabulary::event_type(&line.event_type) else {
             let hint = vocabulary::suggest(&line.event_type)
                 .map(|name| format!(" (did you mean `{name}`?)"))
                 .unwrap_or_default();
             return Err(format!("`{}` is not an event type{hint}", crate::untrusted::escape(&line.event_type)));
+        };
+        if let Some(shape) = crate::data_shape::of_event(known)
+            && let Err(problem) = crate::data_shape::check(&line.data, shape, "data")
+        {
+            return Err(format!(
+                "its data does not fit `{}`: {}; its data is {}",
+                known.name,
+                crate::untrusted::escape(&problem),
+                known.data
+            ));
         }
         Ok(line)
     }

@@ -155,9 +155,9 @@ const ENVELOPE_FIELDS = new Set(['index', 'sessionId', 'turnId', 'at']);
 /**
  * A realistic event of `type`: `{ type, index: 0, sessionId: "ses_test", turnId:
  * "turn_test", at: "2026-01-01T00:00:00.000Z", data }`, `data` being what
- * `agent-sdk run --event <type>` dispatches. `overrides.data` is merged over that `data`
- * (one level: a field given replaces the field); `index`, `sessionId`, `turnId` and `at`
- * replace theirs. The event is deep-frozen, as handlers receive it.
+ * `agent-sdk run --event <type>` dispatches. `overrides.data` is merged deeply over that
+ * `data`, as `run --data` merges it (see `mergeOver`); `index`, `sessionId`, `turnId` and
+ * `at` replace theirs. The event is deep-frozen, as handlers receive it.
  */
 function makeEvent(type, overrides = {}) {
   for (const key of Object.keys(overrides)) {
@@ -175,8 +175,33 @@ function makeEvent(type, overrides = {}) {
     turnId: DEFAULTS.turnId,
     at: DEFAULTS.at,
     ...envelope,
-    data: { ...structuredClone(EXAMPLES[type]), ...data },
+    data: mergeOver(structuredClone(EXAMPLES[type]), data ?? {}),
   });
+}
+
+/**
+ * `given` merged over `example` (a copy of its own), deeply: an object's fields over the
+ * example's, each merged in turn, and each object of an array over the example's first
+ * item, so that what is left out keeps the example's value (`usage`'s cache fields, a
+ * call's `callId`); anything else given replaces the example's. As agent-sdk's
+ * `data_shape::merge_over`, which `run --data` uses.
+ */
+function mergeOver(example, given) {
+  if (isPlainObject(example) && isPlainObject(given)) {
+    const merged = { ...example };
+    for (const [key, value] of Object.entries(given)) {
+      merged[key] = Object.hasOwn(example, key) ? mergeOver(example[key], value) : value;
+    }
+    return merged;
+  }
+  if (Array.isArray(example) && Array.isArray(given) && isPlainObject(example[0])) {
+    return given.map((item) => (isPlainObject(item) ? mergeOver(structuredClone(example[0]), item) : item));
+  }
+  return given;
+}
+
+function isPlainObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `events["turn.completed"](overrides?)`, … : one maker per event type of the vocabulary. */

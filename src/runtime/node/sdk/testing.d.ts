@@ -45,9 +45,19 @@ export interface TestContextOverrides {
  */
 export function createTestContext(overrides?: TestContextOverrides): TestContext;
 
-/** What an event maker may change: `data` fields (merged one level deep) and the envelope's fields. */
+/**
+ * Any part of `T`: what is left out keeps the example's value (objects are merged deeply,
+ * and each object of an array over the example's first item).
+ */
+export type DeepPartial<T> = T extends ReadonlyArray<infer Item>
+  ? ReadonlyArray<DeepPartial<Item>>
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+/** What an event maker may change: `data` fields (merged deeply) and the envelope's fields. */
 export type EventOverrides<T extends SessionEventType> = {
-  data?: Partial<EventOf<T>["data"]>;
+  data?: DeepPartial<EventOf<T>["data"]>;
   index?: number;
   sessionId?: string;
   turnId?: string;
