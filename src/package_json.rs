@@ -27,7 +27,8 @@ impl Entry {
 }
 
 /// Where a package may already be named: a dependency named in any of these is there.
-const DEPENDENCY_SECTIONS: [&str; 4] = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+pub(crate) const DEPENDENCY_SECTIONS: [&str; 4] =
+    ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
 
 /// A `package.json`, read.
 #[derive(Debug, Clone)]

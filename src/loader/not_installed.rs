@@ -4,7 +4,9 @@
 //! project neither defines nor declares is one to add from the registry (a registry
 //! install of a name the project defines would fetch whatever holds that name on npm).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -21,22 +23,38 @@ pub enum NotInstalled {
     Unknown { install: PackageManager },
 }
 
-/// What the project at `project` says of `package`, seen from a module in `dir`: the
-/// package.json files of `dir` and the folders above it, up to the repository's or
-/// workspace's root (or the project's folder, outside any).
-pub fn explain(dir: &Path, project: &Path, package: &str) -> NotInstalled {
-    let folders = searched_folders(dir, project);
-    let install = package_manager(&folders);
-    if let Some(root) = folders.iter().find(|folder| !workspace_patterns(folder).is_empty())
-        && let Some(folder) = workspace_member(root, package)
-    {
-        return NotInstalled::Workspace { root: root.to_path_buf(), folder, install };
+/// The packages of each workspace a check met, by name, read once per check: on a fresh
+/// clone every import of a package is unresolved, and each would walk the workspace again.
+#[derive(Debug, Default)]
+pub struct Workspaces {
+    by_root: Mutex<HashMap<PathBuf, Arc<HashMap<String, PathBuf>>>>,
+}
+
+impl Workspaces {
+    /// The packages of the workspace rooted at `root`, by name.
+    fn members(&self, root: &Path) -> Arc<HashMap<String, PathBuf>> {
+        let mut by_root = self.by_root.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let members = by_root.entry(root.to_path_buf()).or_insert_with(|| Arc::new(workspace_members(root)));
+        Arc::clone(members)
     }
-    let declared =
-        folders.iter().map(|folder| folder.join("package.json")).find(|manifest| declares(manifest, package));
-    match declared {
-        Some(manifest) => NotInstalled::Declared { manifest, install },
-        None => NotInstalled::Unknown { install },
+
+    /// What the project at `project` says of `package`, seen from a module in `dir`: the
+    /// package.json files of `dir` and the folders above it, up to the repository's or
+    /// workspace's root (or the project's folder, outside any).
+    pub fn explain(&self, dir: &Path, project: &Path, package: &str) -> NotInstalled {
+        let folders = searched_folders(dir, project);
+        let install = package_manager(&folders);
+        if let Some(root) = folders.iter().find(|folder| !workspace_patterns(folder).is_empty())
+            && let Some(folder) = self.members(root).get(package)
+        {
+            return NotInstalled::Workspace { root: root.to_path_buf(), folder: folder.clone(), install };
+        }
+        let declared =
+            folders.iter().map(|folder| folder.join("package.json")).find(|manifest| declares(manifest, package));
+        match declared {
+            Some(manifest) => NotInstalled::Declared { manifest, install },
+            None => NotInstalled::Unknown { install },
+        }
     }
 }
 
@@ -111,9 +129,7 @@ fn package_manager(folders: &[&Path]) -> PackageManager {
 /// Whether the package.json at `manifest` names `package` in one of its dependency sections.
 fn declares(manifest: &Path, package: &str) -> bool {
     let Some(value) = read_json(manifest) else { return false };
-    ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"]
-        .iter()
-        .any(|section| value[section].get(package).is_some())
+    crate::package_json::DEPENDENCY_SECTIONS.iter().any(|section| value[section].get(package).is_some())
 }
 
 fn read_json(path: &Path) -> Option<serde_json::Value> {
@@ -152,20 +168,27 @@ fn pnpm_packages(text: &str) -> Vec<String> {
     patterns
 }
 
-/// The folder of the workspace package named `package` under `root`, if one of the
-/// workspace's folders holds a package.json with that name.
-fn workspace_member(root: &Path, package: &str) -> Option<PathBuf> {
-    let (included, excluded) = globs(&workspace_patterns(root))?;
+/// The packages of the workspace rooted at `root`, by name: each of its folders the
+/// workspace's patterns include that holds a package.json with a name.
+fn workspace_members(root: &Path) -> HashMap<String, PathBuf> {
+    let Some((included, excluded)) = globs(&workspace_patterns(root)) else { return HashMap::new() };
     let walk = walkdir::WalkDir::new(root).min_depth(1).max_depth(MAX_DEPTH).into_iter().filter_entry(|entry| {
         let name = entry.file_name().to_string_lossy();
         entry.file_type().is_dir() && name != "node_modules" && !name.starts_with('.')
     });
-    walk.filter_map(Result::ok).map(|entry| entry.into_path()).find(|folder| {
-        let relative = folder.strip_prefix(root).unwrap_or(folder);
-        included.is_match(relative)
-            && !excluded.is_match(relative)
-            && read_json(&folder.join("package.json")).is_some_and(|value| value["name"] == package)
-    })
+    let mut members = HashMap::new();
+    for folder in walk.filter_map(Result::ok).map(walkdir::DirEntry::into_path) {
+        let relative = folder.strip_prefix(root).unwrap_or(&folder);
+        if !included.is_match(relative) || excluded.is_match(relative) {
+            continue;
+        }
+        if let Some(name) =
+            read_json(&folder.join("package.json")).and_then(|value| value["name"].as_str().map(str::to_owned))
+        {
+            members.entry(name).or_insert(folder);
+        }
+    }
+    members
 }
 
 /// How deep under a workspace's root its packages are looked for (`packages/*` is 2 deep
@@ -217,7 +240,7 @@ mod tests {
         write(root.path(), "packages/agent/package.json", r#"{ "name": "agent" }"#);
         std::fs::create_dir_all(root.path().join("packages/agent/bot/hooks")).unwrap();
         let dir = root.path().join("packages/agent/bot/hooks");
-        let found = explain(&dir, root.path(), "@acme/oncall-ext");
+        let found = Workspaces::default().explain(&dir, root.path(), "@acme/oncall-ext");
         assert_eq!(
             found,
             NotInstalled::Workspace {
@@ -226,7 +249,25 @@ mod tests {
                 install: PackageManager::Npm
             }
         );
-        assert_eq!(explain(&dir, root.path(), "@acme/old"), NotInstalled::Unknown { install: PackageManager::Npm });
+        assert_eq!(
+            Workspaces::default().explain(&dir, root.path(), "@acme/old"),
+            NotInstalled::Unknown { install: PackageManager::Npm }
+        );
+    }
+
+    #[test]
+    fn a_workspace_is_walked_once_per_check() {
+        let root = tempfile::tempdir().unwrap();
+        write(root.path(), "package.json", r#"{ "workspaces": ["packages/*"] }"#);
+        write(root.path(), "packages/ext/package.json", r#"{ "name": "ext" }"#);
+        std::fs::create_dir_all(root.path().join("packages/agent")).unwrap();
+        let workspaces = Workspaces::default();
+        let dir = root.path().join("packages/agent");
+        assert!(matches!(workspaces.explain(&dir, &dir, "ext"), NotInstalled::Workspace { .. }));
+        // What the first import read is what the next one is told (the walk is not redone).
+        std::fs::remove_dir_all(root.path().join("packages/ext")).unwrap();
+        assert!(matches!(workspaces.explain(&dir, &dir, "ext"), NotInstalled::Workspace { .. }));
+        assert!(matches!(Workspaces::default().explain(&dir, &dir, "ext"), NotInstalled::Unknown { .. }));
     }
 
     #[test]
@@ -240,7 +281,7 @@ mod tests {
         write(root.path(), "package.json", "{}");
         write(root.path(), "tools/x/package.json", r#"{ "name": "x-tool" }"#);
         std::fs::create_dir_all(root.path().join("packages/agent")).unwrap();
-        let found = explain(&root.path().join("packages/agent"), root.path(), "x-tool");
+        let found = Workspaces::default().explain(&root.path().join("packages/agent"), root.path(), "x-tool");
         assert!(matches!(found, NotInstalled::Workspace { install: PackageManager::Pnpm, .. }), "{found:?}");
         assert_eq!(pnpm_packages("packages:\n  - a/*\n  - b\n"), ["a/*", "b"]);
         assert!(pnpm_packages("packages: [a]\n").is_empty());
@@ -255,10 +296,13 @@ mod tests {
         std::fs::create_dir_all(root.path().join("bot/hooks")).unwrap();
         let dir = root.path().join("bot/hooks");
         assert_eq!(
-            explain(&dir, root.path(), "zod"),
+            Workspaces::default().explain(&dir, root.path(), "zod"),
             NotInstalled::Declared { manifest: root.path().join("package.json"), install: PackageManager::Yarn }
         );
-        assert_eq!(explain(&dir, root.path(), "left-pad"), NotInstalled::Unknown { install: PackageManager::Yarn });
+        assert_eq!(
+            Workspaces::default().explain(&dir, root.path(), "left-pad"),
+            NotInstalled::Unknown { install: PackageManager::Yarn }
+        );
     }
 
     #[test]
@@ -268,7 +312,7 @@ mod tests {
         write(root.path(), "agent/package.json", r#"{ "name": "agent" }"#);
         std::fs::create_dir_all(root.path().join("agent/bot/hooks")).unwrap();
         let project = root.path().join("agent");
-        let found = explain(&project.join("bot/hooks"), &project, "zod");
+        let found = Workspaces::default().explain(&project.join("bot/hooks"), &project, "zod");
         assert_eq!(found, NotInstalled::Unknown { install: PackageManager::Npm });
     }
 }

@@ -160,6 +160,8 @@ pub struct Resolver {
     ts_options_by_folder: Mutex<HashMap<PathBuf, Result<TsOptions, String>>>,
     /// What is installed, for the explanation of a package that is not.
     installed: InstalledPackages,
+    /// The workspaces' own packages, for the same.
+    workspaces: not_installed::Workspaces,
     /// The text of files an editor holds unsaved, read instead of the disk's (`agent-sdk lsp`).
     overlay: RwLock<Arc<Overlay>>,
 }
@@ -205,6 +207,7 @@ impl Resolver {
             package_scopes: Mutex::default(),
             ts_options_by_folder: Mutex::default(),
             installed: InstalledPackages::default(),
+            workspaces: not_installed::Workspaces::default(),
             overlay: RwLock::default(),
         }
     }
@@ -382,7 +385,7 @@ impl Resolver {
             format!("there is no `node_modules/{package}` in `{}` or any folder above it{base_url}", self.shown(dir));
         // Never a registry install for a name the project itself defines or declares: npm
         // would fetch whatever holds that name there.
-        match not_installed::explain(dir, &self.root, package) {
+        match self.workspaces.explain(dir, &self.root, package) {
             NotInstalled::Workspace { root, folder, install } => Unresolved {
                 tried: format!(
                     "`{package}` is a package of this workspace, at `{}`, but it is not linked: {nowhere}",

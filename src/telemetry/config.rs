@@ -131,8 +131,8 @@ impl ExportConfig {
         !self.signals.is_empty()
     }
 
-    /// The serve-log line that says where telemetry goes (never a header); nothing is said
-    /// when nothing is exported.
+    /// The serve-log line that says where telemetry goes (never a header); `run` and `dev`
+    /// say it only when something is exported.
     pub fn summary(&self) -> String {
         if !self.exports() {
             return "OpenTelemetry: exporting nothing".to_owned();

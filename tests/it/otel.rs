@@ -458,6 +458,13 @@ fn run_exporting(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, Strin
     (exit_code(&output), String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
+/// [`run_exporting`] to a collector of its own (`OTEL_EXPORTER_OTLP_ENDPOINT`), with it.
+fn run_to_collector(dir: &Path, args: &[&str]) -> (Receiver, i32, String) {
+    let collector = Receiver::start();
+    let (code, log) = run_exporting(dir, args, &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())]);
+    (collector, code, log)
+}
+
 fn point<'p>(points: &'p [MetricPoint], name: &str) -> Vec<&'p MetricPoint> {
     points.iter().filter(|point| point.name == name).collect()
 }
@@ -476,12 +483,7 @@ fn span<'s>(spans: &'s [Span], name: &str) -> &'s Span {
 #[test]
 fn the_hooks_instruments_and_the_serve_log_reach_the_collector() {
     let project = project();
-    let collector = Receiver::start();
-    let (code, log) = run_exporting(
-        project.path(),
-        &["run", "--message", "hello"],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
-    );
+    let (collector, code, log) = run_to_collector(project.path(), &["run", "--message", "hello"]);
     assert_eq!(code, 0, "{log}");
     assert!(log.contains(&format!("INFO  OpenTelemetry: exporting traces to {0}/v1/traces, metrics to {0}/v1/metrics, logs to {0}/v1/logs (http/protobuf)", collector.endpoint())), "{log}");
     let requests = collector.wait_for(
@@ -518,12 +520,7 @@ fn the_hooks_instruments_and_the_serve_log_reach_the_collector() {
 #[test]
 fn a_turn_is_one_trace_with_model_handler_and_hook_spans_nested() {
     let project = project();
-    let collector = Receiver::start();
-    let (code, log) = run_exporting(
-        project.path(),
-        &["run", "--message", "hello"],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
-    );
+    let (collector, code, log) = run_to_collector(project.path(), &["run", "--message", "hello"]);
     assert_eq!(code, 0, "{log}");
     let requests = collector
         .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "acme.lookup"), ARRIVED);
@@ -600,12 +597,8 @@ fn tool_calls_failed_handlers_and_failed_turns_are_spans_that_say_so() {
         r#"{ "steps": [ { "tools": [ { "toolName": "search", "args": { "q": "x" } } ] }, { "fail": "the model gave up" } ] }"#,
     )
     .unwrap();
-    let collector = Receiver::start();
-    let (code, log) = run_exporting(
-        project.path(),
-        &["run", "--message", "hello", "--script", "turn.json"],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
-    );
+    let (collector, code, log) =
+        run_to_collector(project.path(), &["run", "--message", "hello", "--script", "turn.json"]);
     assert_eq!(code, 1, "{log}");
     let requests = collector
         .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "agent_sdk.turn"), ARRIVED);
@@ -639,11 +632,9 @@ fn a_provider_turn_names_its_provider_model_and_tokens() {
         json!({ "model": answered, "choices": [ { "delta": {}, "finish_reason": "stop" } ] }),
         json!({ "model": answered, "choices": [], "usage": { "prompt_tokens": 20, "completion_tokens": 6, "total_tokens": 26 } }),
     ])]);
-    let collector = Receiver::start();
-    let (code, log) = run_exporting(
+    let (collector, code, log) = run_to_collector(
         project.path(),
         &["run", "--message", "hello", "--model", "openai-compatible:gpt-4o-mini", "--base-url", &server.url],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
     );
     assert_eq!(code, 0, "{log}");
     let requests = collector.wait_for(
@@ -868,12 +859,7 @@ fn a_synthetic_event_s_run_exports_its_hook_spans_even_when_a_hook_throws() {
         "import { defineHook } from \"@cursor/bdk/hooks\";\n\nexport default defineHook({ events: { \"turn.failed\"() { throw new Error(\"the pager is down\"); } } });\n",
     )
     .unwrap();
-    let collector = Receiver::start();
-    let (code, log) = run_exporting(
-        project.path(),
-        &["run", "--event", "turn.failed"],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
-    );
+    let (collector, code, log) = run_to_collector(project.path(), &["run", "--event", "turn.failed"]);
     assert_eq!(code, 3, "{log}");
     let requests = collector.wait_for(
         |requests| {
@@ -918,12 +904,7 @@ fn recorded_turn(project: &Path) -> std::path::PathBuf {
 fn a_replay_exports_each_replayed_turn_s_trace_with_its_hook_spans() {
     let project = project();
     recorded_turn(project.path());
-    let collector = Receiver::start();
-    let (code, log) = run_exporting(
-        project.path(),
-        &["run", "--replay", "turn.jsonl"],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
-    );
+    let (collector, code, log) = run_to_collector(project.path(), &["run", "--replay", "turn.jsonl"]);
     assert_eq!(code, 0, "{log}");
     let requests = collector
         .wait_for(|requests| common::otlp::spans(requests).iter().any(|span| span.name == "acme.lookup"), ARRIVED);
@@ -1058,12 +1039,7 @@ fn a_record_emitted_through_the_api_s_own_logs_is_a_serve_log_record_and_is_expo
         "import { logs, SeverityNumber } from \"@opentelemetry/api\";\nimport { defineHook } from \"@cursor/bdk/hooks\";\n\nconst logger = logs.getLogger(\"acme.api-logs\");\n\nexport default defineHook({ events: { \"turn.completed\"() { logger.emit({ severityNumber: SeverityNumber.WARN, body: \"quota nearly spent\", attributes: { left: 3 } }); } } });\n",
     )
     .unwrap();
-    let collector = Receiver::start();
-    let (code, log) = run_exporting(
-        project.path(),
-        &["run", "--event", "turn.completed"],
-        &[("OTEL_EXPORTER_OTLP_ENDPOINT", &collector.endpoint())],
-    );
+    let (collector, code, log) = run_to_collector(project.path(), &["run", "--event", "turn.completed"]);
     assert_eq!(code, 0, "{log}");
     assert!(log.contains("WARN  hook \"api-logged\": quota nearly spent (left=3)"), "{log}");
     let said = |record: &common::otlp::LogRecord| record.body == "hook \"api-logged\": quota nearly spent (left=3)";

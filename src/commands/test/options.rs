@@ -35,13 +35,6 @@ impl<'a> RunnerOptions<'a> {
         })
     }
 
-    /// Whether a run needs its results back from Node (`test-results.mjs`): always, to
-    /// tell a file that declares no test (or a name pattern that matched nothing) from a
-    /// green run, and for the annotations.
-    pub fn wants_results(&self) -> bool {
-        true
-    }
-
     /// Node's arguments, between `--test` and the files (`files`, relative to the project,
     /// as is `state_folder`); `results`: agent-sdk's reporter and the file it writes. A
     /// reporter `version` does not have is exit 2.

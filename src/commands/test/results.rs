@@ -1,7 +1,8 @@
 //! What a test run's results say, read back from Node: the tests that ran and each failed
 //! test, written by agent-sdk's own reporter (`node/test-results.mjs`) to a file of the
-//! runtime's while the run lasts. They make `--reporter github`'s annotations and tell a
-//! `--test-name-pattern` that matched nothing from a green run.
+//! runtime's while the run lasts, on every run. They make `--reporter github`'s annotations,
+//! and tell a file that declares no test, or a `--test-name-pattern` that matched nothing,
+//! from a green run.
 
 use std::path::{Path, PathBuf};
 
