@@ -248,16 +248,14 @@ impl Tests<'_> {
         let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir())?)?;
         let files: Vec<&str> = runnable.iter().map(|(file, _)| file.shown.as_str()).collect();
         let version = self.node.usable()?;
-        // Always: a file that declares no test, or a name pattern that matches none, is no
-        // green run, and the annotations come from there too.
-        let results = ResultsFile::new(self.setup)?;
-        let options = self.runner_options(version, &files, &results)?;
+        let results = if self.options.wants_results() { Some(ResultsFile::new(self.setup)?) } else { None };
+        let options = self.runner_options(version, &files, results.as_ref())?;
         self.options.make_folders()?;
         let mut runner = TestRunner::start(self.setup, &manifest, &files, &options, self.printer.color())?;
         let mut next_look = Instant::now() + POLL;
         let ended = loop {
             if let Some(passed) = runner.passed()? {
-                let results = results.read();
+                let results = results.as_ref().and_then(ResultsFile::read);
                 let passed = self.options.settle(passed, results, root, self.dir, self.printer)?;
                 let status = if passed && broken.is_empty() { ExitStatus::Success } else { ExitStatus::Failure };
                 break Ended::Finished(status);
@@ -280,11 +278,11 @@ impl Tests<'_> {
         &self,
         version: NodeVersion,
         files: &[&str],
-        results: &ResultsFile,
+        results: Option<&ResultsFile>,
     ) -> anyhow::Result<Vec<OsString>> {
         let state_folder = self.state_folder();
         let results_module = self.setup.runtime_dir().join("test-results.mjs");
-        let results = Some((results_module.as_path(), results.path()));
+        let results = results.map(|file| (results_module.as_path(), file.path()));
         let args = self.options.node_args(version, files, &state_folder, results)?;
         if !self.noted.replace(true) {
             for note in self.options.notes(version, &state_folder) {

@@ -35,6 +35,15 @@ impl<'a> RunnerOptions<'a> {
         })
     }
 
+    /// Whether a run needs its results back from Node (`test-results.mjs`): for the
+    /// annotations, to tell a name pattern that matched nothing from a green run, and, with
+    /// at most one reporter of Node's (the default `spec`), a file that declares no test.
+    /// Beside two or more, one more reporter takes Node past its limit of listeners on its
+    /// results stream, and it warns (`MaxListenersExceededWarning`) on every run.
+    pub fn wants_results(&self) -> bool {
+        !self.reports.github().is_empty() || !self.name_patterns.is_empty() || self.reports.node_reporters() <= 1
+    }
+
     /// Node's arguments, between `--test` and the files (`files`, relative to the project,
     /// as is `state_folder`); `results`: agent-sdk's reporter and the file it writes. A
     /// reporter `version` does not have is exit 2.

@@ -58,6 +58,11 @@ impl Reports {
         &self.github
     }
 
+    /// How many of Node's own reporters were chosen.
+    pub fn node_reporters(&self) -> usize {
+        self.node.len()
+    }
+
     /// Node's arguments for its reporters. Node needs one: with `github` alone, agent-sdk's
     /// results reporter is it (`results`, which is added whenever it is given).
     pub fn node_args(&self, results: Option<(&Path, &Path)>) -> Vec<OsString> {

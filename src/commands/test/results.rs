@@ -1,6 +1,6 @@
 //! What a test run's results say, read back from Node: the tests that ran and each failed
 //! test, written by agent-sdk's own reporter (`node/test-results.mjs`) to a file of the
-//! runtime's while the run lasts, on every run. They make `--reporter github`'s annotations,
+//! runtime's while the run lasts (see `RunnerOptions::wants_results`). They make `--reporter github`'s annotations,
 //! and tell a file that declares no test, or a `--test-name-pattern` that matched nothing,
 //! from a green run.
 
