@@ -1,20 +1,22 @@
 //! The names one module exports, read from its own text as Node links an
 //! `import { name } from …` of it: an ES module's `export` statements, and for CommonJS
-//! what Node's `cjs-module-lexer` can detect (`exports.x = …`, `module.exports = { … }`,
-//! `Object.defineProperty(exports, "x", …)`, and the re-exports `module.exports =
-//! require(…)` and `__exportStar(require(…), exports)`).
+//! what Node's own lexer finds. Node 24 reads a CommonJS module's names with `merve`
+//! (1.2.2, the crate used here, so the answer is Node's by construction); Node 20 and 22
+//! with `cjs-module-lexer` 2, of which merve is the port (the agreement test runs both):
+//! exports assignments, `Object.defineProperty(exports, …)` with a value or a getter that
+//! returns a name, `module.exports = { … }` up to the first property it cannot read,
+//! TypeScript's and Babel's re-export helpers, and `require` re-exports.
 //!
-//! For CommonJS this reads more than the lexer does (any value in `module.exports = { … }`,
-//! any getter), so every name Node finds is found here: a name missing from these is
-//! missing in Node. Where the names cannot be known (a computed `exports[key]`, `exports`
-//! handed to a function), the module is [`OwnExports::open`] and no import of it is judged.
+//! What the lexer does not find, Node does not export, however the module fills
+//! `module.exports` at run time. Where the lexer gives up on a module (a syntax it cannot
+//! read), Node exports no name from it; that is not certain enough to call an import
+//! wrong here, so the module is [`OwnExports::open`] and no import of it is judged.
 //! What the re-exported modules add is [`super::link`]'s business.
 
 use oxc::ast::ast::{
-    Argument, AssignmentExpression, AssignmentTarget, CallExpression, Declaration, ExportDefaultDeclarationKind,
-    Expression, ModuleExportName, ObjectPropertyKind, Program, PropertyKey, SimpleAssignmentTarget, Statement,
+    Argument, AssignmentTarget, Declaration, ExportDefaultDeclarationKind, Expression, ModuleExportName,
+    ObjectPropertyKind, Program, PropertyKey, SimpleAssignmentTarget, Statement,
 };
-use oxc::ast_visit::{Visit, walk};
 use serde::{Deserialize, Serialize};
 
 use super::resolver::ModuleFormat;
@@ -43,30 +45,88 @@ impl OwnExports {
     }
 }
 
+/// What a module is written in: Node reads JavaScript as it is; TypeScript is compiled first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Language {
+    JavaScript,
+    TypeScript,
+}
+
+impl Language {
+    pub fn of(path: &std::path::Path) -> Self {
+        if super::resolver::is_typescript(path) { Language::TypeScript } else { Language::JavaScript }
+    }
+}
+
 /// The exports of `program`, which Node runs as `format` (for TypeScript: the program with
 /// its types stripped, before any lowering to CommonJS; TypeScript's own type exports are
 /// skipped either way).
-pub fn own_exports(program: &Program, format: ModuleFormat) -> OwnExports {
+pub fn own_exports(program: &Program, format: ModuleFormat, written_in: Language) -> OwnExports {
     let mut own = OwnExports::default();
     for statement in &program.body {
         module_syntax(statement, &mut own);
     }
-    // Every form the lexer reads names `exports`: a module whose text never does (most
-    // TypeScript, whose `export`s are lowered later) need not be walked.
-    if format == ModuleFormat::CommonJs {
-        let mut commonjs = CommonJsExports { own: &mut own };
-        if program.source_text.contains("exports") {
-            commonjs.visit_program(program);
-        } else {
-            // What the compiler made of TypeScript's `export = …` is all there can be.
+    if format != ModuleFormat::CommonJs {
+        return own;
+    }
+    let lexed = commonjs_exports(program.source_text);
+    match written_in {
+        // Node's lexer reads the module as it is.
+        Language::JavaScript => own.open |= lexed.open,
+        // The runtime lowers it as tsc does, and what the lexer finds in that output is what
+        // its `export`s say (read above) and the `module.exports = …` its `export =` became,
+        // plus what the lexer finds in text without `import`s or `export`s (which it cannot
+        // read: it gives up on them, and they said all there is).
+        Language::TypeScript => {
             for statement in &program.body {
                 if let Statement::ExpressionStatement(statement) = statement
                     && let Expression::AssignmentExpression(assignment) = &statement.expression
+                    && is_module_exports(&assignment.left)
                 {
-                    commonjs.visit_assignment_expression(assignment);
+                    module_exports_value(&assignment.right, &mut own);
                 }
             }
         }
+    }
+    for name in &lexed.names {
+        own.name(name);
+    }
+    own.stars.extend(lexed.stars);
+    own.default |= lexed.default;
+    own
+}
+
+/// Whether `target` is `module.exports`.
+fn is_module_exports(target: &AssignmentTarget) -> bool {
+    matches!(
+        target.as_simple_assignment_target(),
+        Some(SimpleAssignmentTarget::StaticMemberExpression(member))
+            if member.property.name == "exports"
+                && matches!(&member.object, Expression::Identifier(object) if object.name == "module")
+    )
+}
+
+/// What Node's CommonJS lexer finds in `source`: the names the module defines, the
+/// modules it re-exports (which Node follows), and whether the lexer gave up on it.
+pub fn commonjs_exports(source: &str) -> OwnExports {
+    let mut own = OwnExports { default: true, ..OwnExports::default() };
+    // Node lexes an empty module as one without names; merve calls it an error.
+    if source.trim().is_empty() {
+        return own;
+    }
+    // merve reads one byte past the text it is given (Node's strings end in a NUL, so
+    // there it reads that): the text goes with a NUL after it, a byte of ours that is no token.
+    let mut terminated = String::with_capacity(source.len() + 1);
+    terminated.push_str(source);
+    terminated.push('\0');
+    match merve::parse_commonjs(&terminated[..source.len()]) {
+        Ok(analysis) => {
+            for export in analysis.exports() {
+                own.name(export.name);
+            }
+            own.stars = analysis.reexports().map(|reexport| reexport.name.to_owned()).collect();
+        }
+        Err(_) => own.open = true,
     }
     own
 }
@@ -124,8 +184,9 @@ fn export_name(name: &ModuleExportName) -> String {
     name.name().to_string()
 }
 
-/// What `module.exports = <value>` (or TypeScript's `export = <value>`) exports: an object
-/// literal's keys and the modules it spreads, or all of a `require`d module's.
+/// What TypeScript's `export = <value>` exports (`module.exports = <value>` once compiled;
+/// the runtime fronts it with an ES module of these names): an object literal's keys and the
+/// modules it spreads, or all of a `require`d module's.
 fn module_exports_value(value: &Expression, own: &mut OwnExports) {
     match value.get_inner_expression() {
         Expression::ObjectExpression(object) => {
@@ -172,83 +233,6 @@ fn required(expression: &Expression) -> Option<String> {
     }
 }
 
-/// Whether `expression` is `exports` or `module.exports`.
-fn is_exports(expression: &Expression) -> bool {
-    match expression.get_inner_expression() {
-        Expression::Identifier(id) => id.name == "exports",
-        Expression::StaticMemberExpression(member) => {
-            member.property.name == "exports"
-                && matches!(&member.object, Expression::Identifier(object) if object.name == "module")
-        }
-        _ => false,
-    }
-}
-
-/// The helpers compilers re-export a whole module with: `__exportStar(require("x"), exports)`
-/// (tsc, tslib), `__export(require("x"))` (older tsc), `__reExport(…, require("x"), …)` (esbuild).
-const RE_EXPORT_HELPERS: [&str; 3] = ["__exportStar", "__export", "__reExport"];
-
-/// Finds every CommonJS export anywhere in a module, as the lexer does (it reads tokens,
-/// not scopes, so neither does this).
-struct CommonJsExports<'o> {
-    own: &'o mut OwnExports,
-}
-
-impl<'a> Visit<'a> for CommonJsExports<'_> {
-    fn visit_assignment_expression(&mut self, it: &AssignmentExpression<'a>) {
-        match &it.left {
-            AssignmentTarget::StaticMemberExpression(member) if is_exports(&member.object) => {
-                self.own.name(&member.property.name);
-            }
-            AssignmentTarget::ComputedMemberExpression(member) if is_exports(&member.object) => {
-                match member.expression.get_inner_expression() {
-                    Expression::StringLiteral(literal) => self.own.name(&literal.value),
-                    _ => self.own.open = true,
-                }
-            }
-            target => {
-                if let Some(SimpleAssignmentTarget::StaticMemberExpression(member)) =
-                    target.as_simple_assignment_target()
-                    && member.property.name == "exports"
-                    && matches!(&member.object, Expression::Identifier(object) if object.name == "module")
-                {
-                    module_exports_value(&it.right, self.own);
-                }
-            }
-        }
-        walk::walk_assignment_expression(self, it);
-    }
-
-    fn visit_call_expression(&mut self, it: &CallExpression<'a>) {
-        let callee = match it.callee.get_inner_expression() {
-            Expression::Identifier(id) => Some(id.name.as_str()),
-            Expression::StaticMemberExpression(member) => Some(member.property.name.as_str()),
-            _ => None,
-        };
-        let arguments: Vec<Option<&Expression>> = it.arguments.iter().map(Argument::as_expression).collect();
-        let hands_on_exports = arguments.iter().flatten().any(|argument| is_exports(argument));
-        match callee {
-            Some("defineProperty") if arguments.first().copied().flatten().is_some_and(is_exports) => {
-                match arguments.get(1).copied().flatten().map(Expression::get_inner_expression) {
-                    Some(Expression::StringLiteral(literal)) => self.own.name(&literal.value),
-                    _ => self.own.open = true,
-                }
-            }
-            Some(helper) if RE_EXPORT_HELPERS.contains(&helper) => {
-                match arguments.iter().flatten().find_map(|argument| required(argument)) {
-                    Some(specifier) => self.own.stars.push(specifier),
-                    None => self.own.open = true,
-                }
-            }
-            // `exports` handed to code that may add names to it (a UMD factory,
-            // `Object.assign`): what it adds cannot be read here.
-            _ if hands_on_exports => self.own.open = true,
-            _ => {}
-        }
-        walk::walk_call_expression(self, it);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,7 +244,8 @@ mod tests {
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, source, source_type).parse();
         assert!(parsed.diagnostics.errors().next().is_none(), "{source}");
-        own_exports(&parsed.program, format)
+        let language = if source_type.is_typescript() { Language::TypeScript } else { Language::JavaScript };
+        own_exports(&parsed.program, format, language)
     }
 
     fn commonjs(source: &str) -> OwnExports {
@@ -292,32 +277,71 @@ mod tests {
     }
 
     #[test]
-    fn module_exports_object_literals_and_re_exports() {
-        let own = commonjs("module.exports = { a, b: function () {}, 'c-d': 1, ...require('./e') };\n");
-        assert_eq!(
-            (own.names, own.stars, own.open),
-            (vec!["a".into(), "b".into(), "c-d".into()], vec!["./e".into()], false)
+    fn babel_re_exports_are_followed() {
+        let own = commonjs(
+            "var _b = require(\"./b\");\nObject.keys(_b).forEach(function (key) {\n  if (key === \"default\" || key === \"__esModule\") return;\n  if (key in exports && exports[key] === _b[key]) return;\n  Object.defineProperty(exports, key, { enumerable: true, get: function () { return _b[key]; } });\n});\n",
         );
+        assert_eq!((own.names.len(), own.stars, own.open), (0, vec!["./b".to_owned()], false));
+    }
+
+    #[test]
+    fn module_exports_object_literals_up_to_what_the_lexer_cannot_read() {
+        let own = commonjs("module.exports = { a, b: c, 'c-d': d, ...require('./e') };\n");
+        assert_eq!((own.names, own.stars), (vec!["a".into(), "b".into(), "c-d".into()], vec!["./e".into()]));
+        let own = commonjs("module.exports = { a, b: function () {}, c };\n");
+        assert_eq!(own.names, ["a", "b"], "Node stops at the first value that is not a name");
         let own = commonjs("module.exports = require('./impl');\n");
         assert_eq!(own.stars, ["./impl"]);
-        let own = commonjs("const o = { a: 1 };\nmodule.exports = o;\n");
-        assert!(own.names.is_empty() && own.stars.is_empty() && !own.open, "Node finds no name in it: {own:?}");
         let own = commonjs("0 && (module.exports = { a, b });\n");
         assert_eq!(own.names, ["a", "b"], "esbuild's annotation");
     }
 
     #[test]
-    fn what_cannot_be_read_opens_the_module() {
+    fn what_the_lexer_does_not_find_node_does_not_export() {
         for source in [
-            "Object.keys(_x).forEach(function (key) { exports[key] = _x[key]; });\n",
+            "const o = { a: 1 };\nmodule.exports = o;\n",
             "Object.assign(module.exports, helpers);\n",
-            "(function (factory) { factory(exports); })(function (e) { e.a = 1; });\n",
-            "module.exports = { ...helpers };\n",
-            "module.exports = { [name]: 1 };\n",
             "Object.defineProperty(exports, key, { value: 1 });\n",
+            "Object.defineProperty(exports, \"g\", { enumerable: true, get });\n",
+            "Object.defineProperty(exports, \"h\", { get: () => 4 });\n",
+            "function f() {}\nf.callMe = f;\nmodule.exports = f;\n",
+            "",
         ] {
-            assert!(commonjs(source).open, "{source}");
+            let own = commonjs(source);
+            assert!(own.names.is_empty() && own.stars.is_empty() && own.default && !own.open, "{source}: {own:?}");
         }
+    }
+
+    #[test]
+    fn what_follows_the_text_in_memory_changes_nothing() {
+        let text = "const o = { a: 1 };\nexports.b = 1;\n";
+        for after in ["/", "'", "`", "}"] {
+            let followed = format!("{text}{after}");
+            assert_eq!(commonjs_exports(&followed[..text.len()]).names, ["b"], "{after}");
+        }
+    }
+
+    #[test]
+    fn a_module_the_lexer_gives_up_on_is_open() {
+        assert!(commonjs_exports("exports.a = `${\n").open);
+    }
+
+    #[test]
+    fn typescript_run_as_commonjs_exports_what_its_exports_say() {
+        let own = exports_of(
+            "import { a } from './a';\nexport * from './b';\nexport const c: number = a;\n",
+            SourceType::ts(),
+            ModuleFormat::CommonJs,
+        );
+        assert_eq!((own.names, own.stars, own.open), (vec!["c".to_owned()], vec!["./b".to_owned()], false));
+        let own = exports_of("const d: number = 1;\nexports.d = d;\n", SourceType::ts(), ModuleFormat::CommonJs);
+        assert_eq!((own.names, own.open), (vec!["d".to_owned()], false), "no module syntax: read as Node reads it");
+        let allocator = Allocator::default();
+        let mut program = Parser::new(&allocator, "export type T = 1;\n", SourceType::ts()).parse().program;
+        program.body.clear(); // as the compiler leaves it
+        program.source_type = SourceType::cjs();
+        let own = own_exports(&program, ModuleFormat::CommonJs, Language::TypeScript);
+        assert!(own.names.is_empty() && !own.open, "types only: {own:?}");
     }
 
     #[test]

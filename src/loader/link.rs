@@ -16,7 +16,7 @@ use oxc::allocator::Allocator;
 use oxc::parser::Parser;
 use oxc::span::SourceType;
 
-use super::exports::{OwnExports, own_exports};
+use super::exports::{Language, OwnExports, commonjs_exports, own_exports};
 use super::resolver::{ImportKind, ModuleFormat, Resolver, SdkModule, Target};
 use super::transform::{Import, ImportedName};
 use crate::diagnostics::{Code, Diagnostic, Fix, SourceFile};
@@ -250,14 +250,23 @@ fn scan_file(path: &Path, format: ModuleFormat) -> Option<(ModuleFormat, OwnExpo
         return None;
     }
     let source = std::fs::read_to_string(path).ok()?;
-    let source_type = if format == ModuleFormat::Esm { SourceType::mjs() } else { SourceType::cjs() };
+    let language = Language::of(path);
+    if format == ModuleFormat::CommonJs && language == Language::JavaScript {
+        // Node lexes it; nothing more is needed from its syntax.
+        return Some((format, commonjs_exports(&source)));
+    }
+    let source_type = if language == Language::TypeScript {
+        SourceType::from_path(path).unwrap_or_else(|_| SourceType::ts())
+    } else {
+        SourceType::mjs()
+    };
     crate::parse::on_a_big_enough_stack(source.len(), || {
         let allocator = Allocator::default();
         let parsed = Parser::new(&allocator, &source, source_type).parse();
         if parsed.panicked || parsed.diagnostics.errors().next().is_some() {
             return None;
         }
-        Some((format, own_exports(&parsed.program, format)))
+        Some((format, own_exports(&parsed.program, format, language)))
     })
     .flatten()
 }
@@ -277,6 +286,7 @@ pub fn sdk_exports(module: SdkModule) -> &'static Exports {
                         let own = own_exports(
                             &Parser::new(&allocator, text, SourceType::mjs()).parse().program,
                             ModuleFormat::Esm,
+                            Language::JavaScript,
                         );
                         Exports::Known { names: own.names.into_iter().collect(), default: own.default }
                     }
@@ -368,7 +378,7 @@ fn missing_export(
             name.name
         ),
         (None, TargetKind::CommonJs) => format!(
-            "{}; Node finds a CommonJS module's names by reading it (`exports.x = …`, `module.exports = {{ … }}`): import its default export and read the name from it (`import pkg from \"{specifier}\"`, then `pkg.{}`)",
+            "{}; Node finds a CommonJS module's names by reading its text, not by running it (`exports.x = …`, `module.exports = {{ … }}` up to the first value it cannot read): import its default export and read the name from it (`import pkg from \"{specifier}\"`, then `pkg.{}`)",
             exported_list(specifier, &listed),
             name.name
         ),

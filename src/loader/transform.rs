@@ -18,7 +18,7 @@ use oxc::span::{GetSpan, SourceType};
 use oxc::transformer::{TransformOptions, Transformer};
 
 use super::commonjs::{check_commonjs, to_commonjs};
-use super::exports::{OwnExports, own_exports};
+use super::exports::{Language, OwnExports, own_exports};
 use super::resolver::{HELPERS_PACKAGE, ImportKind, ModuleFormat, TsOptions, is_typescript};
 
 /// One import the module makes at run time.
@@ -108,7 +108,7 @@ pub fn compile_program<'a>(
     output: Output,
 ) -> Result<Compiled, Vec<Problem>> {
     if !is_typescript(path) {
-        let exports = own_exports(&program, format);
+        let exports = own_exports(&program, format, Language::of(path));
         return Ok(Compiled { code: None, imports: collect_imports(&program), exports });
     }
     if !options.experimental_decorators
@@ -133,7 +133,7 @@ pub fn compile_program<'a>(
         return Err(vec![unsupported(error)]);
     }
     let imports = collect_imports(&program);
-    let exports = own_exports(&program, format);
+    let exports = own_exports(&program, format, Language::of(path));
     if format == ModuleFormat::CommonJs {
         let lowered = match output {
             Output::Code => to_commonjs(allocator, &mut program),
@@ -187,7 +187,7 @@ fn quick_check(program: &Program, path: &Path, format: ModuleFormat) -> Option<R
             return Some(Err(vec![Problem { kind: ProblemKind::Unsupported, span: None, message, help }]));
         }
     }
-    Some(Ok(Compiled { code: None, imports, exports: own_exports(program, format) }))
+    Some(Ok(Compiled { code: None, imports, exports: own_exports(program, format, Language::of(path)) }))
 }
 
 /// Whether the module declares a TypeScript namespace or module at its top.

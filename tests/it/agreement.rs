@@ -129,3 +129,60 @@ fn every_hook_info_lists_is_loaded_and_dispatched_to_by_run() {
     }
     assert!(checked >= 30, "only {checked} valid projects were found");
 }
+
+/// The `import` of a package (not the SDK's, not a relative path) on `line`, if it is one.
+fn package_import(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("import ")?;
+    let specifier = rest.rsplit_once(" from \"")?.1.strip_suffix("\";")?;
+    let package = !(specifier.starts_with('.') || specifier.starts_with("@cursor/"));
+    package.then_some(specifier)
+}
+
+/// `validate` judges an import of an installed package by reading it as Node does (a
+/// CommonJS package by Node's own lexer): each such import in the fixtures that show
+/// `hooks::missing-export`, alone in a module, links in Node exactly when validate reports
+/// nothing on its line.
+#[test]
+fn validate_judges_each_package_import_as_node_links_it() {
+    let (mut linked, mut refused) = (0, 0);
+    for case in ["commonjs-exports", "missing-export"] {
+        let project = copy(&root().join("fixtures/validate").join(case));
+        let validate = agent_sdk(project.path(), &["validate", "--format", "json"]);
+        let report: serde_json::Value = serde_json::from_slice(&validate.stdout).unwrap();
+        let flagged: BTreeSet<(String, u64)> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|diagnostic| diagnostic["code"] == "hooks::missing-export")
+            .map(|diagnostic| (diagnostic["path"].as_str().unwrap().to_owned(), diagnostic["line"].as_u64().unwrap()))
+            .collect();
+        let hooks = project.path().join("bot/hooks");
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&hooks).unwrap().map(|entry| entry.unwrap().path()).collect();
+        files.sort();
+        for file in files {
+            let shown = format!("bot/hooks/{}", file.file_name().unwrap().to_string_lossy());
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (index, line) in text.lines().enumerate() {
+                let Some(specifier) = package_import(line) else { continue };
+                let probe = project.path().join("probe.mjs");
+                std::fs::write(&probe, format!("{line}\n")).unwrap();
+                let node = std::process::Command::new(common::node()).arg(&probe).output().unwrap();
+                let stderr = String::from_utf8_lossy(&node.stderr);
+                let reported = flagged.contains(&(shown.clone(), index as u64 + 1));
+                assert_eq!(
+                    node.status.success(),
+                    !reported,
+                    "{case}: {shown}:{}: `{line}` (validate reported it: {reported})\n{stderr}",
+                    index + 1
+                );
+                if reported {
+                    assert!(stderr.contains(specifier), "{case}: Node fails for another reason: {stderr}");
+                    refused += 1;
+                } else {
+                    linked += 1;
+                }
+            }
+        }
+    }
+    assert!(linked >= 8 && refused >= 5, "{linked} imports linked, {refused} were refused");
+}

@@ -46,6 +46,7 @@ cases! {
     unresolved_import => "unresolved-import",
     declared_not_installed => "declared-not-installed",
     missing_export => "missing-export",
+    commonjs_exports => "commonjs-exports",
     misspelt_package => "misspelt-package",
     unsupported_syntax => "unsupported-syntax",
     not_a_hook_module => "not-a-hook-module",
