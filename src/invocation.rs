@@ -8,9 +8,29 @@ pub fn command() -> String {
     command_from(std::env::var("npm_config_user_agent").ok().as_deref())
 }
 
+/// How the package manager that started this process (else npm) installs a project's
+/// dependencies.
+pub fn install_command() -> String {
+    install_command_from(std::env::var("npm_config_user_agent").ok().as_deref())
+}
+
+fn install_command_from(user_agent: Option<&str>) -> String {
+    match manager(user_agent) {
+        "pnpm" => "pnpm install",
+        "yarn" => "yarn install",
+        "bun" => "bun install",
+        _ => "npm install",
+    }
+    .to_owned()
+}
+
+/// The package manager's name in `npm_config_user_agent` (`npm/10.8.2 node/v22.23.3 …`).
+fn manager(user_agent: Option<&str>) -> &str {
+    user_agent.and_then(|agent| agent.split('/').next()).unwrap_or_default()
+}
+
 fn command_from(user_agent: Option<&str>) -> String {
-    let manager = user_agent.and_then(|agent| agent.split('/').next()).unwrap_or_default();
-    match manager {
+    match manager(user_agent) {
         "npm" => "npx agent-sdk",
         "pnpm" => "pnpm exec agent-sdk",
         "yarn" => "yarn agent-sdk",
@@ -31,5 +51,7 @@ mod tests {
         assert_eq!(command_from(Some("pnpm/9.15.0 npm/? node/v22.23.3 linux x64")), "pnpm exec agent-sdk");
         assert_eq!(command_from(Some("yarn/1.22.22 npm/? node/v22.23.3 linux x64")), "yarn agent-sdk");
         assert_eq!(command_from(Some("")), "agent-sdk");
+        assert_eq!(install_command_from(None), "npm install");
+        assert_eq!(install_command_from(Some("pnpm/9.15.0 npm/? node/v22.23.3 linux x64")), "pnpm install");
     }
 }

@@ -52,6 +52,11 @@ pub fn files(scaffold: &Scaffold) -> Vec<ScaffoldFile> {
     let src = scaffold.layout.folder();
     let file = |path: String, text: String, kind| ScaffoldFile { path: PathBuf::from(path), text, kind };
     let hook = |template: &str| template.replace("{sdk}", scaffold.sdk);
+    // The BDK's docs meter with `ctx.host.otel`; the Agent SDK's with `@opentelemetry/api`.
+    let (usage, usage_test) = match scaffold.layout {
+        Layout::Bot => (include_str!("scaffold/usage.ts"), include_str!("scaffold/usage.test.ts")),
+        Layout::Agent => (include_str!("scaffold/usage-otel.ts"), include_str!("scaffold/usage-otel.test.ts")),
+    };
     vec![
         file("package.json".to_owned(), package_json(scaffold), FileKind::IfAbsent),
         file("tsconfig.json".to_owned(), include_str!("scaffold/tsconfig.json").replace("{src}", src), FileKind::Owned),
@@ -62,21 +67,28 @@ pub fn files(scaffold: &Scaffold) -> Vec<ScaffoldFile> {
             FileKind::Owned,
         ),
         file(format!("{src}/hooks/memory.ts"), hook(include_str!("scaffold/memory.ts")), FileKind::Owned),
-        file(format!("{src}/hooks/usage.ts"), hook(include_str!("scaffold/usage.ts")), FileKind::Owned),
-        file(format!("{src}/hooks/usage.test.ts"), hook(include_str!("scaffold/usage.test.ts")), FileKind::Owned),
+        file(format!("{src}/hooks/usage.ts"), hook(usage), FileKind::Owned),
+        file(format!("{src}/hooks/usage.test.ts"), hook(usage_test), FileKind::Owned),
     ]
 }
+
+/// The `@opentelemetry/api` the agent layout's hooks import (1.9 and later bind the logs API too).
+pub const OPENTELEMETRY_API: &str = "^1.9.0";
 
 /// What the scaffold needs in `package.json`: agent-sdk's commands as the `test` and
 /// `validate` scripts (`--deny-warnings`: a handler that never runs fails the CI gate), the
 /// SDK packages as `file:` dependencies of the folders `agent-sdk sdk` writes (so that
-/// npm, pnpm and yarn keep them), and `typescript` with the `@types/node` of `node_major`.
-pub fn package_json_entries(node_major: u32) -> Vec<Entry> {
+/// npm, pnpm and yarn keep them), `@opentelemetry/api` for the agent layout's hooks, and
+/// `typescript` with the `@types/node` of `node_major`.
+pub fn package_json_entries(layout: Layout, node_major: u32) -> Vec<Entry> {
     let mut entries = vec![
         Entry::new("scripts", "test", "agent-sdk test"),
         Entry::new("scripts", "validate", "agent-sdk validate --deny-warnings"),
     ];
     entries.extend(crate::sdk::packages::dependencies());
+    if layout == Layout::Agent {
+        entries.push(Entry::new("dependencies", "@opentelemetry/api", OPENTELEMETRY_API));
+    }
     entries.push(Entry::new("devDependencies", "@types/node", format!("^{node_major}")));
     entries.push(Entry::new("devDependencies", "typescript", "^5.6.0"));
     entries
@@ -87,7 +99,7 @@ fn package_json(scaffold: &Scaffold) -> String {
     let start = serde_json::json!({ "name": scaffold.name, "private": true, "type": "module" }).to_string();
     // A JSON object made here always parses, and has no section that is not an object.
     let Ok(mut json) = PackageJson::parse(PathBuf::from("package.json"), &start) else { return start };
-    let _ = json.add(&package_json_entries(scaffold.node_major));
+    let _ = json.add(&package_json_entries(scaffold.layout, scaffold.node_major));
     json.text()
 }
 

@@ -66,13 +66,15 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         }
     }
     let lacking = match existing {
-        Ok(Some(existing)) => complete_package_json(existing, node_major, args.update_package_json, &mut report)?,
+        Ok(Some(existing)) => {
+            complete_package_json(existing, layout, node_major, args.update_package_json, &mut report)?
+        }
         Ok(None) => None,
         Err(error) if args.update_package_json => return Err(error.context("init did not change package.json")),
         Err(error) => Some(format!(
             "\n{:#}, so init left it alone; the scaffold needs in it:\n{}",
             error,
-            fragment(&scaffold::package_json_entries(node_major).iter().collect::<Vec<_>>(), "  ")
+            fragment(&scaffold::package_json_entries(layout, node_major).iter().collect::<Vec<_>>(), "  ")
         )),
     };
     for package in crate::sdk::packages::write_packages(dir, args.force)? {
@@ -87,14 +89,20 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         report.push_str(&format!("  cd {}\n", shell_word(dir)));
     }
     let command = crate::invocation::command();
-    let steps = [
+    let mut steps = Vec::new();
+    if layout == Layout::Agent {
+        steps.push((crate::invocation::install_command(), "@opentelemetry/api, which the usage hook imports"));
+    }
+    for (step, what) in [
         ("run --message \"hello\"", "one local turn; the hooks run for real"),
         ("test", "the hooks' tests"),
         ("validate", "the CI gate"),
-    ];
-    let width = steps.iter().map(|(step, _)| command.len() + 1 + step.len()).max().unwrap_or(0);
+    ] {
+        steps.push((format!("{command} {step}"), what));
+    }
+    let width = steps.iter().map(|(step, _)| step.len()).max().unwrap_or(0);
     for (step, what) in steps {
-        report.push_str(&format!("  {:width$}   # {what}\n", format!("{command} {step}")));
+        report.push_str(&format!("  {step:width$}   # {what}\n"));
     }
     printer.stdout(&report)?;
     Ok(ExitStatus::Success)
@@ -105,11 +113,12 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
 /// it lacks nothing).
 fn complete_package_json(
     mut existing: PackageJson,
+    layout: Layout,
     node_major: u32,
     update: bool,
     report: &mut String,
 ) -> anyhow::Result<Option<String>> {
-    let wanted = scaffold::package_json_entries(node_major);
+    let wanted = scaffold::package_json_entries(layout, node_major);
     let kept: String = existing
         .other_scripts(&wanted)
         .iter()

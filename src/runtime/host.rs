@@ -30,7 +30,6 @@ const RUNTIME_FILES: &[(&str, &str)] = &[
     ("loader.mjs", include_str!("node/loader.mjs")),
     ("module-hooks.mjs", include_str!("node/module-hooks.mjs")),
     ("on-demand.mjs", include_str!("node/on-demand.mjs")),
-    ("otel-api.cjs", include_str!("node/otel-api.cjs")),
     ("project-modules.mjs", include_str!("node/project-modules.mjs")),
     ("test-setup.mjs", include_str!("node/test-setup.mjs")),
     ("test-results.mjs", include_str!("node/test-results.mjs")),

@@ -1,5 +1,5 @@
 //! Whether, and as which version, the runtime's OpenTelemetry providers register
-//! (`node/otel-api.cjs`): a copy of `@opentelemetry/api` 1.x takes a global provider whose
+//! (`node/sdk/otel-api.cjs`, which the test kit registers too): a copy of `@opentelemetry/api` 1.x takes a global provider whose
 //! version has its own major and at least its own minor, so they claim the newest version
 //! installed in the project, and never less than the newest this binary knows; and a
 //! project that installs the OpenTelemetry SDK to set up its own gets none.
@@ -83,6 +83,16 @@ fn parse(version: &str) -> Option<(u32, u32, u32)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The test kit registers the same providers by the same rule, in JavaScript.
+    #[test]
+    fn the_test_kit_knows_the_same_versions_and_packages() {
+        let kit = include_str!("node/sdk/telemetry.cjs");
+        assert!(kit.contains(&format!("const KNOWN_NEWEST = '{KNOWN_NEWEST}';")));
+        for package in SDK_PACKAGES {
+            assert!(kit.contains(&format!("  '{package}',\n")), "{package}");
+        }
+    }
 
     #[test]
     fn the_newest_installed_or_the_newest_known() {

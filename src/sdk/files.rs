@@ -18,6 +18,8 @@ pub const SDK_FILES: &[(&str, &str)] = &[
     ("index.cjs", include_str!("../runtime/node/sdk/index.cjs")),
     ("index.mjs", include_str!("../runtime/node/sdk/index.mjs")),
     ("context.cjs", include_str!("../runtime/node/sdk/context.cjs")),
+    ("otel-api.cjs", include_str!("../runtime/node/sdk/otel-api.cjs")),
+    ("telemetry.cjs", include_str!("../runtime/node/sdk/telemetry.cjs")),
     ("testing.cjs", include_str!("../runtime/node/sdk/testing.cjs")),
     ("testing.mjs", include_str!("../runtime/node/sdk/testing.mjs")),
     ("testing.d.ts", include_str!("../runtime/node/sdk/testing.d.ts")),

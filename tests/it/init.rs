@@ -52,6 +52,7 @@ fn the_scaffold_type_checks_with_its_own_strict_tsconfig() {
     assert!(tsc.is_file(), "tsc is not installed: run `npm ci --prefix tests/typescript`");
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(exit_code(&agent_sdk(dir.path(), &["init", "demo", "--layout", "agent"])), 0);
+    install_opentelemetry_api(&dir.path().join("demo"));
     // @types/node comes from the test's own install, as `npm install` would bring it.
     let type_roots = root().join("tests/typescript/node_modules/@types");
     let output = Command::new(&tsc)
@@ -168,12 +169,35 @@ fn the_hooks_import_the_layout_s_sdk_or_the_one_named() {
             assert!(source.contains(&format!("from \"{package}/{module}\"")), "{args:?} {file}:\n{source}");
         }
         let project = dir.path().join(folder).parent().unwrap().to_path_buf();
+        if folder.ends_with("/agent") {
+            let validate = agent_sdk(&project, &["validate"]);
+            assert!(text(&validate).contains("is declared in `package.json` but not installed"), "{}", text(&validate));
+            install_opentelemetry_api(&project);
+        }
         let tests = text(&agent_sdk(&project, &["test"]));
         assert!(tests.contains("ℹ pass 3") && tests.contains("ℹ fail 0"), "{args:?}: {tests}");
     }
     let wrong = agent_sdk(dir.path(), &["init", "x", "--sdk", "@cursor/bdk/hooks"]);
     assert_eq!(exit_code(&wrong), 2);
     assert!(text(&wrong).contains("[possible values: @cursor/bdk, @grok/agent-sdk, @cursor/july]"), "{}", text(&wrong));
+}
+
+/// What `npm install` adds to a new project of the agent layout, whose usage hook records
+/// with `@opentelemetry/api`: the real package, from the copy `npm ci --prefix
+/// fixtures/otel/api-metrics` installs.
+fn install_opentelemetry_api(project: &Path) {
+    let installed = root().join("fixtures/otel/api-metrics/node_modules/@opentelemetry/api");
+    assert!(installed.is_dir(), "run `npm ci --prefix fixtures/otel/api-metrics`");
+    let to = project.join("node_modules/@opentelemetry/api");
+    for entry in walkdir::WalkDir::new(&installed) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(&installed).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
 }
 
 #[test]

@@ -221,9 +221,9 @@ fn refreshed_after_an_upgrade(dir: &Path, copies: bool) {
     let sdk = run_in(dir, &["sdk"]);
     assert_eq!(exit_code(&sdk), 0, "{}", text(&sdk));
     let folder =
-        format!("updated vendor/agent-sdk/cursor-bdk (agent-sdk {}, 1 of 18 files changed)", env!("CARGO_PKG_VERSION"));
+        format!("updated vendor/agent-sdk/cursor-bdk (agent-sdk {}, 1 of 20 files changed)", env!("CARGO_PKG_VERSION"));
     assert!(text(&sdk).contains(&folder), "{}", text(&sdk));
-    let copy = "; updated its copy node_modules/@cursor/bdk (1 of 18 files changed)";
+    let copy = "; updated its copy node_modules/@cursor/bdk (1 of 20 files changed)";
     assert_eq!(text(&sdk).contains(copy), copies, "{}", text(&sdk));
     let validate = text(&run_in(dir, &["validate"]));
     assert!(!validate.contains("sdk-packages"), "after sdk:\n{}\n{validate}", text(&sdk));

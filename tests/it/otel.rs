@@ -201,7 +201,7 @@ fn a_span_with_events_and_an_ok_status_is_summarised_as_ended_not_failed() {
 }
 
 /// What only an exporter sees of the runtime's providers, checked by running
-/// `tests/otel/providers.mjs` on `src/runtime/node/otel-api.cjs` with the real
+/// `tests/otel/providers.mjs` on `src/runtime/node/sdk/otel-api.cjs` with the real
 /// `@opentelemetry/api` and `@opentelemetry/api-logs` of the fixture: a handler's span
 /// parents what its code starts (across awaits); a span's kind, times, events, links and
 /// status; meters and tracers by name; the `traceparent` fetch sends only inside a span

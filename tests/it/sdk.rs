@@ -30,7 +30,7 @@ fn writes_the_three_packages_and_then_has_nothing_to_write() {
     let again = seen(project.path(), &["sdk", "--dir", "."]);
     // node_modules/ holds a copy (a link would hide the packages from pnpm's lockfile): the
     // edit is in the copy, and so is the repair.
-    let updated = "vendor/agent-sdk/grok-agent-sdk is up to date (agent-sdk [VERSION]); updated its copy node_modules/@grok/agent-sdk (1 of 18 files changed)";
+    let updated = "vendor/agent-sdk/grok-agent-sdk is up to date (agent-sdk [VERSION]); updated its copy node_modules/@grok/agent-sdk (1 of 20 files changed)";
     assert!(again.contains(updated), "{again}");
     assert!(std::fs::read_to_string(&memory).unwrap().contains("memoryHook"), "the edit was replaced");
 }
@@ -154,13 +154,13 @@ fn a_copy_in_node_modules_is_written_again() {
     std::fs::write(copy.join("hooks.mjs"), "// an older agent-sdk's\n").unwrap();
     let said = seen(project.path(), &["sdk"]);
     assert!(
-        said.contains("wrote vendor/agent-sdk/cursor-bdk (agent-sdk [VERSION], 18 files); updated its copy node_modules/@cursor/bdk (18 of 18 files changed)"),
+        said.contains("wrote vendor/agent-sdk/cursor-bdk (agent-sdk [VERSION], 20 files); updated its copy node_modules/@cursor/bdk (20 of 20 files changed)"),
         "{said}"
     );
     assert!(!copy.is_symlink() && std::fs::read_to_string(copy.join("hooks.mjs")).unwrap().contains("defineHook"));
     assert!(
         said.contains(
-            "wrote vendor/agent-sdk/cursor-july (agent-sdk [VERSION], 18 files); copied it to node_modules/@cursor/july"
+            "wrote vendor/agent-sdk/cursor-july (agent-sdk [VERSION], 20 files); copied it to node_modules/@cursor/july"
         ),
         "{said}"
     );

@@ -709,3 +709,34 @@ fn sigterm_and_sighup_end_the_tests_and_every_process_they_started() {
         }
     }
 }
+
+/// Hooks that record with `@opentelemetry/api` and `@opentelemetry/api-logs`, as the vendor's
+/// docs write them, are unit-tested through the kit's `telemetry`: meters (observables when
+/// collected), spans with their parents, events and status, and log records, though the
+/// test imports the hooks before the kit (`fixtures/otel/api-metrics`, the real API installed).
+#[test]
+fn the_kit_records_what_hooks_measure_trace_and_log_with_the_opentelemetry_api() {
+    let installed = common::fixture("otel", "api-metrics").join("node_modules/@opentelemetry/api");
+    assert!(installed.is_dir(), "run `npm ci --prefix fixtures/otel/api-metrics`");
+    let dir = copy_fixture("otel", "api-metrics");
+    let text = test_transcript(dir.path(), &[]);
+    insta::assert_snapshot!(text);
+    assert!(text.contains("exit: 0\n") && text.contains("ℹ pass 4\n"), "{text}");
+}
+
+/// Where the project installs the OpenTelemetry SDK, its providers are in charge: the kit
+/// records nothing, and says so rather than hand a test an empty list.
+#[test]
+fn the_kit_stands_aside_for_the_opentelemetry_sdk_and_says_so() {
+    let installed = common::fixture("otel", "own-sdk").join("node_modules/@opentelemetry/sdk-metrics");
+    assert!(installed.is_dir(), "run `npm ci --prefix fixtures/otel/own-sdk`");
+    let dir = copy_fixture("otel", "own-sdk");
+    let test = "import assert from \"node:assert/strict\";\nimport { test } from \"node:test\";\nimport { telemetry } from \"@cursor/bdk/testing\";\n\ntest(\"reads the kit's metrics\", () => {\n  assert.deepEqual(telemetry.metrics, []);\n});\n";
+    std::fs::write(dir.path().join("bot/hooks/kit.test.ts"), test).unwrap();
+    let text = test_transcript(dir.path(), &[]);
+    assert!(text.contains("exit: 1\n"), "{text}");
+    assert!(
+        text.contains("telemetry.metrics: the project installs @opentelemetry/sdk-metrics, so its own OpenTelemetry providers are in charge and the test kit records nothing"),
+        "{text}"
+    );
+}

@@ -1,5 +1,5 @@
 // What only an exporter can see of the runtime's OpenTelemetry providers
-// (src/runtime/node/otel-api.cjs), checked through the real @opentelemetry/api and
+// (src/runtime/node/sdk/otel-api.cjs), checked through the real @opentelemetry/api and
 // @opentelemetry/api-logs of fixtures/otel/api-metrics: the parent a handler's span gives
 // the spans started inside it, what a span records, the traceparent fetch sends, and the
 // log records; and, through the hook host itself (handler-spans.mjs), the span of each
@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 
 import { handlerSpans } from './handler-spans.mjs';
 
-const runtime = createRequire(import.meta.url)('../../src/runtime/node/otel-api.cjs');
+const runtime = createRequire(import.meta.url)('../../src/runtime/node/sdk/otel-api.cjs');
 const project = createRequire(new URL('../../fixtures/otel/api-metrics/package.json', import.meta.url));
 
 const spans = [];

@@ -610,7 +610,7 @@ let activeContext = null;
 /** @param {ToNodeOf<'init'>} message */
 async function init(message) {
   // Null when the project installs the OpenTelemetry SDK to set up its own providers.
-  if (message.tracing === true || typeof message.otelApiVersion === 'string') otelApi ??= require('./otel-api.cjs');
+  if (message.tracing === true || typeof message.otelApiVersion === 'string') otelApi ??= require('./sdk/otel-api.cjs');
   if (!providersInstalled && typeof message.otelApiVersion === 'string') {
     providersInstalled = true;
     collectObservables = otelApi.installMeterProvider(sendMeasurement, message.otelApiVersion);
@@ -789,7 +789,7 @@ function tracedBy(trace) {
 function beginHandlerSpan() {
   const began = performance.now();
   // (An event sent with a trace comes only after an init that said traces are exported.)
-  otelApi ??= require('./otel-api.cjs');
+  otelApi ??= require('./sdk/otel-api.cjs');
   return { spanId: otelApi.newSpanId(), start: performance.timeOrigin + began, began };
 }
 

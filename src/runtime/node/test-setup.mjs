@@ -7,6 +7,9 @@
 import { readFileSync } from 'node:fs';
 
 import { serveProjectModules } from './project-modules.mjs';
+// The test kit's OpenTelemetry providers, registered before any test file (or the hook
+// modules it imports) makes a meter, whatever it imports first.
+import './sdk/telemetry.cjs';
 
 const installManifest = serveProjectModules();
 // Top-level await: Node loads no test file before the loader thread has the manifest.

@@ -2,7 +2,8 @@
 // `@cursor/bdk/testing` (and `@grok/agent-sdk/testing`, `@cursor/july/testing`): the test
 // kit. A hook is a plain object, so a test calls its handlers with a realistic event and a
 // stub ctx, or dispatches an event the way the runtime does, then asserts on what the hook
-// stored, wrote and measured. Works under `agent-sdk test` (node --test) and vitest alike.
+// stored, wrote and measured (with `ctx.host.otel`, or `@opentelemetry/api`: `telemetry`).
+// Works under `agent-sdk test` (node --test) and vitest alike.
 // CommonJS, so `require` (in `.cjs` tests) and `import` (through `testing.mjs`) share it.
 
 'use strict';
@@ -14,6 +15,7 @@ const { buildContext, otelMeter, deepFreeze } = require('./context.cjs');
 // @ts-expect-error events.cjs is written beside this file by the binary (src/sdk/files.rs), from the event catalog.
 const { EXAMPLES } = require('./events.cjs');
 const { isHookDefinition } = require('./hooks.cjs');
+const { telemetry } = require('./telemetry.cjs');
 
 /** What a stub ctx and a made-up event say unless a test says otherwise. */
 const DEFAULTS = Object.freeze({
@@ -237,4 +239,4 @@ async function dispatch(hook, event, ctx = createTestContext()) {
   return ctx;
 }
 
-module.exports = { createTestContext, events, dispatch };
+module.exports = { createTestContext, events, dispatch, telemetry };

@@ -10,6 +10,70 @@ export interface OtelRecord {
   readonly attrs: Readonly<Record<string, unknown>>;
 }
 
+/** One measurement a hook took with `@opentelemetry/api` (`metrics.getMeter(scope)`). */
+export interface MetricRecord {
+  /** The instrument's kind: a counter's `add`, an up-down counter's, a histogram's `record`, a gauge's (an observable's, at `telemetry.collect()`). */
+  readonly kind: "counter" | "updown" | "histogram" | "gauge";
+  /** The meter's name. */
+  readonly scope: string;
+  /** The instrument's name. */
+  readonly name: string;
+  readonly value: number;
+  readonly attrs: Readonly<Record<string, unknown>>;
+  /** The instrument's unit, or null when it has none. */
+  readonly unit: string | null;
+}
+
+/** One span a hook ended with `@opentelemetry/api` (`trace.getTracer(scope)`). */
+export interface SpanRecord {
+  /** The tracer's name. */
+  readonly scope: string;
+  readonly name: string;
+  /** `SpanKind` (0 internal, 1 server, 2 client, 3 producer, 4 consumer). */
+  readonly kind: number;
+  readonly attrs: Readonly<Record<string, unknown>>;
+  /** `SpanStatusCode` (0 unset, 1 ok, 2 error), with the message an error was given. */
+  readonly status: { readonly code: number; readonly message?: string };
+  /** `addEvent` and `recordException` (an `exception` event with `exception.type`/`.message`). */
+  readonly events: readonly { readonly name: string; readonly attrs: Readonly<Record<string, unknown>> }[];
+  readonly links: readonly { readonly traceId: string; readonly spanId: string; readonly attrs: Readonly<Record<string, unknown>> }[];
+  readonly traceId: string;
+  readonly spanId: string;
+  /** The span it was started in (`startActiveSpan`, `context.with`), or null. */
+  readonly parentSpanId: string | null;
+}
+
+/** One record a hook emitted with `@opentelemetry/api`'s `logs` (`logs.getLogger(scope).emit(…)`). */
+export interface LogRecord {
+  /** The logger's name. */
+  readonly scope: string;
+  /** The body as text (anything else as JSON). */
+  readonly body: string;
+  readonly attrs: Readonly<Record<string, unknown>>;
+  /** `SeverityNumber` (1–24), or null. */
+  readonly severity: number | null;
+  readonly severityText: string | null;
+  /** The span it was emitted in, if any. */
+  readonly traceId: string | null;
+  readonly spanId: string | null;
+}
+
+/**
+ * What hooks recorded with `@opentelemetry/api` in this process since it started or the last
+ * `reset()`, in order: the kit registers the API's global providers as `agent-sdk run` does.
+ * Reading it throws where the project installs the OpenTelemetry SDK, whose providers are then
+ * in charge.
+ */
+export declare const telemetry: {
+  readonly metrics: readonly MetricRecord[];
+  readonly spans: readonly SpanRecord[];
+  readonly logs: readonly LogRecord[];
+  /** Runs the observable instruments' callbacks once; each observation is a `gauge` measurement. */
+  collect(): Promise<void>;
+  /** Forgets what was recorded (e.g. in `beforeEach`). */
+  reset(): void;
+};
+
 /** One `ctx.artifacts.tag` call; `turnId` is the event's when the call ran under `dispatch`, else null. */
 export interface ArtifactRecord {
   readonly name: string;

@@ -3,4 +3,4 @@
 
 import testing from './testing.cjs';
 
-export const { createTestContext, events, dispatch } = testing;
+export const { createTestContext, events, dispatch, telemetry } = testing;
