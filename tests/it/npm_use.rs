@@ -139,6 +139,40 @@ test("an extension's hook dispatches through the test kit", async () => {
 });
 "#;
 
+/// A hook that meters with `@opentelemetry/api`, tested under vitest: the kit, imported before
+/// the hook, has registered the providers its module-scope meter binds to.
+const TELEMETRY_TEST: &str = r#"import { dispatch, events, telemetry } from "@cursor/bdk/testing";
+import usage from "./usage.ts";
+
+test("the kit records the hook's counters", async () => {
+  await dispatch(usage, events["turn.completed"]({ data: { usage: { inputTokens: 1200, outputTokens: 300 } } }));
+  expect(telemetry.metrics.map(({ name, value }) => `${name} ${value}`)).toEqual([
+    "acme.tokens.input 1200",
+    "acme.tokens.output 300",
+  ]);
+});
+"#;
+
+#[test]
+fn hooks_that_meter_with_the_opentelemetry_api_are_tested_with_vitest() {
+    let installed = root().join("fixtures/otel/api-metrics/node_modules/@opentelemetry/api");
+    assert!(installed.is_dir(), "run `npm ci --prefix fixtures/otel/api-metrics`");
+    let project = common::copy_project(&root().join("fixtures/otel/api-metrics"));
+    let sdk = run_in(project.path(), &["sdk"]);
+    assert_eq!(exit_code(&sdk), 0, "{}", text(&sdk));
+    // Only this test: the fixture's own `telemetry.test.ts` imports `node:test`.
+    std::fs::write(project.path().join("bot/hooks/kit.vitest.test.ts"), TELEMETRY_TEST).unwrap();
+    let vitest = Command::new(tool("package-managers", "vitest"))
+        .args(["run", "--globals", "--root", ".", "kit.vitest"])
+        .current_dir(project.path())
+        .env_remove("NODE_OPTIONS")
+        .env("CI", "1")
+        .output()
+        .unwrap();
+    assert!(vitest.status.success(), "vitest failed:\n{}", text(&vitest));
+    assert!(text(&vitest).contains("1 passed"), "{}", text(&vitest));
+}
+
 /// An extension in a package of its own (no agent): after `agent-sdk sdk` there, vitest runs
 /// its author's test of its hooks with the test kit (the extension of `fixtures/test/extension`,
 /// which `tests/it/types.rs` type-checks).
