@@ -584,6 +584,16 @@ pub struct DevArgs {
     #[arg(long)]
     pub rotate_token: bool,
 
+    /// Also let in callers that send this secret as their bearer token (the vendor's
+    /// flag); the token of `.agent-sdk/dev.json` still works.
+    #[arg(long, value_name = "SECRET", env = "AGENT_SDK_BEARER_TOKEN", hide_env_values = true)]
+    pub bearer_token: Option<String>,
+
+    /// Let in callers that send no token at all (a wrong token is still refused). Each
+    /// caller's hosting-API sessions stay its own.
+    #[arg(long)]
+    pub allow_anonymous: bool,
+
     /// How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,

@@ -12,6 +12,7 @@ use crate::model::choice::ModelChoice;
 use crate::printer::Printer;
 use crate::runtime::node_version::{NodeUse, probe_node};
 use crate::server::agent::{Agent, HookSet};
+use crate::server::auth::Auth;
 use crate::server::logs::Followers;
 use crate::server::sessions::Sessions;
 use crate::server::token::load_or_create_token;
@@ -39,10 +40,12 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     probe_node(&started.setup.node, &started.setup.env, NodeUse::Hooks)?;
     let model = ModelChoice::choose(&args.model, None, &|name| started.env.lookup(name))?;
     let startup_lines = started.startup_lines(&model);
+    let info = crate::report::info::render_json(&started.checked, ".");
     let Started { setup, plan, .. } = started;
     let state_root = setup.state_root.clone();
     let token = load_or_create_token(&state_root, args.rotate_token)?;
     let (log_cursor, _) = tokio::sync::watch::channel(0);
+    let (events_recorded, _) = tokio::sync::watch::channel(0);
     let agent = Arc::new(Agent {
         setup,
         model,
@@ -52,6 +55,8 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         quiet: printer.is_quiet(),
         hooks: RwLock::new(HookSet { generation: 0, plan }),
         log_cursor: Arc::new(log_cursor),
+        events_recorded: Arc::new(events_recorded),
+        info: RwLock::new(info),
         runtime: Mutex::default(),
     });
     // Listening, and taking dev.json, come before the first line of the serve log: a server
@@ -87,7 +92,12 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         agent: Arc::clone(&agent),
         sessions: Arc::clone(&sessions),
         followers: Arc::new(Followers::new(agent.project().dir.clone())),
-        token: Arc::new(token.clone()),
+        auth: Arc::new(Auth {
+            dev_token: token.clone(),
+            bearer_token: args.bearer_token.clone(),
+            allow_anonymous: args.allow_anonymous,
+        }),
+        url: Arc::new(url.clone()),
         stopping,
     };
     let stop_watching = Arc::new(AtomicBool::new(false));

@@ -40,6 +40,10 @@ pub struct Agent {
     pub hooks: RwLock<HookSet>,
     /// The newest serve-log cursor, for `/v1/logs` followers to wake on.
     pub log_cursor: Arc<tokio::sync::watch::Sender<u64>>,
+    /// Bumped as any session records an event, for `/v1/session/{id}/events` followers.
+    pub events_recorded: Arc<tokio::sync::watch::Sender<u64>>,
+    /// What `info --json` says of the project, as of the last check (start-up, each change).
+    pub info: RwLock<String>,
     /// The hook runtime every session dispatches to, with the generation of the hooks it
     /// loaded: held by the sessions that use it, stopped when the last one leaves (they all
     /// rest, the hooks changed, the server stops), started again by the next turn.

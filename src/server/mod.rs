@@ -2,15 +2,18 @@
 //! sessions run turns and fire hooks as `run` does, and whose serve log `logs` follows.
 //!
 //! ```text
-//!   connections (accept, header timeout, bounded shutdown) ─▶ router (bearer token)
-//!   POST /v1/sessions/{id}/messages ─▶ sessions (a worker and a runtime per live session)
+//!   connections (accept, header timeout, bounded shutdown) ─▶ /<slug> stripped ─▶ router (auth)
+//!   POST /v1/session (the hosting API) ─┐
+//!   POST /v1/sessions/{id}/messages ────┴▶ sessions (a worker and a runtime per live session)
 //!                                     ─▶ turn stream (bounded, never waited on) ─▶ SSE of the turn's events
 //!   GET  /v1/logs ◀─ serve_log table (cursor) ◀─ every session's serve log
 //!   watch (source folder) ─▶ re-validate ─▶ recompile ─▶ hooks reloaded between turns
 //! ```
 
 pub mod agent;
+pub mod auth;
 pub mod connections;
+pub mod hosting;
 pub mod logs;
 pub mod port_owner;
 pub mod sessions;
@@ -48,22 +51,37 @@ pub struct Server {
     pub sessions: Arc<Sessions>,
     /// The `/v1/logs` streams.
     pub followers: Arc<logs::Followers>,
-    pub token: Arc<String>,
+    pub auth: Arc<auth::Auth>,
+    /// `http://127.0.0.1:7311`: where the server listens, for the URLs its answers give.
+    pub url: Arc<String>,
     /// Set when the server stops, so followers end their streams.
     pub stopping: tokio::sync::watch::Receiver<bool>,
 }
 
-/// Every route; all of them (and any other path) need the bearer token, and every error,
-/// whoever makes it (a handler, an extractor, the router), is `{ "error": "…" }`.
+/// Every route. The hosting API's (the vendor's: `/v1/session`, `/v1/info`, the host's `/`
+/// and `/v1/agents`) answer at `/v1/*` and under the agent's slug, `/<slug>/v1/*`, as the
+/// vendor's multi-agent layout has them; their errors are `{ "ok": false, "error": "<code>",
+/// "message" }`. Every other route's error, whoever makes it (a handler, an extractor, the
+/// router), is `{ "error": "…" }`. All but the host's routes need a caller let in ([`auth`]).
 pub fn router(server: Server) -> axum::Router {
-    axum::Router::new()
+    let slug = hosting::slug(&server.agent.project().name);
+    let routes = axum::Router::new()
+        .route("/", get(hosting::index))
+        .route("/v1/agents", get(hosting::agents))
+        .route("/v1/info", get(hosting::info))
+        .route("/v1/session", post(hosting::send))
+        .route("/v1/session/{id}/events", get(hosting::events))
         .route("/v1/sessions", post(create_session))
         .route("/v1/sessions/{id}/messages", post(send_message))
         .route("/v1/sessions/{id}/events", get(session_events))
         .route("/v1/logs", get(serve_logs))
-        .layer(axum::middleware::from_fn_with_state(server.clone(), require_token))
+        .layer(axum::middleware::from_fn_with_state(server.clone(), authenticate))
         .layer(axum::middleware::from_fn(errors_as_json))
-        .with_state(server)
+        .with_state(server);
+    // Routed after the slug is taken off (a layer of the router itself would run after routing).
+    axum::Router::new()
+        .fallback_service(routes)
+        .layer(axum::middleware::from_fn(move |request, next| hosting::strip_slug(slug.clone(), request, next)))
 }
 
 /// A request refused: its status and why (the body of its JSON `error`).
@@ -82,6 +100,7 @@ const ERROR_TEXT_BYTES: usize = 16 * 1024;
 /// `{ "error": "…" }` with their status and headers (a 405's `allow` stays).
 async fn errors_as_json(request: Request, next: Next) -> Response {
     let method = request.method().clone();
+    let hosting = hosting::is_hosting_route(request.uri().path());
     let path = crate::untrusted::escape(request.uri().path()).into_owned();
     let response = next.run(request).await;
     let status = response.status();
@@ -94,12 +113,12 @@ async fn errors_as_json(request: Request, next: Next) -> Response {
     let message = match status {
         _ if !said.is_empty() => said,
         StatusCode::NOT_FOUND => format!(
-            "no endpoint {path}; the API is POST /v1/sessions, POST /v1/sessions/{{id}}/messages, GET /v1/sessions/{{id}}/events and GET /v1/logs"
+            "no endpoint {path}; the API is the hosting API's POST /v1/session, GET /v1/session/{{id}}/events and GET /v1/info, and POST /v1/sessions, POST /v1/sessions/{{id}}/messages, GET /v1/sessions/{{id}}/events and GET /v1/logs"
         ),
         StatusCode::METHOD_NOT_ALLOWED => format!("{path} does not take {method}"),
         _ => status.canonical_reason().unwrap_or("error").to_owned(),
     };
-    let json = error(status, message);
+    let json = if hosting { hosting::error(status, hosting::code_of(status), message) } else { error(status, message) };
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     parts.headers.extend(json.headers().clone());
     let (_, body) = json.into_parts();
@@ -113,21 +132,21 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|value| value.trim_start().to_ascii_lowercase().starts_with("application/json"))
 }
 
-async fn require_token(State(server): State<Server>, request: Request, next: Next) -> Response {
-    let presented = request.headers().get("authorization").and_then(|value| value.to_str().ok()).and_then(bearer_token);
-    if !presented.is_some_and(|presented| token::tokens_match(presented, &server.token)) {
-        return error(StatusCode::UNAUTHORIZED, "missing or wrong bearer token (see .agent-sdk/dev.json)");
-    }
+/// Lets a caller in ([`auth::Auth`]), who the handlers then find in the request's
+/// extensions; the host's own routes (`/`, `/v1/agents`) need no one, as the vendor's hosts'.
+async fn authenticate(State(server): State<Server>, mut request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    let authorization = request.headers().get("authorization").map(|value| value.to_str().unwrap_or(""));
+    let principal = match server.auth.principal(authorization) {
+        Some(principal) => principal,
+        None if hosting::is_host_route(path) => auth::Principal::Anonymous,
+        None if hosting::is_hosting_route(path) => {
+            return hosting::error(StatusCode::UNAUTHORIZED, "unauthorized", server.auth.refusal());
+        }
+        None => return error(StatusCode::UNAUTHORIZED, server.auth.refusal()),
+    };
+    request.extensions_mut().insert(principal);
     next.run(request).await
-}
-
-/// The token of an `Authorization: Bearer <token>` header. The scheme is case-insensitive
-/// (RFC 9110 §11.1: `bearer`, `BEARER`), and spaces or tabs around and between the two are
-/// allowed.
-fn bearer_token(header: &str) -> Option<&str> {
-    let (scheme, token) = header.trim().split_once([' ', '\t'])?;
-    let token = token.trim_start();
-    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
 /// `POST /v1/sessions`, with no body or `{ "purpose"?, "mode"?, "title"? }`.
@@ -174,11 +193,14 @@ fn session_info(headers: &HeaderMap, body: &[u8]) -> Result<SessionInfo, Refused
 }
 
 fn refused(refusal: &Refusal) -> Response {
-    let status = match refusal {
+    error(refusal_status(refusal), refusal.to_string())
+}
+
+fn refusal_status(refusal: &Refusal) -> StatusCode {
+    match refusal {
         Refusal::Full { .. } => StatusCode::TOO_MANY_REQUESTS,
         Refusal::NoThread(_) | Refusal::Unrecorded(_) => StatusCode::SERVICE_UNAVAILABLE,
-    };
-    error(status, refusal.to_string())
+    }
 }
 
 /// A message's body: its text and, for the local model, the script of the turn it starts
@@ -240,18 +262,9 @@ async fn send_message(
         }
         Err(problem) => return error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
     }
-    let (stream, events) = turn_stream::channel();
-    let traceparent = headers.get("traceparent").and_then(|value| value.to_str().ok());
-    let request =
-        server.agent.setup.telemetry.as_ref().and_then(|telemetry| RequestSpan::start(telemetry, &id, traceparent));
-    if let Err(refusal) = server.sessions.send(&id, Turn { text: message.text, script, stream, request }) {
-        return refused(&refusal);
-    }
-    // Waiting for the first event lets a turn that could not start be answered with a status.
-    let envelopes = match events.started().await {
+    let envelopes = match start_turn(&server, &id, message.text, script, &headers).await {
         Ok(envelopes) => envelopes,
-        Err(Cut::SessionInUse(problem)) => return error(StatusCode::CONFLICT, problem),
-        Err(Cut::Failed(problem)) => return error(StatusCode::SERVICE_UNAVAILABLE, problem),
+        Err((status, problem)) => return error(status, problem),
     };
     let stream = envelopes.map(|envelope| {
         envelope.map(|envelope| {
@@ -260,6 +273,29 @@ async fn send_message(
         })
     });
     Sse::new(stream).into_response()
+}
+
+/// Queues a turn of session `id` (known to exist) and waits until it has started: its
+/// events as they come, or the status and reason of a turn that could not start.
+async fn start_turn(
+    server: &Server,
+    id: &str,
+    text: String,
+    script: Option<Script>,
+    headers: &HeaderMap,
+) -> Result<turn_stream::Envelopes, Refused> {
+    let (stream, events) = turn_stream::channel();
+    let traceparent = headers.get("traceparent").and_then(|value| value.to_str().ok());
+    let request =
+        server.agent.setup.telemetry.as_ref().and_then(|telemetry| RequestSpan::start(telemetry, id, traceparent));
+    if let Err(refusal) = server.sessions.send(id, Turn { text, script, stream, request }) {
+        return Err((refusal_status(&refusal), refusal.to_string()));
+    }
+    // Waiting for the first event lets a turn that could not start be answered with a status.
+    events.started().await.map_err(|cut| match cut {
+        Cut::SessionInUse(problem) => (StatusCode::CONFLICT, problem),
+        Cut::Failed(problem) => (StatusCode::SERVICE_UNAVAILABLE, problem),
+    })
 }
 
 async fn session_events(State(server): State<Server>, Path(id): Path<String>) -> Response {
@@ -300,19 +336,4 @@ async fn serve_logs(
 /// Whether binding `address` keeps the server on this machine.
 pub fn is_loopback(address: &SocketAddr) -> bool {
     address.ip().is_loopback()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_bearer_scheme_is_case_insensitive_and_spaces_are_tolerated() {
-        for header in ["Bearer abc", "bearer abc", "BEARER abc", "  Bearer   abc  ", "Bearer\t abc"] {
-            assert_eq!(bearer_token(header), Some("abc"), "{header:?}");
-        }
-        for header in ["Basic abc", "Bearer", "Bearer ", "Bearerabc", "abc"] {
-            assert_eq!(bearer_token(header), None, "{header:?}");
-        }
-    }
 }

@@ -396,6 +396,7 @@ impl<'a> OpenSession<'a> {
         let fed = session::recorder(&self.store, self.id).and_then(|recorder| {
             let mut sink = |envelope: &Envelope| -> anyhow::Result<()> {
                 stream.send(envelope);
+                self.agent.events_recorded.send_modify(|recorded| *recorded += 1);
                 Ok(())
             };
             let mut feed = Feed {

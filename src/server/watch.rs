@@ -52,8 +52,12 @@ fn reload(agent: &Agent) {
         Err(problem) => return log.error(format!("could not re-check the hooks: {problem}")),
     };
     let plan = match session::check(located, Some(&agent.setup), "dev") {
-        Ok(Checked::Loadable { plan, .. }) => plan,
+        Ok(Checked::Loadable { plan, checked }) => {
+            set_info(agent, &checked);
+            plan
+        }
         Ok(Checked::Refused(checked)) => {
+            set_info(agent, &checked);
             let (errors, what) = concise::still_serving(&checked, &ProjectDir::new(&agent.project().dir, &checked));
             errors.into_iter().for_each(|line| log.error(line));
             return log.warn(what);
@@ -68,4 +72,10 @@ fn reload(agent: &Agent) {
         *set = HookSet { generation: set.generation + 1, plan };
     }
     log.info(format!("hooks changed: {count} hooks will load from each session's next turn"));
+}
+
+/// What `/v1/info` says from now on.
+fn set_info(agent: &Agent, checked: &crate::check::CheckedProject) {
+    let info = crate::report::info::render_json(checked, ".");
+    *agent.info.write().unwrap_or_else(std::sync::PoisonError::into_inner) = info;
 }

@@ -161,6 +161,11 @@ CREATE TABLE IF NOT EXISTS sessions (
     title      TEXT,
     created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS http_sessions (
+    session_id         TEXT PRIMARY KEY,
+    principal          TEXT NOT NULL,
+    continuation_token TEXT NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS kv (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -214,6 +219,58 @@ impl StateStore {
             params![session_id, info.purpose.as_str(), info.mode.as_str(), info.title],
         )?;
         Ok(())
+    }
+
+    /// Records who started the session over the hosting API (`POST /v1/session`) and the
+    /// continuation token its next follow-up must bring.
+    pub fn record_http_session(&self, session_id: &str, principal: &str, token: &str) -> anyhow::Result<()> {
+        self.connection.execute(
+            "INSERT OR REPLACE INTO http_sessions (session_id, principal, continuation_token) VALUES (?1, ?2, ?3)",
+            params![session_id, principal, token],
+        )?;
+        Ok(())
+    }
+
+    /// The session a continuation token is current for, with who started it; `None` for a
+    /// token that is no session's current one (it rotated, or never was).
+    pub fn http_session_of_token(&self, token: &str) -> anyhow::Result<Option<(String, String)>> {
+        Ok(self
+            .connection
+            .query_row(
+                "SELECT session_id, principal FROM http_sessions WHERE continuation_token = ?1",
+                params![token],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// Who started the session over the hosting API; `None` for one started otherwise.
+    pub fn http_session_principal(&self, session_id: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .connection
+            .query_row("SELECT principal FROM http_sessions WHERE session_id = ?1", params![session_id], |row| {
+                row.get(0)
+            })
+            .optional()?)
+    }
+
+    /// Replaces the session's continuation token `old` by `new`: false when `old` is no
+    /// longer its token (another follow-up took it first).
+    pub fn rotate_continuation_token(&self, session_id: &str, old: &str, new: &str) -> anyhow::Result<bool> {
+        let changed = self.connection.execute(
+            "UPDATE http_sessions SET continuation_token = ?3 WHERE session_id = ?1 AND continuation_token = ?2",
+            params![session_id, old, new],
+        )?;
+        Ok(changed == 1)
+    }
+
+    /// The session's events from index `from` on, in order.
+    pub fn events_from(&self, session_id: &str, from: u64) -> anyhow::Result<Vec<Envelope>> {
+        let mut query = self.connection.prepare_cached(
+            "SELECT idx, turn_id, type, at, data FROM events WHERE session_id = ?1 AND idx >= ?2 ORDER BY idx",
+        )?;
+        let rows = query.query_map(params![session_id, from as i64], |row| envelope(session_id, row))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Who the session is, when it was recorded with [`StateStore::record_session`].

@@ -20,6 +20,7 @@ mod extensions;
 mod flag_values;
 mod floors;
 mod hostile;
+mod hosting_api;
 mod init;
 mod logs;
 mod lsp;
