@@ -113,6 +113,7 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand run" -s V -l version
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l port -d 'The port to listen on: 7311 unless given; 0 picks a free one (`dev.json` says which). A second server of a project one already serves needs a port of its own' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l host -d 'The address to listen on. Anything but loopback exposes the agent to the network: it needs --allow-remote' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l bearer-token -d 'Also let in callers that send this secret as their bearer token (the vendor\'s flag); the token of `.agent-sdk/dev.json` still works' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l hook-timeout -d 'How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l session-idle -d 'How long a session may sit idle before it is put to rest: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l max-sessions -d 'How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429' -r
@@ -132,6 +133,7 @@ always\t''
 never\t''"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l allow-remote -d 'Allow listening on a non-loopback address'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l rotate-token -d 'Make a new bearer token (the old one stops working)'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l allow-anonymous -d 'Let in callers that send no token at all (a wrong token is still refused). Each caller\'s hosting-API sessions stay its own'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -l no-env-file -d 'Read no environment file, not even `<dir>/.env`'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand dev" -s h -l help -d 'Print help (see more with \'--help\')'

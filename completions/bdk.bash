@@ -125,7 +125,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__dev)
-            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --model-max-duration --color --quiet --help --version"
+            opts="-q -h -V --dir --port --host --allow-remote --rotate-token --bearer-token --allow-anonymous --hook-timeout --session-idle --max-sessions --log-format --env-file --no-env-file --model --base-url --tools --max-steps --model-retries --model-connect-timeout --model-idle-timeout --model-max-duration --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -140,6 +140,10 @@ _bdk() {
                     return 0
                     ;;
                 --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bearer-token)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -114,6 +114,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '--port=[The port to listen on\: 7311 unless given; 0 picks a free one (\`dev.json\` says which). A second server of a project one already serves needs a port of its own]:PORT:_default' \
 '--host=[The address to listen on. Anything but loopback exposes the agent to the network\: it needs --allow-remote]:HOST:_default' \
+'--bearer-token=[Also let in callers that send this secret as their bearer token (the vendor'\''s flag); the token of \`.agent-sdk/dev.json\` still works]:SECRET:_default' \
 '--hook-timeout=[How long one handler may run before it is logged as timed out\: \`500ms\`, \`30s\`, \`1.5h\`…]:DURATION:_default' \
 '--session-idle=[How long a session may sit idle before it is put to rest\: its Node.js runtime and its thread are given back, and it no longer counts against --max-sessions. Its next message brings it back, with its history]:DURATION:_default' \
 '--max-sessions=[How many sessions may be live at once (each has a thread and, once it has had a turn, a Node.js runtime); beyond it, new and resting sessions are answered 429]:COUNT:_default' \
@@ -131,6 +132,7 @@ json\:"One JSON record a line"))' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--allow-remote[Allow listening on a non-loopback address]' \
 '--rotate-token[Make a new bearer token (the old one stops working)]' \
+'--allow-anonymous[Let in callers that send no token at all (a wrong token is still refused). Each caller'\''s hosting-API sessions stay its own]' \
 '(--env-file)--no-env-file[Read no environment file, not even \`<dir>/.env\`]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \
