@@ -16,6 +16,9 @@ _agent_sdk() {
             ",$1")
                 cmd="agent_sdk"
                 ;;
+            agent_sdk,chat)
+                cmd="agent_sdk__subcmd__chat"
+                ;;
             agent_sdk,completions)
                 cmd="agent_sdk__subcmd__completions"
                 ;;
@@ -48,6 +51,9 @@ _agent_sdk() {
                 ;;
             agent_sdk,validate)
                 cmd="agent_sdk__subcmd__validate"
+                ;;
+            agent_sdk__subcmd__help,chat)
+                cmd="agent_sdk__subcmd__help__subcmd__chat"
                 ;;
             agent_sdk__subcmd__help,completions)
                 cmd="agent_sdk__subcmd__help__subcmd__completions"
@@ -89,12 +95,58 @@ _agent_sdk() {
 
     case "${cmd}" in
         agent_sdk)
-            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions lsp help"
+            opts="-q -h -V --color --quiet --help --version validate info run dev test logs chat sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent_sdk__subcmd__chat)
+            opts="-m -q -h -V --dir --url --token --message --session --json --insecure --hooks-for --color --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -211,8 +263,22 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__help)
-            opts="validate info run dev test logs sdk init completions lsp help"
+            opts="validate info run dev test logs chat sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        agent_sdk__subcmd__help__subcmd__chat)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -16,6 +16,9 @@ _bdk() {
             ",$1")
                 cmd="bdk"
                 ;;
+            bdk,chat)
+                cmd="bdk__subcmd__chat"
+                ;;
             bdk,completions)
                 cmd="bdk__subcmd__completions"
                 ;;
@@ -48,6 +51,9 @@ _bdk() {
                 ;;
             bdk,validate)
                 cmd="bdk__subcmd__validate"
+                ;;
+            bdk__subcmd__help,chat)
+                cmd="bdk__subcmd__help__subcmd__chat"
                 ;;
             bdk__subcmd__help,completions)
                 cmd="bdk__subcmd__help__subcmd__completions"
@@ -89,12 +95,58 @@ _bdk() {
 
     case "${cmd}" in
         bdk)
-            opts="-q -h -V --color --quiet --help --version validate info run dev test logs sdk init completions lsp help"
+            opts="-q -h -V --color --quiet --help --version validate info run dev test logs chat sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bdk__subcmd__chat)
+            opts="-m -q -h -V --dir --url --token --message --session --json --insecure --hooks-for --color --quiet --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --message)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hooks-for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -211,8 +263,22 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__help)
-            opts="validate info run dev test logs sdk init completions lsp help"
+            opts="validate info run dev test logs chat sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        bdk__subcmd__help__subcmd__chat)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -36,6 +36,7 @@ complete -c bdk -n "__fish_bdk_needs_command" -f -a "run" -d 'Run one local turn
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "test" -d 'Run the hooks\' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node\'s test runner, loading the project\'s code exactly as `run` does'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
+complete -c bdk -n "__fish_bdk_needs_command" -f -a "chat" -d 'Talk to the agent a local `agent-sdk dev` (or a hosted agent) serves'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "sdk" -d 'Write the SDK packages into `vendor/agent-sdk/`, with their TypeScript declarations'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "init" -d 'Create a working agent project: hooks, their test, tsconfig and the SDK packages'
 complete -c bdk -n "__fish_bdk_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
@@ -178,6 +179,20 @@ complete -c bdk -n "__fish_bdk_using_subcommand logs" -l insecure -d 'Allow send
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand logs" -s V -l version -d 'Print version'
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l url -d 'The agent\'s URL (else AGENT_SDK_HOST, else the local dev.json\'s server)' -r
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l token -d 'The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed' -r
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -s m -l message -d 'Send this one message and exit' -r
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l session -d 'Continue this session (one chat started here: its continuation token is kept in `.agent-sdk/chat.json`)' -r
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l hooks-for -d 'How long to wait for a turn\'s hooks to finish before the reply is left at that' -r
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l json -d 'Print each turn\'s events (NDJSON envelopes) instead of the reply'
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -l insecure -d 'Allow sending the token over plain HTTP to a host that is not loopback'
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c bdk -n "__fish_bdk_using_subcommand chat" -s V -l version -d 'Print version'
 complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand sdk" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
@@ -214,14 +229,15 @@ complete -c bdk -n "__fish_bdk_using_subcommand lsp" -l stdio -d 'Speak over std
 complete -c bdk -n "__fish_bdk_using_subcommand lsp" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c bdk -n "__fish_bdk_using_subcommand lsp" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c bdk -n "__fish_bdk_using_subcommand lsp" -s V -l version -d 'Print version'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "test" -d 'Run the hooks\' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node\'s test runner, loading the project\'s code exactly as `run` does'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "sdk" -d 'Write the SDK packages into `vendor/agent-sdk/`, with their TypeScript declarations'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "init" -d 'Create a working agent project: hooks, their test, tsconfig and the SDK packages'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "lsp" -d 'Serve the Language Server Protocol over stdio, for editors'
-complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs sdk init completions lsp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "validate" -d 'Find every hook and check it statically; exit 1 if any has an error'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "info" -d 'Describe the project: its agent and the hooks that would load'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "run" -d 'Run one local turn: record its events and fire the hooks for real in Node.js'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "dev" -d 'Serve the agent locally over HTTP: many sessions, many turns, hooks as in `run`'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "test" -d 'Run the hooks\' tests (`*.test.*`, `*.spec.*` under `bot/` or `agent/`) with Node\'s test runner, loading the project\'s code exactly as `run` does'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "logs" -d 'Tail the serve log of a hosted agent or a local `agent-sdk dev`'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "chat" -d 'Talk to the agent a local `agent-sdk dev` (or a hosted agent) serves'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "sdk" -d 'Write the SDK packages into `vendor/agent-sdk/`, with their TypeScript declarations'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "init" -d 'Create a working agent project: hooks, their test, tsconfig and the SDK packages'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "lsp" -d 'Serve the Language Server Protocol over stdio, for editors'
+complete -c bdk -n "__fish_bdk_using_subcommand help; and not __fish_seen_subcommand_from validate info run dev test logs chat sdk init completions lsp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

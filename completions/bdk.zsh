@@ -194,6 +194,27 @@ _arguments "${_arguments_options[@]}" : \
 '::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
 && ret=0
 ;;
+(chat)
+_arguments "${_arguments_options[@]}" : \
+'--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--url=[The agent'\''s URL (else AGENT_SDK_HOST, else the local dev.json'\''s server)]:URL:_default' \
+'--token=[The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed]:TOKEN:_default' \
+'-m+[Send this one message and exit]:TEXT:_default' \
+'--message=[Send this one message and exit]:TEXT:_default' \
+'--session=[Continue this session (one chat started here\: its continuation token is kept in \`.agent-sdk/chat.json\`)]:ID:_default' \
+'--hooks-for=[How long to wait for a turn'\''s hooks to finish before the reply is left at that]:DURATION:_default' \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'--json[Print each turn'\''s events (NDJSON envelopes) instead of the reply]' \
+'--insecure[Allow sending the token over plain HTTP to a host that is not loopback]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+&& ret=0
+;;
 (sdk)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
@@ -287,6 +308,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(chat)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (sdk)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -325,6 +350,7 @@ _bdk_commands() {
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
+'chat:Talk to the agent a local \`agent-sdk dev\` (or a hosted agent) serves' \
 'sdk:Write the SDK packages into \`vendor/agent-sdk/\`, with their TypeScript declarations' \
 'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
@@ -332,6 +358,11 @@ _bdk_commands() {
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'bdk commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__chat_commands] )) ||
+_bdk__subcmd__chat_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk chat commands' commands "$@"
 }
 (( $+functions[_bdk__subcmd__completions_commands] )) ||
 _bdk__subcmd__completions_commands() {
@@ -352,6 +383,7 @@ _bdk__subcmd__help_commands() {
 'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
 'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
 'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
+'chat:Talk to the agent a local \`agent-sdk dev\` (or a hosted agent) serves' \
 'sdk:Write the SDK packages into \`vendor/agent-sdk/\`, with their TypeScript declarations' \
 'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
@@ -359,6 +391,11 @@ _bdk__subcmd__help_commands() {
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'bdk help commands' commands "$@"
+}
+(( $+functions[_bdk__subcmd__help__subcmd__chat_commands] )) ||
+_bdk__subcmd__help__subcmd__chat_commands() {
+    local commands; commands=()
+    _describe -t commands 'bdk help chat commands' commands "$@"
 }
 (( $+functions[_bdk__subcmd__help__subcmd__completions_commands] )) ||
 _bdk__subcmd__help__subcmd__completions_commands() {

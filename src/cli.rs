@@ -12,7 +12,7 @@ use crate::state::session_info::{Mode, Purpose};
 ///
 /// For an agent project (hooks under `bot/hooks/` or `agent/hooks/`): validate checks the
 /// hooks statically, info describes the project, run runs one turn with the hooks executed
-/// in Node.js, dev serves the agent over HTTP, test runs the hooks' tests, logs tails a
+/// in Node.js, dev serves the agent over HTTP, chat talks to it, test runs the hooks' tests, logs tails a
 /// server's serve log, sdk writes the SDK packages for tsc and editors, init creates a
 /// project, completions prints a shell completion script, and lsp serves editors.
 ///
@@ -141,6 +141,18 @@ pub enum Command {
     ///
     /// Example: agent-sdk logs examples/acme-bot --follow --since 1h --level warn
     Logs(LogsArgs),
+    /// Talk to the agent a local `agent-sdk dev` (or a hosted agent) serves.
+    ///
+    /// Speaks the hosting API (`POST /v1/session`): with --message, one turn, its reply on
+    /// stdout and its hooks' outcome (the serve log's lines of the turn) on stderr; without,
+    /// one session, a turn per line read, until end of input (Ctrl-D). The URL and token come
+    /// from --url/--token, then AGENT_SDK_HOST/AGENT_SDK_TOKEN, then the local
+    /// `.agent-sdk/dev.json`. Exit codes: 0 the turn completed and its hooks ran clean, 1 it
+    /// failed or the server refused it, 2 usage error or no server, 3 a hook threw, timed out
+    /// or failed to load.
+    ///
+    /// Example: agent-sdk chat --message "What is the refund policy?"
+    Chat(ChatArgs),
     /// Write the SDK packages into `vendor/agent-sdk/`, with their TypeScript declarations.
     ///
     /// `@cursor/bdk`, `@grok/agent-sdk` and `@cursor/july`: the modules hooks import (the
@@ -264,6 +276,7 @@ impl Command {
             Command::Run(args) => Some(args.dir.given_and_place()),
             Command::Dev(args) => Some(args.dir.given_and_place()),
             Command::Logs(args) => Some(args.dir.given_and_place()),
+            Command::Chat(args) => Some(args.dir.given_and_place()),
             Command::Sdk(args) => Some(args.dir.given_and_place()),
             Command::Test(args) => Some((args.dir.given.clone(), &mut args.dir.dir)),
             Command::Init(_) | Command::Completions(_) | Command::Lsp(_) => None,
@@ -676,6 +689,41 @@ pub struct TestArgs {
     /// files (`-- --test-concurrency=1 --test-timeout=5000`).
     #[arg(last = true, value_name = "NODE_ARGS")]
     pub node_args: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    pub dir: ProjectArg,
+
+    /// The agent's URL (else AGENT_SDK_HOST, else the local dev.json's server).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
+
+    /// Send this one message and exit.
+    #[arg(long, short, value_name = "TEXT")]
+    pub message: Option<String>,
+
+    /// Continue this session (one chat started here: its continuation token is kept in
+    /// `.agent-sdk/chat.json`).
+    #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
+    pub session: Option<String>,
+
+    /// Print each turn's events (NDJSON envelopes) instead of the reply.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Allow sending the token over plain HTTP to a host that is not loopback.
+    #[arg(long)]
+    pub insecure: bool,
+
+    /// How long to wait for a turn's hooks to finish before the reply is left at that.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
+    pub hooks_for: std::time::Duration,
 }
 
 #[derive(Debug, Args)]

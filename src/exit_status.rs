@@ -15,6 +15,10 @@ pub enum ExitStatus {
     Code(u8),
 }
 
+/// 3: the turn completed while a hook failed to load, threw, timed out or crashed its
+/// runtime (`run`, `chat`): `run --event …` is a test a CI can trust.
+pub const HOOKS_MISBEHAVED: u8 = 3;
+
 impl From<ExitStatus> for ExitCode {
     fn from(status: ExitStatus) -> Self {
         match status {

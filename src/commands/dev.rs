@@ -106,6 +106,10 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener).context("could not serve the socket")?;
         log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project().name));
+        log.info(format!(
+            "talk to it: `{} chat`, or POST {url}/v1/session {{\"message\": \"…\"}} (the hosting API; {url}/ lists the routes)",
+            crate::invocation::command()
+        ));
         let stopping_agent = Arc::clone(&agent);
         connections::serve(listener, router(server), async move {
             stop_signal().await;

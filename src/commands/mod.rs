@@ -1,5 +1,6 @@
 //! One file per command, each one documented function; the dispatch is the single `match` here.
 
+mod chat;
 mod completions;
 mod dev;
 mod info;
@@ -28,6 +29,7 @@ pub fn dispatch(mut cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Dev(args) => dev::dev(&args, printer),
         Command::Test(args) => test::test(&args, printer),
         Command::Logs(args) => logs::logs(&args, printer),
+        Command::Chat(args) => chat::chat(&args, printer),
         Command::Sdk(args) => sdk::sdk(&args, printer),
         Command::Init(args) => init::init(&args, printer),
         Command::Completions(args) => completions::completions(&args, cli.program, printer),

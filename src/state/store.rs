@@ -79,6 +79,11 @@ impl StateRoot {
     pub fn dev_file(&self) -> PathBuf {
         self.path.join("dev.json")
     }
+
+    /// `chat.json`: the continuation tokens of the sessions `chat` started, by server.
+    pub fn chat_file(&self) -> PathBuf {
+        self.path.join("chat.json")
+    }
 }
 
 /// What the state root's own `.gitignore` says: everything in it.

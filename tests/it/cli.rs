@@ -125,7 +125,7 @@ fn quiet_run_prints_the_reply_and_no_info_lines() {
 #[test]
 fn every_command_has_help_with_an_example() {
     insta::assert_snapshot!("help", transcript(&root(), &["--help"]));
-    for command in ["validate", "info", "run", "dev", "test", "logs", "sdk", "init", "completions", "lsp"] {
+    for command in ["validate", "info", "run", "dev", "chat", "test", "logs", "sdk", "init", "completions", "lsp"] {
         let help = transcript(&root(), &[command, "--help"]);
         assert!(help.contains("Example: agent-sdk "), "{help}");
         insta::assert_snapshot!(format!("help_{command}"), help);
@@ -136,7 +136,7 @@ fn every_command_has_help_with_an_example() {
 fn the_about_text_names_every_command() {
     let help = String::from_utf8(run_in(&root(), &["--help"]).stdout).unwrap();
     let about = help.split("Usage:").next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
-    for command in ["validate", "info", "run", "dev", "test", "logs", "sdk", "init", "completions", "lsp"] {
+    for command in ["validate", "info", "run", "dev", "chat", "test", "logs", "sdk", "init", "completions", "lsp"] {
         assert!(about.contains(&format!(" {command} ")), "{command} is not named in:\n{about}");
     }
 }

@@ -9,6 +9,7 @@ mod agreement;
 mod analyzer_never_panics;
 mod bad_input;
 mod chaos;
+mod chat;
 mod ci_output;
 mod cli;
 mod completions;

@@ -438,7 +438,7 @@ fn unavailable(error: &reqwest::Error) -> Unavailable {
 }
 
 /// The innermost cause: the most specific words, and never the request URL.
-fn root_cause(error: &(dyn Error + 'static)) -> String {
+pub(crate) fn root_cause(error: &(dyn Error + 'static)) -> String {
     let mut innermost = error;
     while let Some(source) = innermost.source() {
         innermost = source;

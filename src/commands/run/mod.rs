@@ -14,7 +14,7 @@ use crate::engine::dispatcher::{Dispatcher, Finished};
 use crate::engine::feed::{Feed, Outcome};
 use crate::engine::undelivered::{self, Undelivered};
 use crate::env_file;
-use crate::exit_status::ExitStatus;
+use crate::exit_status::{ExitStatus, HOOKS_MISBEHAVED};
 use crate::model::choice::ModelChoice;
 use crate::model::local::Script;
 use crate::model::provider::ModelSpec;
@@ -29,10 +29,6 @@ use crate::state::session_lease::SessionLease;
 use crate::telemetry::turn_trace::Traced;
 use input::{Input, read_script};
 use output::TurnOutput;
-
-/// The exit code of a turn that completed while a hook failed to load, threw, timed out or
-/// crashed the runtime: `run --event …` is a test a CI can trust.
-const HOOKS_MISBEHAVED: u8 = 3;
 
 /// Records a turn (or a replayed stream, or one synthetic event) and dispatches every
 /// event to the hooks; returns when every recorded event was dispatched.

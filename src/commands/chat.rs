@@ -1,0 +1,262 @@
+//! `agent-sdk chat`: talk to the agent a `dev` server (or a hosted agent) serves, over the
+//! hosting API, as any client of it would: `POST /v1/session` for each turn (the
+//! continuation token of the last answer kept in `.agent-sdk/chat.json`, so `--session`
+//! continues a session later), the turn's events from its `traceUrl`, and its hooks'
+//! outcome from the serve log (`/v1/logs` of the session, until the turn's own line says
+//! its hooks are done).
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context;
+use futures_util::StreamExt;
+use reqwest::header::{ACCEPT, AUTHORIZATION};
+use serde_json::{Value, json};
+
+use crate::cli::ChatArgs;
+use crate::commands::logs::Stop;
+use crate::commands::logs::connect::{Endpoint, Given, check_transport, dev_json_path, discover, read_dev_json};
+use crate::commands::logs::follow::root_cause;
+use crate::commands::logs::print::{LogRecord, human_line};
+use crate::exit_status::{Exit, ExitStatus, HOOKS_MISBEHAVED};
+use crate::printer::Printer;
+use crate::sse::SseParser;
+use crate::state::StateRoot;
+use crate::untrusted::escape;
+
+/// How long one request may take to be answered (a turn is answered once it is recorded).
+const TURN_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// One turn with `--message`, else a turn per line of stdin until its end.
+pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let flags = Given { host: args.url.clone(), token: args.token.clone() };
+    let env = Given { host: std::env::var("AGENT_SDK_HOST").ok(), token: std::env::var("AGENT_SDK_TOKEN").ok() };
+    let endpoint = discover(&flags, &env, || read_dev_json(&dev_json_path(&args.dir.dir)))
+        .and_then(|endpoint| check_transport(&endpoint, args.insecure).map(|()| endpoint))
+        .map_err(|stop| Exit { status: ExitStatus::Error, message: crate::uri::without_credentials(&stop.message) })?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    let mut chat = Chat::new(args, printer, endpoint)?;
+    if let Some(message) = &args.message {
+        return runtime.block_on(chat.turn(message));
+    }
+    let mut status = ExitStatus::Success;
+    for line in std::io::stdin().lock().lines() {
+        let line = line.context("could not read stdin")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        status = runtime.block_on(chat.turn(&line))?;
+    }
+    Ok(status)
+}
+
+/// One conversation: where, as whom, and the session it continues.
+struct Chat<'a> {
+    args: &'a ChatArgs,
+    printer: &'a Printer,
+    endpoint: Endpoint,
+    client: reqwest::Client,
+    /// The session and its continuation token, once there is one.
+    session: Option<(String, String)>,
+    kept: ChatFile,
+}
+
+impl<'a> Chat<'a> {
+    fn new(args: &'a ChatArgs, printer: &'a Printer, endpoint: Endpoint) -> anyhow::Result<Self> {
+        let kept = ChatFile::read(&args.dir.dir);
+        let session = match &args.session {
+            None => None,
+            Some(id) => match kept.token(&endpoint.display_host(), id) {
+                Some(token) => Some((id.clone(), token)),
+                None => {
+                    return Err(Exit::usage(format!(
+                        "no continuation token for session {id} from {} in .agent-sdk/chat.json: `chat --session` continues the sessions chat started here",
+                        endpoint.display_host()
+                    ))
+                    .into());
+                }
+            },
+        };
+        let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(10)).build()?;
+        Ok(Self { args, printer, endpoint, client, session, kept })
+    }
+
+    fn url(&self, path: &str) -> anyhow::Result<reqwest::Url> {
+        let mut base = self.endpoint.host.clone();
+        if !base.path().ends_with('/') {
+            let path = format!("{}/", base.path());
+            base.set_path(&path);
+        }
+        Ok(base.join(path)?)
+    }
+
+    fn authorized(&self, request: reqwest::RequestBuilder) -> Result<reqwest::RequestBuilder, Stop> {
+        Ok(match &self.endpoint.token {
+            Some(token) => request.header(AUTHORIZATION, token.header_value()?),
+            None => request,
+        })
+    }
+
+    /// One turn: sent, its reply printed, its hooks' lines said; its exit status.
+    async fn turn(&mut self, message: &str) -> anyhow::Result<ExitStatus> {
+        let mut body = json!({ "message": message });
+        if let Some((_, token)) = &self.session {
+            body["continuationToken"] = json!(token);
+        }
+        let request = self.authorized(self.client.post(self.url("v1/session")?).json(&body).timeout(TURN_TIMEOUT))?;
+        let response = request.send().await.map_err(|problem| self.unreachable(&problem))?;
+        let status = response.status();
+        let answer: Value = response.json().await.unwrap_or(Value::Null);
+        if answer["ok"] != true {
+            let code = answer["error"].as_str().unwrap_or("error");
+            let said = answer["message"].as_str().unwrap_or_else(|| status.canonical_reason().unwrap_or("refused"));
+            self.printer
+                .stderr(&format!("error: the agent refused the message ({status}, {code}): {}\n", escape(said)));
+            return Ok(ExitStatus::Failure);
+        }
+        let (Some(session_id), Some(token), Some(trace_url)) =
+            (answer["sessionId"].as_str(), answer["continuationToken"].as_str(), answer["traceUrl"].as_str())
+        else {
+            anyhow::bail!("the server's answer has no sessionId, continuationToken or traceUrl: {answer}");
+        };
+        let session_id = session_id.to_owned();
+        self.session = Some((session_id.clone(), token.to_owned()));
+        self.kept.keep(&self.endpoint.display_host(), &session_id, token);
+        self.kept.write(&self.args.dir.dir);
+
+        let events = self.turn_events(trace_url).await?;
+        let failed = events.iter().find(|event| event["type"] == "turn.failed");
+        if self.args.json {
+            let lines: String = events.iter().map(|event| format!("{event}\n")).collect();
+            self.printer.stdout(&lines)?;
+        } else {
+            self.printer.stdout(&format!("{}\n", reply(&events)))?;
+        }
+        if let Some(failed) = failed {
+            let why = failed["data"]["message"].as_str().unwrap_or("no reason given");
+            self.printer.stderr(&format!("turn failed: {}\n", escape(why)));
+        }
+        let turn_id = events.last().and_then(|event| event["turnId"].as_str()).map(str::to_owned);
+        let misbehaved = match turn_id {
+            Some(turn_id) => self.hooks_outcome(&session_id, &turn_id).await,
+            None => false,
+        };
+        Ok(if failed.is_some() {
+            ExitStatus::Failure
+        } else if misbehaved {
+            ExitStatus::Code(HOOKS_MISBEHAVED)
+        } else {
+            ExitStatus::Success
+        })
+    }
+
+    fn unreachable(&self, problem: &reqwest::Error) -> anyhow::Error {
+        let message = format!(
+            "could not reach {}: {}; is the server running? (`{} dev` starts one here; --url names another)",
+            self.endpoint.display_host(),
+            root_cause(problem),
+            crate::invocation::command()
+        );
+        Exit { status: ExitStatus::Error, message: crate::uri::without_credentials(&message) }.into()
+    }
+
+    /// The events of the session's last turn (the one just answered), from its trace.
+    async fn turn_events(&self, trace_url: &str) -> anyhow::Result<Vec<Value>> {
+        let url = reqwest::Url::parse(trace_url).context("the server's traceUrl is not a URL")?;
+        let response = self.authorized(self.client.get(url).timeout(TURN_TIMEOUT))?.send().await;
+        let text = response.map_err(|problem| self.unreachable(&problem))?.text().await?;
+        let events: Vec<Value> = text.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+        let last_turn = events
+            .iter()
+            .rev()
+            .find(|event| event["type"] == "message.received")
+            .and_then(|event| event["turnId"].as_str())
+            .map(str::to_owned);
+        Ok(events.into_iter().filter(|event| event["turnId"].as_str() == last_turn.as_deref()).collect())
+    }
+
+    /// Says the turn's serve-log lines on stderr until the one that ends it (its hooks
+    /// done), or `--hooks-for` passes; whether a hook misbehaved (that line is a warning).
+    /// A server with no serve log to read says nothing.
+    async fn hooks_outcome(&self, session_id: &str, turn_id: &str) -> bool {
+        let Ok(url) = self.url(&format!("v1/logs?session={session_id}&follow=true")) else { return false };
+        let Ok(request) = self.authorized(self.client.get(url).header(ACCEPT, "text/event-stream")) else {
+            return false;
+        };
+        let follow = async {
+            let response = request.send().await.ok().filter(|response| response.status().is_success())?;
+            let mut parser = SseParser::default();
+            let mut body = response.bytes_stream();
+            let zone = jiff::tz::TimeZone::system();
+            while let Some(Ok(bytes)) = body.next().await {
+                parser.push(&bytes);
+                while let Ok(Some(event)) = parser.next_event() {
+                    let Ok(record) = LogRecord::from_event(&event.id, &event.data) else { continue };
+                    if record.fields.get("turnId").and_then(Value::as_str) != Some(turn_id) {
+                        continue;
+                    }
+                    self.printer.stderr(&human_line(&record, false, Some(&zone)));
+                    let message = record.fields.get("message").and_then(Value::as_str).unwrap_or("");
+                    if message.starts_with("turn completed in ") || message.starts_with("turn failed in ") {
+                        return Some(record.fields.get("level").and_then(Value::as_str) != Some("info"));
+                    }
+                }
+            }
+            None
+        };
+        tokio::time::timeout(self.args.hooks_for, follow).await.ok().flatten().unwrap_or(false)
+    }
+}
+
+/// The turn's reply: its completed message, else what was streamed of it.
+fn reply(events: &[Value]) -> String {
+    if let Some(completed) = events.iter().find(|event| event["type"] == "message.completed") {
+        return completed["data"]["text"].as_str().unwrap_or("").to_owned();
+    }
+    events
+        .iter()
+        .filter(|event| event["type"] == "message.appended")
+        .filter_map(|event| event["data"]["delta"].as_str())
+        .collect()
+}
+
+/// `.agent-sdk/chat.json`: each server's sessions and their current continuation tokens.
+#[derive(Default)]
+struct ChatFile {
+    servers: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+impl ChatFile {
+    /// What is kept; nothing when there is no file, or one that is not this.
+    fn read(dir: &Path) -> Self {
+        let text = std::fs::read_to_string(StateRoot::of(dir).chat_file()).unwrap_or_default();
+        Self { servers: serde_json::from_str(&text).unwrap_or_default() }
+    }
+
+    fn token(&self, server: &str, session_id: &str) -> Option<String> {
+        self.servers.get(server)?.get(session_id).cloned()
+    }
+
+    fn keep(&mut self, server: &str, session_id: &str, token: &str) {
+        self.servers.entry(server.to_owned()).or_default().insert(session_id.to_owned(), token.to_owned());
+    }
+
+    /// Written (mode 0600: the tokens continue the sessions) when the state root can be
+    /// made; a chat goes on without it otherwise.
+    fn write(&self, dir: &Path) {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let Ok(root) = StateRoot::create(dir) else { return };
+        let Ok(text) = serde_json::to_string_pretty(&self.servers) else { return };
+        let file =
+            std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(root.chat_file());
+        if let Ok(mut file) = file {
+            let _ = file.write_all(text.as_bytes());
+        }
+    }
+}

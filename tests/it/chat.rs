@@ -1,0 +1,111 @@
+//! `agent-sdk chat`: a client of `dev`'s hosting API (`src/commands/chat.rs`). One turn with
+//! `--message` (the reply on stdout, the turn's serve-log lines on stderr, the outcome as the
+//! exit status), a session continued with `--session`, `--json`'s events, a turn per line of
+//! stdin, and what it says when there is no server.
+
+use crate::common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+use crate::common::copy_fixture;
+use crate::common::dev_server::DevServer;
+
+fn chat(dir: &std::path::Path, args: &[&str]) -> Command {
+    let mut command = common::agent_sdk();
+    command.arg("chat").args(args).current_dir(dir).env("NO_COLOR", "1").env_remove("AGENT_SDK_HOST");
+    command
+}
+
+fn text(output: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn one_turn_prints_the_reply_and_the_turn_s_hooks_and_a_session_continues() {
+    let dir = copy_fixture("dev", "basic");
+    let _server = DevServer::start(dir.path(), 0);
+    let output = chat(dir.path(), &["--message", "What is the refund policy?"]).output().unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(common::exit_code(&output), 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        "You said: \"What is the refund policy?\". I am the local model, answering without a network.\n"
+    );
+    assert!(stderr.contains(" INFO  [") && stderr.contains("] turn completed in "), "{stderr}");
+    assert!(stderr.contains("events dispatched to 2 hooks; 0 handlers threw, 0 timed out"), "{stderr}");
+
+    // The continuation token is kept, privately, and --session continues the session.
+    let kept = dir.path().join(".agent-sdk/chat.json");
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&kept).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600);
+    let servers: Value = serde_json::from_str(&std::fs::read_to_string(&kept).unwrap()).unwrap();
+    let sessions = servers.as_object().unwrap().values().next().unwrap().as_object().unwrap();
+    let session = sessions.keys().next().unwrap().clone();
+    let output = chat(dir.path(), &["--session", &session, "--message", "Thanks", "--json"]).output().unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(common::exit_code(&output), 0, "{stderr}");
+    let events: Vec<Value> = stdout.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(events.first().unwrap()["type"], "message.received");
+    assert_eq!(events.first().unwrap()["data"]["text"], "Thanks");
+    assert_eq!(events.last().unwrap()["type"], "turn.completed");
+    assert!(events.iter().all(|event| event["sessionId"] == session.as_str()), "{stdout}");
+    assert!(events[0]["index"].as_u64().unwrap() > 0, "the session went on: {stdout}");
+
+    let output = chat(dir.path(), &["--session", "ses_never", "--message", "hi"]).output().unwrap();
+    assert_eq!(common::exit_code(&output), 2);
+    assert!(text(&output).1.contains("no continuation token for session ses_never"), "{}", text(&output).1);
+}
+
+#[test]
+fn a_hook_that_throws_is_exit_3_and_said_in_the_serve_log_s_words() {
+    let dir = copy_fixture("dev", "basic");
+    std::fs::write(
+        dir.path().join("bot/hooks/pager.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({ events: { \"turn.completed\"() { throw new Error(\"the pager is down\"); } } });\n",
+    )
+    .unwrap();
+    let _server = DevServer::start(dir.path(), 0);
+    let output = chat(dir.path(), &["--message", "hello"]).output().unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(common::exit_code(&output), 3, "{stdout}{stderr}");
+    assert!(stdout.starts_with("You said: \"hello\""), "{stdout}");
+    assert!(stderr.contains("hook \"pager\"") && stderr.contains("the pager is down"), "{stderr}");
+    assert!(stderr.contains(" WARN  [") && stderr.contains("1 handler threw"), "{stderr}");
+}
+
+#[test]
+fn each_line_of_stdin_is_a_turn_of_one_session() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let mut child =
+        chat(dir.path(), &[]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(b"one\n\ntwo\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = text(&output);
+    assert_eq!(common::exit_code(&output), 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(stdout.contains("\"one\"") && stdout.contains("\"two\""), "{stdout}");
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(".agent-sdk/chat.json")).unwrap()).unwrap();
+    let session = kept[server.url.as_str()].as_object().unwrap().keys().next().unwrap().clone();
+    let events: Vec<Value> = server.get(&format!("/v1/sessions/{session}/events")).unwrap().json().unwrap();
+    assert_eq!(events.iter().filter(|event| event["type"] == "message.received").count(), 2, "one session");
+}
+
+#[test]
+fn without_a_server_it_says_how_to_start_one() {
+    let dir = copy_fixture("dev", "basic");
+    let output = chat(dir.path(), &["--message", "hi"]).output().unwrap();
+    assert_eq!(common::exit_code(&output), 2);
+    assert!(text(&output).1.contains("no dev server found; start one with `agent-sdk dev`"), "{}", text(&output).1);
+    let output = chat(dir.path(), &["--url", "http://127.0.0.1:9", "--message", "hi"]).output().unwrap();
+    assert_eq!(common::exit_code(&output), 2);
+    let (_, stderr) = text(&output);
+    assert!(
+        stderr.contains("could not reach http://127.0.0.1:9") && stderr.contains("is the server running?"),
+        "{stderr}"
+    );
+}
