@@ -98,6 +98,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             allow_anonymous: args.allow_anonymous,
         }),
         url: Arc::new(url.clone()),
+        allow_remote: args.allow_remote,
         stopping,
     };
     let stop_watching = Arc::new(AtomicBool::new(false));

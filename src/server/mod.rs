@@ -54,6 +54,8 @@ pub struct Server {
     pub auth: Arc<auth::Auth>,
     /// `http://127.0.0.1:7311`: where the server listens, for the URLs its answers give.
     pub url: Arc<String>,
+    /// `--allow-remote`: requests may name any host and come from any origin.
+    pub allow_remote: bool,
     /// Set when the server stops, so followers end their streams.
     pub stopping: tokio::sync::watch::Receiver<bool>,
 }
@@ -76,6 +78,7 @@ pub fn router(server: Server) -> axum::Router {
         .route("/v1/sessions/{id}/events", get(session_events))
         .route("/v1/logs", get(serve_logs))
         .layer(axum::middleware::from_fn_with_state(server.clone(), authenticate))
+        .layer(axum::middleware::from_fn_with_state(server.clone(), same_machine))
         .layer(axum::middleware::from_fn(errors_as_json))
         .with_state(server);
     // Routed after the slug is taken off (a layer of the router itself would run after routing).
@@ -130,6 +133,56 @@ fn is_json(headers: &HeaderMap) -> bool {
         .get(axum::http::header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.trim_start().to_ascii_lowercase().starts_with("application/json"))
+}
+
+/// Requests of this machine only, unless the server listens for the network
+/// (`--allow-remote`): one whose `Host` is not a loopback name or address (what a page of
+/// another site sends after rebinding its name to 127.0.0.1) or whose `Origin` is another
+/// site (a page open in the user's browser) is refused 403, token or not.
+async fn same_machine(State(server): State<Server>, request: Request, next: Next) -> Response {
+    if !server.allow_remote {
+        let header = |name| request.headers().get(name).map(|value| value.to_str().unwrap_or("\u{fffd}"));
+        let path = request.uri().path();
+        let refuse = |what: &str, value: &str| {
+            let message = format!(
+                "{what} `{}` is not this machine: dev answers requests of this machine only (pass --allow-remote to serve others)",
+                crate::untrusted::escape(value)
+            );
+            if hosting::is_hosting_route(path) {
+                hosting::error(StatusCode::FORBIDDEN, "forbidden", message)
+            } else {
+                error(StatusCode::FORBIDDEN, message)
+            }
+        };
+        if let Some(host) = header(axum::http::header::HOST).filter(|host| !is_loopback_authority(host)) {
+            return refuse("the Host", host);
+        }
+        if let Some(origin) = header(axum::http::header::ORIGIN).filter(|origin| !is_loopback_origin(origin)) {
+            return refuse("the Origin", origin);
+        }
+    }
+    next.run(request).await
+}
+
+/// Whether `authority` (`127.0.0.1:7311`, `localhost`, `[::1]:7311`) names this machine.
+fn is_loopback_authority(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => match authority.rsplit_once(':') {
+            Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) => host,
+            _ => authority,
+        },
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.to_canonical().is_loopback())
+}
+
+/// Whether an `Origin` (`http://localhost:3000`) is a page of this machine.
+fn is_loopback_origin(origin: &str) -> bool {
+    origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .is_some_and(|authority| !authority.contains('/') && is_loopback_authority(authority))
 }
 
 /// Lets a caller in ([`auth::Auth`]), who the handlers then find in the request's
@@ -336,4 +389,23 @@ async fn serve_logs(
 /// Whether binding `address` keeps the server on this machine.
 pub fn is_loopback(address: &SocketAddr) -> bool {
     address.ip().is_loopback()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_this_machine_s_names_and_pages() {
+        for authority in ["127.0.0.1:7311", "localhost", "LOCALHOST:80", "[::1]:7311", "127.1.2.3"] {
+            assert!(is_loopback_authority(authority), "{authority}");
+        }
+        for authority in ["evil.example", "evil.example:7311", "10.0.0.2:7311", "localhost.evil.example", "[::2]"] {
+            assert!(!is_loopback_authority(authority), "{authority}");
+        }
+        assert!(is_loopback_origin("http://localhost:3000") && is_loopback_origin("https://127.0.0.1"));
+        for origin in ["http://evil.example", "null", "file://", "http://127.0.0.1.evil.example"] {
+            assert!(!is_loopback_origin(origin), "{origin}");
+        }
+    }
 }

@@ -54,6 +54,12 @@ fn reload(agent: &Agent) {
     let plan = match session::check(located, Some(&agent.setup), "dev") {
         Ok(Checked::Loadable { plan, checked }) => {
             set_info(agent, &checked);
+            // What start-up says of the hooks (warnings, advice, an unknown event key), said
+            // again of the changed ones: the edit loop is where a typo is made.
+            let dir = ProjectDir::new(&agent.project().dir, &checked);
+            for (severity, line) in concise::log_findings(&checked, &dir) {
+                if severity == crate::diagnostics::Severity::Error { log.error(line) } else { log.warn(line) }
+            }
             plan
         }
         Ok(Checked::Refused(checked)) => {

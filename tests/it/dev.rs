@@ -1856,3 +1856,21 @@ fn a_settings_file_written_while_serving_re_checks_the_hooks() {
     let stderr = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
     assert!(stderr.contains("error hooks::fetch-without-timeout"), "{stderr}");
 }
+
+/// A misspelt event key saved while `dev` runs is said as start-up says it, once: the edit
+/// loop is where the typo is made (the hook still loads, as hosting loads it).
+#[test]
+fn a_changed_hook_s_findings_are_said_as_at_start_up() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    std::fs::write(
+        dir.path().join("bot/hooks/typo.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({ events: { \"turn.complete\"() {} } });\n",
+    )
+    .unwrap();
+    wait_for_log(&server, "hooks changed: 3 hooks will load");
+    let stderr = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
+    let said: Vec<&str> = stderr.lines().filter(|line| line.contains("hooks::unknown-event")).collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(said[0].contains("bot/hooks/typo.ts:2:") && said[0].contains("`turn.complete`"), "{stderr}");
+}

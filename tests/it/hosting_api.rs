@@ -183,3 +183,34 @@ fn info_says_what_info_json_says_and_follows_a_hot_reload() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A page of another site (by its `Origin`, or by a `Host` it rebound to 127.0.0.1) cannot
+/// drive the agent, even where `--allow-anonymous` needs no token: 403.
+#[test]
+fn requests_of_another_site_are_refused_even_without_a_token_needed() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start_with(dir.path(), 0, &["--hook-timeout", "5s", "--allow-anonymous"]);
+    let send = |header: &str, value: &str| {
+        let response = client()
+            .post(format!("{}/v1/session", server.url))
+            .header(header, value)
+            .json(&json!({ "message": "hi" }))
+            .send()
+            .unwrap();
+        (response.status().as_u16(), response.json::<Value>().unwrap())
+    };
+    let (status, refused) = send("origin", "http://evil.example");
+    assert_eq!((status, refused["error"].clone()), (403, json!("forbidden")), "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("the Origin `http://evil.example` is not this machine"));
+    let (status, refused) = send("host", "evil.example:7311");
+    assert_eq!(status, 403, "{refused}");
+    let (status, _) = send("origin", "http://localhost:3000");
+    assert_eq!(status, 200, "a page of this machine may");
+    let response = client()
+        .get(format!("{}/v1/logs?tail=0", server.url))
+        .header("origin", "http://evil.example")
+        .bearer_auth(&server.token)
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), 403, "the token does not make another site's page welcome");
+}
