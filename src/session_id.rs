@@ -1,6 +1,18 @@
 //! Session ids from outside (`run --session`, `logs --session`, a `dev` URL): what one may
 //! be, said once for every place one enters.
 
+/// How many characters of a session id a log line shows (its end: ids share their start).
+const SESSION_TAG_LEN: usize = 8;
+
+/// The tag a log line gives a session, `43c2d23a` for `ses_5d64730643c2d23a`, as `logs` and
+/// `dev`'s stderr print it: ids made on one machine share their start, so the end is what
+/// tells them apart (escaped: an id read from a server is not trusted).
+pub fn session_tag(id: &str) -> String {
+    let chars: Vec<char> = id.chars().collect();
+    crate::untrusted::escape(&chars[chars.len().saturating_sub(SESSION_TAG_LEN)..].iter().collect::<String>())
+        .into_owned()
+}
+
 /// The longest session id accepted from outside.
 pub const SESSION_ID_MAX_LEN: usize = 128;
 

@@ -63,6 +63,7 @@ impl Agent {
     /// A serve log for `session_id` (or the server itself), recorded with cursors.
     pub fn serve_log(&self, session_id: Option<&str>) -> anyhow::Result<ServeLog> {
         let mut log = ServeLog::new(self.log_format);
+        log.tag_sessions();
         if self.quiet {
             log.quiet();
         }

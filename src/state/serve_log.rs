@@ -31,8 +31,12 @@ pub const LOG_CURSOR_HEADER: &str = "log-cursor";
 /// level (lines after the first marked `| `), and control characters made visible, so that
 /// what a hook prints can neither forge a line of the log nor reach the terminal as an
 /// escape sequence.
-fn text_lines(record: &Record) -> String {
-    crate::untrusted::prefixed_lines(&format!("{} {}", record.at, record.level.label()), &record.message)
+fn text_lines(record: &Record, tag_sessions: bool) -> String {
+    let mut prefix = format!("{} {}", record.at, record.level.label());
+    if let Some(session_id) = record.session_id.as_deref().filter(|_| tag_sessions) {
+        prefix.push_str(&format!(" [{}]", crate::session_id::session_tag(session_id)));
+    }
+    crate::untrusted::prefixed_lines(&prefix, &record.message)
 }
 
 /// Where serve-log records go besides stderr and the store: the OpenTelemetry log exporter
@@ -55,6 +59,9 @@ pub struct ServeLog {
     quiet: bool,
     /// Where records are exported as OpenTelemetry log records, when they are.
     exporter: Option<Arc<dyn ExportRecords>>,
+    /// Text lines of a session's records say which (`[43c2d23a]`, as `logs` prints them):
+    /// `dev` serves many at once.
+    tag_sessions: bool,
 }
 
 impl ServeLog {
@@ -67,7 +74,13 @@ impl ServeLog {
             newest: None,
             quiet: false,
             exporter: None,
+            tag_sessions: false,
         }
+    }
+
+    /// From now on each text line of a session's record names the session, as `logs` does.
+    pub fn tag_sessions(&mut self) {
+        self.tag_sessions = true;
     }
 
     /// `--quiet`: from now on only warnings and errors are written to stderr.
@@ -123,7 +136,7 @@ impl ServeLog {
             return;
         }
         let line = match self.format {
-            LogFormat::Text => text_lines(&record),
+            LogFormat::Text => text_lines(&record, self.tag_sessions),
             LogFormat::Json => {
                 let mut line = serde_json::to_string(&record).unwrap_or_default();
                 line.push('\n');

@@ -1874,3 +1874,29 @@ fn a_changed_hook_s_findings_are_said_as_at_start_up() {
     assert_eq!(said.len(), 1, "{stderr}");
     assert!(said[0].contains("bot/hooks/typo.ts:2:") && said[0].contains("`turn.complete`"), "{stderr}");
 }
+
+/// dev's stderr tags each session's lines as `logs` does (`[43c2d23a]`, the id's end), so
+/// the lines of parallel sessions can be told apart and matched with `logs --session`.
+#[test]
+fn dev_s_stderr_names_each_line_s_session_as_logs_does() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "one");
+    let tag = &session[session.len() - 8..];
+    wait_for_log(&server, "turn completed in ");
+    let stderr = std::fs::read_to_string(dir.path().join("dev-0.log")).unwrap();
+    let started = format!(" INFO  [{tag}] session {session} started (purpose live, mode chat)");
+    assert!(stderr.lines().any(|line| line.ends_with(&started)), "{stderr}");
+    assert!(stderr.lines().any(|line| line.contains(&format!(" INFO  [{tag}] turn completed in "))), "{stderr}");
+    let serving = stderr.lines().find(|line| line.contains(" serving dev-basic on ")).unwrap();
+    assert!(!serving.contains('['), "the server's own lines have no tag: {serving}");
+    let logged = common::agent_sdk()
+        .args(["logs", "--session", &session])
+        .current_dir(dir.path())
+        .env_remove("AGENT_SDK_HOST")
+        .output()
+        .unwrap();
+    let logged = String::from_utf8_lossy(&logged.stdout);
+    assert!(logged.contains(&format!("[{tag}] session {session} started")), "{logged}");
+}

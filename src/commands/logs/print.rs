@@ -14,9 +14,6 @@ use crate::since::parse_rfc3339;
 use crate::state::log_record::Level;
 use crate::untrusted::escape;
 
-/// How many characters of a session id the human line shows (its end: ids share their start).
-const SESSION_SHORT_LEN: usize = 8;
-
 /// One record from the stream: its cursor and the JSON object the server sent.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LogRecord {
@@ -102,7 +99,7 @@ pub fn human_line(record: &LogRecord, color: bool, zone: Option<&jiff::tz::TimeZ
     let mut line =
         if color { format!("{} {}", time.dimmed(), colored_label(level)) } else { format!("{time} {}", label(level)) };
     if let Some(session) = record.text("sessionId") {
-        line.push_str(&format!(" [{}]", short_session(session)));
+        line.push_str(&format!(" [{}]", crate::session_id::session_tag(session)));
     }
     if let Some(hook) = record.text("hook").filter(|hook| !names_hook(record.text("message"), hook)) {
         line.push_str(&format!(" [hook \"{}\"]", escape(hook)));
@@ -150,13 +147,6 @@ fn colored_label(level: &str) -> String {
         Some(Level::Debug) => label.dimmed().to_string(),
         Some(Level::Info) | None => label.green().to_string(),
     }
-}
-
-/// The end of a session id (`ses_0193a1b2c3d4e5f6` → `c3d4e5f6`): ids made on one machine
-/// share their start, so the end is what tells them apart.
-fn short_session(id: &str) -> String {
-    let chars: Vec<char> = id.chars().collect();
-    escape(&chars[chars.len().saturating_sub(SESSION_SHORT_LEN)..].iter().collect::<String>()).into_owned()
 }
 
 #[cfg(test)]
