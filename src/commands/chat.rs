@@ -6,7 +6,7 @@
 //! its hooks are done).
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 use std::path::Path;
 use std::time::Duration;
 
@@ -44,15 +44,50 @@ pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(message) = &args.message {
         return runtime.block_on(chat.turn(message));
     }
-    let mut status = ExitStatus::Success;
-    for line in std::io::stdin().lock().lines() {
-        let line = line.context("could not read stdin")?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        status = runtime.block_on(chat.turn(&line))?;
+    let at_a_terminal = std::io::stdin().is_terminal();
+    if at_a_terminal {
+        printer.stderr(&format!(
+            "talking to {} (a turn per line; Ctrl-C leaves a turn's wait, Ctrl-D ends)\n",
+            chat.endpoint.display_host()
+        ));
     }
-    Ok(status)
+    // Lines are read on a thread of their own, so that Ctrl-C is heard at the prompt too.
+    let (sender, mut lines) = tokio::sync::mpsc::channel::<std::io::Result<String>>(1);
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            if sender.blocking_send(line).is_err() {
+                return;
+            }
+        }
+    });
+    runtime.block_on(async {
+        // One listener for the whole chat: a Ctrl-C between two waits is not lost.
+        let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+            .context("could not listen for Ctrl-C")?;
+        let mut status = ExitStatus::Success;
+        loop {
+            if at_a_terminal {
+                printer.stderr("> ");
+            }
+            let line = tokio::select! {
+                line = lines.recv() => line,
+                _ = interrupts.recv() => return Ok(ExitStatus::Code(130)),
+            };
+            let Some(line) = line else { return Ok(status) };
+            let line = line.context("could not read stdin")?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            // Ctrl-C gives up waiting for this turn (the server still finishes it), not the chat.
+            status = tokio::select! {
+                status = chat.turn(&line) => status?,
+                _ = interrupts.recv() => {
+                    printer.stderr("\n(stopped waiting: the server finishes the turn, which stays in the session)\n");
+                    ExitStatus::Code(130)
+                }
+            };
+        }
+    })
 }
 
 /// One conversation: where, as whom, and the session it continues.

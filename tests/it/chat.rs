@@ -109,3 +109,26 @@ fn without_a_server_it_says_how_to_start_one() {
         "{stderr}"
     );
 }
+
+/// Ctrl-C at the prompt ends the chat (130), as at any prompt; during a turn it gives up
+/// waiting for it (the server finishes it).
+#[test]
+fn ctrl_c_at_the_prompt_ends_the_chat() {
+    let dir = copy_fixture("dev", "basic");
+    let _server = DevServer::start(dir.path(), 0);
+    let mut child =
+        chat(dir.path(), &[]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"one\n").unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut reply = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut reply).unwrap();
+    assert!(reply.contains("\"one\""), "{reply}");
+    // At the prompt, or still waiting for the turn's hooks: 130 either way (then the end of
+    // input ends the chat).
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(common::exit_code(&output), 130, "{}", String::from_utf8_lossy(&output.stderr));
+}
