@@ -149,7 +149,7 @@ pub enum Command {
     /// from --url/--token, then AGENT_SDK_HOST/AGENT_SDK_TOKEN, then the local
     /// `.agent-sdk/dev.json`. Exit codes: 0 the turn completed and its hooks ran clean, 1 it
     /// failed or the server refused it, 2 usage error or no server, 3 a hook threw, timed out
-    /// or failed to load.
+    /// or failed to load, 130 Ctrl-C.
     ///
     /// Example: agent-sdk chat --message "What is the refund policy?"
     Chat(ChatArgs),
