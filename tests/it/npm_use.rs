@@ -162,15 +162,7 @@ fn hooks_that_meter_with_the_opentelemetry_api_are_tested_with_vitest() {
     assert_eq!(exit_code(&sdk), 0, "{}", text(&sdk));
     // Only this test: the fixture's own `telemetry.test.ts` imports `node:test`.
     std::fs::write(project.path().join("bot/hooks/kit.vitest.test.ts"), TELEMETRY_TEST).unwrap();
-    let vitest = Command::new(tool("package-managers", "vitest"))
-        .args(["run", "--globals", "--root", ".", "kit.vitest"])
-        .current_dir(project.path())
-        .env_remove("NODE_OPTIONS")
-        .env("CI", "1")
-        .output()
-        .unwrap();
-    assert!(vitest.status.success(), "vitest failed:\n{}", text(&vitest));
-    assert!(text(&vitest).contains("1 passed"), "{}", text(&vitest));
+    passes_one_vitest_test(project.path(), &["kit.vitest"]);
 }
 
 /// An extension in a package of its own (no agent): after `agent-sdk sdk` there, vitest runs
@@ -182,9 +174,16 @@ fn an_extension_package_s_hooks_are_tested_with_vitest() {
     let sdk = run_in(package.path(), &["sdk"]);
     assert_eq!(exit_code(&sdk), 0, "{}", text(&sdk));
     std::fs::write(package.path().join("src/index.test.ts"), EXTENSION_TEST).unwrap();
+    passes_one_vitest_test(package.path(), &[]);
+}
+
+/// vitest (`run --globals`: the project does not install vitest) in `dir`, on the files
+/// `filters` pick: it passes, one test.
+fn passes_one_vitest_test(dir: &Path, filters: &[&str]) {
     let vitest = Command::new(tool("package-managers", "vitest"))
         .args(["run", "--globals", "--root", "."])
-        .current_dir(package.path())
+        .args(filters)
+        .current_dir(dir)
         .env_remove("NODE_OPTIONS")
         .env("CI", "1")
         .output()
