@@ -146,7 +146,10 @@ impl<'a> Chat<'a> {
         let request = self.authorized(self.client.post(self.url("v1/session")?).json(&body).timeout(TURN_TIMEOUT))?;
         let response = request.send().await.map_err(|problem| self.unreachable(&problem))?;
         let status = response.status();
-        let answer: Value = response.json().await.unwrap_or(Value::Null);
+        let answer: Value = match read_at_most(response, MAX_ANSWER_BYTES).await {
+            Ok(body) => serde_json::from_slice(&body).unwrap_or(Value::Null),
+            Err(problem) => anyhow::bail!("the server's answer to the message: {problem}"),
+        };
         if answer["ok"] != true {
             let code = answer["error"].as_str().unwrap_or("error");
             let said = answer["message"].as_str().unwrap_or_else(|| status.canonical_reason().unwrap_or("refused"));
@@ -204,7 +207,9 @@ impl<'a> Chat<'a> {
     async fn turn_events(&self, trace_url: &str) -> anyhow::Result<Vec<Value>> {
         let url = reqwest::Url::parse(trace_url).context("the server's traceUrl is not a URL")?;
         let response = self.authorized(self.client.get(url).timeout(TURN_TIMEOUT))?.send().await;
-        let text = response.map_err(|problem| self.unreachable(&problem))?.text().await?;
+        let response = response.map_err(|problem| self.unreachable(&problem))?;
+        let body = read_at_most(response, MAX_TRACE_BYTES).await.context("the session's trace")?;
+        let text = String::from_utf8_lossy(&body);
         let events: Vec<Value> = text.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
         let last_turn = events
             .iter()
@@ -246,6 +251,25 @@ impl<'a> Chat<'a> {
         };
         tokio::time::timeout(self.args.hooks_for, follow).await.ok().flatten().unwrap_or(false)
     }
+}
+
+/// The most of an answer to a message that is read (it is a few ids).
+const MAX_ANSWER_BYTES: usize = 1 << 20;
+/// The most of a session's trace that is read: a server that streams more (or forever) is
+/// not followed into the machine's memory.
+const MAX_TRACE_BYTES: usize = 256 << 20;
+
+/// A response's body, refused once it grows past `limit` bytes.
+async fn read_at_most(response: reqwest::Response, limit: usize) -> anyhow::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    let mut chunks = response.bytes_stream();
+    while let Some(chunk) = chunks.next().await {
+        body.extend_from_slice(&chunk.context("the connection broke")?);
+        if body.len() > limit {
+            anyhow::bail!("it is over {} MiB, more than a chat reads", limit >> 20);
+        }
+    }
+    Ok(body)
 }
 
 /// The turn's reply: its completed message, else what was streamed of it.
