@@ -211,7 +211,7 @@ async fn answer(
                 let (id, new) = (session_id.clone(), next_token.clone());
                 let _ = blocking(server, move |store| store.rotate_continuation_token(&id, &new, &old)).await;
             }
-            return Err(refusal(status, super::hosting::code_of(status), problem));
+            return Err(refusal(status, code_of(status), problem));
         }
     };
     // Answered once the whole turn is recorded, as hosting answers.

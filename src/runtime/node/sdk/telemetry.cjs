@@ -18,6 +18,7 @@
 const { readFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 
+const { deepFreeze } = require('./context.cjs');
 const { installMeterProvider, installTracerProvider, installLoggerProvider } = require('./otel-api.cjs');
 
 /** The newest `@opentelemetry/api` release agent-sdk knows (src/runtime/otel_api.rs, KNOWN_NEWEST). */
@@ -116,17 +117,9 @@ function newest(versions) {
   return best.join('.');
 }
 
-/** A deep-frozen copy of what JSON can carry. */
+/** A deep-frozen copy of what JSON can carry (as the kit's other records are). */
 function copy(value) {
   return deepFreeze(JSON.parse(JSON.stringify(value)));
-}
-
-function deepFreeze(value) {
-  if (typeof value === 'object' && value !== null) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /**
