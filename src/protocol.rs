@@ -49,7 +49,8 @@ pub enum ToNode<'a> {
     Mount { mounts: Vec<MountToImport<'a>> },
     /// Dispatch `event` to the hooks with index `from` and after. With `trace` (the span of
     /// the turn the event belongs to), each handler that runs is a span under it, and ends
-    /// with a [`FromNode::Handler`].
+    /// with a [`FromNode::Handler`]; with `timeline` (a `dev` session's: the playground's
+    /// hooks timeline), each ends with one too, spans or not.
     Event {
         seq: u64,
         from: usize,
@@ -57,6 +58,9 @@ pub enum ToNode<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         #[cfg_attr(test, ts(optional))]
         trace: Option<TraceParent<'a>>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[cfg_attr(test, ts(as = "Option<bool>", optional))]
+        timeline: bool,
         /// The session lane it belongs to (a runtime serving many sessions); `None`: the
         /// default lane.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -397,8 +401,8 @@ pub enum FromNode {
         hook: usize,
         handler: String,
     },
-    /// After a handler of an event sent with a `trace` settled (after its `threw` or
-    /// `timed_out`, if any): its span.
+    /// After a handler of an event sent with a `trace` or `timeline` settled (after its
+    /// `threw` or `timed_out`, if any): its span, its outcome and how long it ran.
     Handler(HandlerEnded),
     /// Every event through `seq` went through its hooks (they finish in order: one line
     /// says it of all that finished with nothing said between).
@@ -598,8 +602,10 @@ pub struct HandlerEnded {
     pub hook: usize,
     /// The event key it handled (`turn.completed`, `*`).
     pub handler: String,
-    /// 16 hex digits, made by the runtime: the parent of the spans the handler starts.
-    pub span_id: String,
+    /// 16 hex digits, made by the runtime: the parent of the spans the handler starts;
+    /// `null` for an event sent without a `trace`.
+    #[serde(default)]
+    pub span_id: Option<String>,
     /// When it started, in milliseconds since the Unix epoch (with a fraction).
     pub start: f64,
     /// How long it ran, in milliseconds.
@@ -896,7 +902,7 @@ mod tests {
                 seq: 7,
                 hook: 2,
                 handler: "turn.completed".to_owned(),
-                span_id: "00f067aa0ba902b7".to_owned(),
+                span_id: Some("00f067aa0ba902b7".to_owned()),
                 start: 1_764_484_800_123.25,
                 ms: 4.5,
                 outcome: HandlerOutcome::Threw,
@@ -987,12 +993,19 @@ mod tests {
         let line = |message: &ToNode| serde_json::to_string(message).unwrap();
         let event = r#"{"t":"event","seq":7,"from":1,"event":{"type":"turn.completed","index":7,"sessionId":"s","at":"2026-11-30T06:00:00.000Z","data":null}"#;
         assert_eq!(
-            line(&ToNode::Event { seq: 7, from: 1, event: &envelope, trace: None, session: None }),
+            line(&ToNode::Event { seq: 7, from: 1, event: &envelope, trace: None, timeline: false, session: None }),
             format!("{event}}}")
         );
         let trace = TraceParent { trace_id: "4bf92f3577b34da6a3ce929d0e0e4736", span_id: "00f067aa0ba902b7" };
         assert_eq!(
-            line(&ToNode::Event { seq: 7, from: 1, event: &envelope, trace: Some(trace), session: None }),
+            line(&ToNode::Event {
+                seq: 7,
+                from: 1,
+                event: &envelope,
+                trace: Some(trace),
+                timeline: false,
+                session: None
+            }),
             format!(
                 r#"{event},"trace":{{"traceId":"4bf92f3577b34da6a3ce929d0e0e4736","spanId":"00f067aa0ba902b7"}}}}"#
             )

@@ -11,7 +11,7 @@ use crate::exit_status::{Exit, ExitStatus};
 use crate::model::choice::ModelChoice;
 use crate::printer::Printer;
 use crate::runtime::node_version::{NodeUse, probe_node};
-use crate::server::agent::{Agent, HookSet};
+use crate::server::agent::{Agent, Described, HookSet};
 use crate::server::auth::Auth;
 use crate::server::logs::Followers;
 use crate::server::sessions::Sessions;
@@ -20,6 +20,7 @@ use crate::server::{Server, connections, is_loopback, router, watch};
 use crate::session::{self, Started};
 use crate::state::StateRoot;
 use crate::state::dev_file::{DevFile, DevFileLease};
+use crate::state::log_record::{Level, Record};
 
 /// Checks the hooks, then serves until stopped; exits 0 after a clean stop.
 pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
@@ -40,7 +41,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     probe_node(&started.setup.node, &started.setup.env, NodeUse::Hooks)?;
     let model = ModelChoice::choose(&args.model, None, &|name| started.env.lookup(name))?;
     let startup_lines = started.startup_lines(&model);
-    let info = crate::report::info::render_json(&started.checked, ".");
+    let described = Described::of(&started.checked, &started.setup.project.dir);
     let Started { setup, plan, .. } = started;
     let state_root = setup.state_root.clone();
     let token = load_or_create_token(&state_root, args.rotate_token)?;
@@ -56,7 +57,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         hooks: RwLock::new(HookSet { generation: 0, plan }),
         log_cursor: Arc::new(log_cursor),
         events_recorded: Arc::new(events_recorded),
-        info: RwLock::new(info),
+        described: RwLock::new(described),
         runtime: Mutex::default(),
     });
     // Listening, and taking dev.json, come before the first line of the serve log: a server
@@ -107,6 +108,9 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener).context("could not serve the socket")?;
         log.info(format!("serving {} on {url} (token in .agent-sdk/dev.json)", agent.project().name));
+        // The token is in this line: it goes to the terminal, not into the log or an export.
+        let playground = format!("playground: {url}/playground#token={token} (open it in a browser)");
+        log.terminal_only(&Record::new(Level::Info, playground));
         log.info(format!(
             "talk to it: `{} chat`, or POST {url}/v1/session {{\"message\": \"…\"}} (the hosting API; {url}/ lists the routes)",
             crate::invocation::command()

@@ -12,8 +12,10 @@ use serde_json::Value;
 use crate::engine::plan::{HookToLoad, LoadPlan};
 use crate::engine::shared::LaneLink;
 use crate::engine::stats::DispatchStats;
+use crate::engine::timeline::Timeline;
 use crate::protocol::{
-    ConsoleLevel, FromNode, HookToImport, InitCtx, Manifest, OtelKind, ToNode, TraceParent, Unhandled, UnhandledKind,
+    ConsoleLevel, FromNode, HandlerEnded, HookToImport, InitCtx, Manifest, OtelKind, ToNode, TraceParent, Unhandled,
+    UnhandledKind,
 };
 use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{
@@ -22,6 +24,7 @@ use crate::runtime::host::{
 use crate::runtime::slot::{RunningHandler, RuntimeState};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
+use crate::state::handler_run::Outcome;
 use crate::state::log_record::{Level, Record};
 use crate::state::serve_log::ServeLog;
 use crate::telemetry::{Parent, hook_spans};
@@ -194,6 +197,8 @@ pub struct Dispatcher<'s> {
     /// Node's inspector is on (a debugger may hold the runtime at a breakpoint): the
     /// watchdog and the load's deadlines are off.
     debugged: bool,
+    /// Where each handler's run is recorded (a `dev` session's hooks timeline).
+    timeline: Option<Timeline>,
 }
 
 impl<'s> Dispatcher<'s> {
@@ -257,7 +262,13 @@ impl<'s> Dispatcher<'s> {
             stats: DispatchStats::default(),
             loaded: 0,
             debugged: false,
+            timeline: None,
         }
+    }
+
+    /// Records how each handler runs in `timeline` (a `dev` session's, for the playground).
+    pub fn record_timeline(&mut self, timeline: Timeline) {
+        self.timeline = Some(timeline);
     }
 
     /// Loads the hooks (logging each load and failure) and waits until the runtime is ready.
@@ -477,7 +488,8 @@ impl<'s> Dispatcher<'s> {
         let hex = trace.map(|parent| parent.hex());
         let trace = hex.as_ref().map(|(trace_id, span_id)| TraceParent { trace_id, span_id });
         let session = self.runtime.session();
-        self.runtime.queue(&ToNode::Event { seq: event.index, from, event, trace, session })
+        let timeline = self.timeline.is_some();
+        self.runtime.queue(&ToNode::Event { seq: event.index, from, event, trace, timeline, session })
     }
 
     /// Waits until every dispatched event went through every hook.
@@ -726,10 +738,16 @@ impl<'s> Dispatcher<'s> {
 
     fn handle(&mut self, message: FromNode) {
         match message {
-            FromNode::Threw { hook, handler, message, stack, .. } => {
+            FromNode::Threw { seq, hook: index, handler, message, stack } => {
                 self.stats.threw += 1;
-                let hook = self.hook_name(hook).to_owned();
+                let hook = self.hook_name(index).to_owned();
                 let at = self.at_location(stack.as_deref());
+                if self.timeline.is_some() {
+                    let location = stack.as_deref().and_then(|stack| self.first_project_frame(stack));
+                    if let Some(timeline) = self.timeline.as_mut() {
+                        timeline.threw(seq, index, location);
+                    }
+                }
                 let record =
                     Record::new(Level::Error, format!("hook \"{hook}\" handler for {handler} threw: {message}{at}"));
                 self.log(record.hook(&hook));
@@ -784,6 +802,7 @@ impl<'s> Dispatcher<'s> {
                 self.otel.record(&otel);
             }
             FromNode::Handler(ended) => {
+                self.record_run(&ended);
                 let traced = self.pending.front().filter(|pending| pending.event.index == ended.seq);
                 if let (Some(telemetry), Some(pending)) = (&self.config.telemetry, traced)
                     && let Some(parent) = pending.trace
@@ -805,6 +824,37 @@ impl<'s> Dispatcher<'s> {
             | FromNode::Mounted { .. }
             | FromNode::MountsDone => {}
         }
+    }
+
+    /// Records a handler's run in the timeline, if one is kept.
+    fn record_run(&mut self, ended: &HandlerEnded) {
+        if self.timeline.is_none() {
+            return;
+        }
+        let hook = self.hook_name(ended.hook).to_owned();
+        let event = self.pending.iter().find(|pending| pending.event.index == ended.seq);
+        let event_type = event.map_or("?", |pending| pending.event.event_type.as_str());
+        if let Some(Err(problem)) =
+            self.timeline.as_mut().map(|timeline| timeline.ended(self.store, ended, event_type, &hook))
+        {
+            self.timeline_failed(&problem);
+        }
+    }
+
+    /// Records the run of a handler the runtime was stopped in (of the oldest event in flight).
+    fn record_cut_off(&mut self, hook: &str, handler: &str, outcome: Outcome, why: String) {
+        let (Some(timeline), Some(front)) = (self.timeline.as_mut(), self.pending.front()) else { return };
+        let recorded =
+            timeline.cut_off(self.store, front.event.index, &front.event.event_type, hook, handler, outcome, why);
+        if let Err(problem) = recorded {
+            self.timeline_failed(&problem);
+        }
+    }
+
+    /// The timeline could not be written: said once, and no longer kept (the hooks go on).
+    fn timeline_failed(&mut self, problem: &anyhow::Error) {
+        self.timeline = None;
+        self.log.warn(format!("could not record the hooks timeline (the playground's), so it stops here: {problem:#}"));
     }
 
     fn log_timed_out(&self, hook: &str, handler: &str) {
@@ -896,6 +946,8 @@ impl<'s> Dispatcher<'s> {
             (Restart::NeverYielded, Some((hook, handler))) => {
                 self.stats.timed_out += 1;
                 self.log_timed_out(hook, handler);
+                let why = format!("did not yield for {}", crate::clock::format_duration(self.timeout + KILL_GRACE));
+                self.record_cut_off(hook, handler, Outcome::TimedOut, why);
             }
             (Restart::Exited, culprit) => self.log_exit(culprit.as_ref()),
             (Restart::CutOff, Some((hook, handler))) => {
@@ -967,10 +1019,12 @@ impl<'s> Dispatcher<'s> {
             ),
             (None, running) => format!("the hook runtime exited{status}{}", running.map(during).unwrap_or_default()),
         };
-        self.log.error(message);
+        self.log.error(message.clone());
         let caused_by_running = matches!((&caller, running), (Some(Some(caller)), Some((hook, _))) if caller == hook);
-        if let (Some((hook, handler)), false) = (running, caused_by_running) {
-            self.log_unconfirmed(hook, handler);
+        match (running, caused_by_running) {
+            (Some((hook, handler)), false) => self.log_unconfirmed(hook, handler),
+            (Some((hook, handler)), true) => self.record_cut_off(hook, handler, Outcome::Exited, message),
+            (None, _) => {}
         }
     }
 
@@ -990,6 +1044,8 @@ impl<'s> Dispatcher<'s> {
             )
             .hook(hook),
         );
+        let why = "cut off: the hook runtime ended or was restarted while it ran, so it may not have finished";
+        self.record_cut_off(hook, handler, Outcome::Unconfirmed, why.to_owned());
     }
 
     /// Stops the runtime after everything was dispatched (a shared one's lane leaves it).

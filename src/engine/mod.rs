@@ -17,5 +17,6 @@ pub mod feed;
 pub mod plan;
 pub mod shared;
 pub mod stats;
+pub mod timeline;
 pub mod turn;
 pub mod undelivered;

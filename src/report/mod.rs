@@ -4,7 +4,7 @@
 pub mod concise;
 mod github;
 pub mod info;
-mod json;
+pub mod json;
 mod location;
 mod pretty;
 pub mod sarif;

@@ -6,10 +6,13 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
+use crate::check::CheckedProject;
 use crate::engine::dispatcher::Dispatcher;
 use crate::engine::shared::{Keeping, SharedRuntime};
+use crate::engine::timeline::Timeline;
 use crate::model::choice::ModelChoice;
 use crate::project::Project;
+use crate::report::ProjectDir;
 use crate::session::{LoadPlan, SessionFacts, SessionSetup};
 use crate::state::StateStore;
 use crate::state::serve_log::LogFormat;
@@ -21,6 +24,29 @@ use crate::state::session_info::SessionInfo;
 pub struct HookSet {
     pub generation: u64,
     pub plan: LoadPlan,
+}
+
+/// What the last check (start-up, each change) says of the project, as the API serves it.
+#[derive(Debug, Clone, Default)]
+pub struct Described {
+    /// What `info --json` prints (`GET /v1/info`).
+    pub info: String,
+    /// What `validate --format json` prints (`GET /v1/check`): every finding, at the
+    /// settings' levels.
+    pub check: String,
+    /// Every hook's name and file, relative to the project, loaded or skipped
+    /// (`GET /v1/source`).
+    pub sources: Vec<(String, String)>,
+}
+
+impl Described {
+    pub fn of(checked: &CheckedProject, dir: &std::path::Path) -> Self {
+        Self {
+            info: crate::report::info::render_json(checked, "."),
+            check: crate::report::json::render(checked, &ProjectDir::new(dir, checked)),
+            sources: checked.hooks.iter().map(|hook| (hook.name.clone(), hook.path.clone())).collect(),
+        }
+    }
 }
 
 /// The agent being served.
@@ -40,10 +66,11 @@ pub struct Agent {
     pub hooks: RwLock<HookSet>,
     /// The newest serve-log cursor, for `/v1/logs` followers to wake on.
     pub log_cursor: Arc<tokio::sync::watch::Sender<u64>>,
-    /// Bumped as any session records an event, for `/v1/session/{id}/events` followers.
+    /// Bumped as any session records an event or a handler's run, for the followers of
+    /// `/v1/session/{id}/events` and `/v1/sessions/{id}/timeline`.
     pub events_recorded: Arc<tokio::sync::watch::Sender<u64>>,
-    /// What `info --json` says of the project, as of the last check (start-up, each change).
-    pub info: RwLock<String>,
+    /// What the project is, as of the last check (start-up, each change).
+    pub described: RwLock<Described>,
     /// The hook runtime every session dispatches to, with the generation of the hooks it
     /// loaded: held by the sessions that use it, stopped when the last one leaves (they all
     /// rest, the hooks changed, the server stops), started again by the next turn.
@@ -53,6 +80,11 @@ pub struct Agent {
 impl Agent {
     pub fn project(&self) -> &Project {
         &self.setup.project
+    }
+
+    /// What the project is, as of the last check.
+    pub fn described(&self) -> Described {
+        self.described.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The hooks to load now.
@@ -101,6 +133,9 @@ impl Agent {
             Dispatcher::on_lane(config, lane, loaded, hooks.plan.clone(), self.setup.hook_timeout, log, store);
         // Said in the session's summary, as `run` says it.
         dispatcher.stats.load_failed = load_failed;
+        let recorded = Arc::clone(&self.events_recorded);
+        let wake = Arc::new(move || recorded.send_modify(|recorded| *recorded += 1));
+        dispatcher.record_timeline(Timeline::new(session_id, wake));
         Ok(dispatcher)
     }
 

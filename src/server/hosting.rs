@@ -3,7 +3,7 @@
 //!
 //! - `POST /v1/session` `{ "message" }` starts a session, `{ "message", "continuationToken" }`
 //!   follows one up; answered once the turn is recorded with `{ ok, sessionId,
-//!   continuationToken, traceUrl }`. The token rotates after each accepted follow-up (a
+//!   continuationToken, playgroundUrl, traceUrl }`. The token rotates after each accepted follow-up (a
 //!   stale one is 409), a task session takes none (409), another caller's session is 403.
 //! - `GET /v1/session/{id}/events` (the `traceUrl`): the session's events as NDJSON;
 //!   `?follow=true` goes on with each new one as it is recorded.
@@ -13,12 +13,12 @@
 //! Every route also answers under the agent's slug (`/<slug>/v1/…`, the multi-agent
 //! layout); errors here are `{ "ok": false, "error": "<code>", "message" }`.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::Json;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{Path, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::auth::Principal;
-use super::{Server, is_json, message_script, start_turn};
+use super::{Server, follow, is_json, message_script, start_turn};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::session_info::{Mode, Purpose, SessionInfo};
@@ -65,9 +65,10 @@ pub async fn strip_slug(slug: String, mut request: Request, next: Next) -> Respo
     next.run(request).await
 }
 
-/// The host's own routes, which need no caller let in.
+/// The host's own routes, which need no caller let in: the index pages and the
+/// playground's files (which hold no secret: its calls bring the token).
 pub fn is_host_route(path: &str) -> bool {
-    matches!(path, "/" | "/v1/agents")
+    matches!(path, "/" | "/v1/agents" | "/playground") || path.starts_with("/playground/")
 }
 
 /// Whether `path` is the hosting API's, whose errors have its shape.
@@ -134,7 +135,7 @@ struct SessionMessage {
 const SESSION_MESSAGE_SHAPE: &str = "POST /v1/session takes { \"message\": \"…\" } to start a session, { \"message\": \"…\", \"continuationToken\": \"…\" } to follow one up (and, for a new one, \"purpose\", \"mode\", \"title\"; with the local model, \"script\")";
 
 /// A refusal of the hosting API: status, code, message.
-type Refusal = (StatusCode, &'static str, String);
+pub(super) type Refusal = (StatusCode, &'static str, String);
 
 fn refusal(status: StatusCode, code: &'static str, message: impl Into<String>) -> Refusal {
     (status, code, message.into())
@@ -176,6 +177,7 @@ pub async fn send(State(server): State<Server>, request: Request) -> Response {
                 "ok": true,
                 "sessionId": session_id,
                 "continuationToken": token,
+                "playgroundUrl": format!("{base}/playground?session={session_id}"),
                 "traceUrl": format!("{base}/v1/session/{session_id}/events"),
             }))
             .into_response()
@@ -329,6 +331,30 @@ async fn blocking<T: Send + 'static>(
     }
 }
 
+/// A store to read session `id` from, when `principal` may read it: it exists and was
+/// not started over this API by another caller.
+pub(super) async fn readable_session(server: &Server, principal: Principal, id: &str) -> Result<StateStore, Refusal> {
+    crate::session_id::check_session_id(id)
+        .map_err(|problem| refusal(StatusCode::BAD_REQUEST, "invalid_request", problem))?;
+    let (sessions, dir, session) = (Arc::clone(&server.sessions), server.agent.project().dir.clone(), id.to_owned());
+    let opened = tokio::task::spawn_blocking(move || {
+        let store = StateStore::open(&dir)?;
+        let known = sessions.exists(&session)?;
+        let owner = store.http_session_principal(&session)?;
+        anyhow::Ok((store, known, owner))
+    })
+    .await;
+    match opened {
+        Ok(Ok((_, false, _))) => Err(refusal(StatusCode::NOT_FOUND, "session_not_found", format!("no session `{id}`"))),
+        Ok(Ok((_, true, Some(owner)))) if owner != principal.as_str() => {
+            Err(refusal(StatusCode::FORBIDDEN, "forbidden", format!("session {id} belongs to another caller")))
+        }
+        Ok(Ok((store, true, _))) => Ok(store),
+        Ok(Err(problem)) => Err(refusal(StatusCode::SERVICE_UNAVAILABLE, "unavailable", format!("{problem:#}"))),
+        Err(problem) => Err(refusal(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", problem.to_string())),
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EventsQuery {
@@ -346,115 +372,23 @@ pub async fn events(
     request: Request,
 ) -> Response {
     let principal = request.extensions().get::<Principal>().copied().unwrap_or(Principal::Anonymous);
-    let follow = match query.map(|Query(query)| query.follow) {
-        Ok(None) => false,
-        Ok(Some(value)) if value == "true" || value == "1" => true,
-        Ok(Some(value)) if value == "false" || value == "0" => false,
-        Ok(Some(value)) => {
-            let value = crate::untrusted::escape(&value).into_owned();
-            return error(
-                StatusCode::BAD_REQUEST,
-                "invalid_request",
-                format!("follow is true or false, not `{value}`"),
-            );
-        }
+    let follow = match query.map(|Query(query)| follow::parse_follow(query.follow.as_deref())) {
+        Ok(Ok(follow)) => follow,
+        Ok(Err(problem)) => return error(StatusCode::BAD_REQUEST, "invalid_request", problem),
         Err(rejection) => return error(StatusCode::BAD_REQUEST, "invalid_request", rejection.body_text()),
     };
-    if let Err(problem) = crate::session_id::check_session_id(&id) {
-        return error(StatusCode::BAD_REQUEST, "invalid_request", problem);
-    }
-    let (sessions, session) = (Arc::clone(&server.sessions), id.clone());
-    let known =
-        blocking(&server, move |store| Ok((sessions.exists(&session)?, store.http_session_principal(&session)?))).await;
-    match known {
-        Ok((false, _)) => return error(StatusCode::NOT_FOUND, "session_not_found", format!("no session `{id}`")),
-        Ok((true, Some(owner))) if owner != principal.as_str() => {
-            return error(StatusCode::FORBIDDEN, "forbidden", format!("session {id} belongs to another caller"));
-        }
-        Ok(_) => {}
+    let store = match readable_session(&server, principal, &id).await {
+        Ok(store) => store,
         Err((status, code, message)) => return error(status, code, message),
-    }
-    let dir = server.agent.project().dir.clone();
-    let store = match tokio::task::spawn_blocking(move || StateStore::open(&dir)).await {
-        Ok(Ok(store)) => Arc::new(Mutex::new(store)),
-        Ok(Err(problem)) => return error(StatusCode::SERVICE_UNAVAILABLE, "unavailable", format!("{problem:#}")),
-        Err(problem) => return error(StatusCode::INTERNAL_SERVER_ERROR, "internal_error", problem.to_string()),
     };
-    let follower = Follower {
-        store,
-        session_id: id,
-        next: 0,
-        follow,
-        recorded: server.agent.events_recorded.subscribe(),
-        stopping: server.stopping.clone(),
-        done: false,
-    };
-    let lines = futures_util::stream::unfold(follower, Follower::next_lines);
-    let mut response = Body::from_stream(lines).into_response();
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
-    response
-}
-
-/// One events response: where it is in the session, and what wakes it.
-struct Follower {
-    store: Arc<Mutex<StateStore>>,
-    session_id: String,
-    next: u64,
-    follow: bool,
-    recorded: tokio::sync::watch::Receiver<u64>,
-    stopping: tokio::sync::watch::Receiver<bool>,
-    done: bool,
-}
-
-impl Follower {
-    /// The next lines: what was recorded since, once there is some (following), else the end.
-    async fn next_lines(mut self) -> Option<(Result<Bytes, std::io::Error>, Self)> {
-        loop {
-            if self.done {
-                return None;
-            }
-            // Marked seen before reading, so an event recorded meanwhile wakes the next wait.
-            self.recorded.mark_unchanged();
-            let (store, id, from) = (Arc::clone(&self.store), self.session_id.clone(), self.next);
-            let read = tokio::task::spawn_blocking(move || {
-                store.lock().unwrap_or_else(std::sync::PoisonError::into_inner).events_from(&id, from)
-            })
-            .await;
-            let envelopes = match read {
-                Ok(Ok(envelopes)) => envelopes,
-                Ok(Err(problem)) => return Some((Err(std::io::Error::other(format!("{problem:#}"))), self.ended())),
-                Err(problem) => return Some((Err(std::io::Error::other(problem.to_string())), self.ended())),
-            };
-            if !envelopes.is_empty() {
-                self.next = envelopes.last().map_or(self.next, |last| last.index + 1);
-                let mut lines = String::new();
-                for envelope in &envelopes {
-                    lines.push_str(&serde_json::to_string(envelope).unwrap_or_default());
-                    lines.push('\n');
-                }
-                self.done = !self.follow;
-                return Some((Ok(Bytes::from(lines)), self));
-            }
-            if !self.follow || *self.stopping.borrow() {
-                return None;
-            }
-            tokio::select! {
-                changed = self.recorded.changed() => if changed.is_err() { return None },
-                _ = self.stopping.changed() => return None,
-            }
-        }
-    }
-
-    fn ended(mut self) -> Self {
-        self.done = true;
-        self
-    }
+    let events = follow::Events { session_id: id, next: 0 };
+    follow::ndjson(store, events, follow, server.agent.events_recorded.subscribe(), server.stopping.clone())
 }
 
 /// `GET /v1/info`: the project as `info --json` describes it, as of the last change the
 /// server saw.
 pub async fn info(State(server): State<Server>) -> Response {
-    let text = server.agent.info.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+    let text = server.agent.described.read().unwrap_or_else(std::sync::PoisonError::into_inner).info.clone();
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 

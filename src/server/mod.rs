@@ -13,8 +13,10 @@
 pub mod agent;
 pub mod auth;
 pub mod connections;
+pub mod follow;
 pub mod hosting;
 pub mod logs;
+pub mod playground;
 pub mod port_owner;
 pub mod sessions;
 pub mod token;
@@ -73,10 +75,15 @@ pub fn router(server: Server) -> axum::Router {
         .route("/v1/info", get(hosting::info))
         .route("/v1/session", post(hosting::send))
         .route("/v1/session/{id}/events", get(hosting::events))
-        .route("/v1/sessions", post(create_session))
+        .route("/v1/sessions", post(create_session).get(playground::sessions))
         .route("/v1/sessions/{id}/messages", post(send_message))
         .route("/v1/sessions/{id}/events", get(session_events))
+        .route("/v1/sessions/{id}/timeline", get(playground::timeline))
         .route("/v1/logs", get(serve_logs))
+        .route("/v1/check", get(playground::check))
+        .route("/v1/source", get(playground::source))
+        .route("/playground", get(playground::page))
+        .route("/playground/{file}", get(playground::file))
         .layer(axum::middleware::from_fn_with_state(server.clone(), authenticate))
         .layer(axum::middleware::from_fn_with_state(server.clone(), same_machine))
         .layer(axum::middleware::from_fn(errors_as_json))

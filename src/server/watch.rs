@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::fingerprint::whole_fingerprint;
 use crate::project;
 use crate::report::{ProjectDir, concise};
-use crate::server::agent::{Agent, HookSet};
+use crate::server::agent::{Agent, Described, HookSet};
 use crate::session::{self, Checked};
 
 /// How often the code is looked at.
@@ -80,8 +80,8 @@ fn reload(agent: &Agent) {
     log.info(format!("hooks changed: {count} hooks will load from each session's next turn"));
 }
 
-/// What `/v1/info` says from now on.
+/// What `/v1/info`, `/v1/check` and `/v1/source` say from now on.
 fn set_info(agent: &Agent, checked: &crate::check::CheckedProject) {
-    let info = crate::report::info::render_json(checked, ".");
-    *agent.info.write().unwrap_or_else(std::sync::PoisonError::into_inner) = info;
+    let described = Described::of(checked, &agent.project().dir);
+    *agent.described.write().unwrap_or_else(std::sync::PoisonError::into_inner) = described;
 }

@@ -132,13 +132,23 @@ impl ServeLog {
         if let Some(telemetry) = &self.exporter {
             telemetry.log(&record);
         }
+        self.to_terminal(&record);
+    }
+
+    /// Writes `record` to stderr only, neither recorded nor exported: for what only whoever
+    /// started the server may see (the playground's URL, which holds the token).
+    pub fn terminal_only(&self, record: &Record) {
+        self.to_terminal(record);
+    }
+
+    fn to_terminal(&self, record: &Record) {
         if self.quiet && matches!(record.level, Level::Debug | Level::Info) {
             return;
         }
         let line = match self.format {
-            LogFormat::Text => text_lines(&record, self.tag_sessions),
+            LogFormat::Text => text_lines(record, self.tag_sessions),
             LogFormat::Json => {
-                let mut line = serde_json::to_string(&record).unwrap_or_default();
+                let mut line = serde_json::to_string(record).unwrap_or_default();
                 line.push('\n');
                 line
             }

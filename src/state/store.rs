@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 
 use crate::state::envelope::Envelope;
+use crate::state::handler_run::{HandlerRun, Outcome};
 use crate::state::log_record::Record;
 use crate::state::session_info::SessionInfo;
 
@@ -171,6 +172,19 @@ CREATE TABLE IF NOT EXISTS http_sessions (
     principal          TEXT NOT NULL,
     continuation_token TEXT NOT NULL UNIQUE
 );
+CREATE TABLE IF NOT EXISTS handler_runs (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    idx        INTEGER NOT NULL,
+    type       TEXT NOT NULL,
+    hook       TEXT NOT NULL,
+    handler    TEXT NOT NULL,
+    outcome    TEXT NOT NULL,
+    ms         REAL,
+    error      TEXT,
+    at         TEXT
+);
+CREATE INDEX IF NOT EXISTS handler_runs_of_session ON handler_runs (session_id, id);
 CREATE TABLE IF NOT EXISTS kv (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -226,6 +240,21 @@ impl StateStore {
         Ok(())
     }
 
+    /// The sessions recorded with [`StateStore::record_session`], newest first, at most
+    /// `limit`: each one's id, description, when it was created and how many events it has.
+    pub fn recent_sessions(&self, limit: u32) -> anyhow::Result<Vec<(String, SessionInfo, String, u64)>> {
+        let mut query = self.connection.prepare_cached(
+            "SELECT s.session_id, s.purpose, s.mode, s.title, s.created_at, \
+             (SELECT COUNT(*) FROM events e WHERE e.session_id = s.session_id) \
+             FROM sessions s ORDER BY s.created_at DESC, s.rowid DESC LIMIT ?1",
+        )?;
+        let rows = query.query_map([limit], |row| {
+            let info = SessionInfo::from_stored(&row.get::<_, String>(1)?, &row.get::<_, String>(2)?, row.get(3)?);
+            Ok((row.get(0)?, info, row.get(4)?, row.get::<_, i64>(5)? as u64))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Records who started the session over the hosting API (`POST /v1/session`) and the
     /// continuation token its next follow-up must bring.
     pub fn record_http_session(&self, session_id: &str, principal: &str, token: &str) -> anyhow::Result<()> {
@@ -275,6 +304,51 @@ impl StateStore {
             "SELECT idx, turn_id, type, at, data FROM events WHERE session_id = ?1 AND idx >= ?2 ORDER BY idx",
         )?;
         let rows = query.query_map(params![session_id, from as i64], |row| envelope(session_id, row))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Records how a handler of one of the session's events ran (a `dev` session's timeline).
+    pub fn record_handler_run(&self, session_id: &str, run: &HandlerRun) -> anyhow::Result<()> {
+        let mut insert = self.connection.prepare_cached(
+            "INSERT INTO handler_runs (session_id, idx, type, hook, handler, outcome, ms, error, at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        insert.execute(params![
+            session_id,
+            run.event as i64,
+            run.event_type,
+            run.hook,
+            run.handler,
+            run.outcome.as_str(),
+            run.ms,
+            run.error,
+            run.at
+        ])?;
+        Ok(())
+    }
+
+    /// The session's handler runs recorded after the one numbered `after` (0: from the
+    /// first), in the order they ended, each with its number.
+    pub fn handler_runs_after(&self, session_id: &str, after: u64) -> anyhow::Result<Vec<(u64, HandlerRun)>> {
+        let mut query = self.connection.prepare_cached(
+            "SELECT id, idx, type, hook, handler, outcome, ms, error, at FROM handler_runs \
+             WHERE session_id = ?1 AND id > ?2 ORDER BY id",
+        )?;
+        let rows = query.query_map(params![session_id, after as i64], |row| {
+            Ok((
+                row.get::<_, i64>(0)? as u64,
+                HandlerRun {
+                    event: row.get::<_, i64>(1)? as u64,
+                    event_type: row.get(2)?,
+                    hook: row.get(3)?,
+                    handler: row.get(4)?,
+                    outcome: Outcome::from_stored(&row.get::<_, String>(5)?),
+                    ms: row.get(6)?,
+                    error: row.get(7)?,
+                    at: row.get(8)?,
+                },
+            ))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -38,7 +38,7 @@ pub fn handler_ended(telemetry: &Telemetry, parent: Parent, event: &Envelope, ho
         labels.push(KeyValue::new("agent_sdk.hook.outcome", outcome));
         instruments.handler_calls.add(1, &labels);
     }
-    let Ok(span_id) = SpanId::from_hex(&ended.span_id) else { return };
+    let Some(Ok(span_id)) = ended.span_id.as_deref().map(SpanId::from_hex) else { return };
     let start = time_of(ended.start);
     let end = start + Duration::from_secs_f64(ended.ms.max(0.0) / 1000.0);
     let mut attributes = vec![

@@ -30,6 +30,7 @@ mod npm_package;
 mod npm_use;
 mod otel;
 mod otlp_receiver;
+mod playground;
 mod provider_client;
 mod providers;
 mod run;

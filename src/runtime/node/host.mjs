@@ -40,7 +40,9 @@
 //       "trace" (optional: the span of the turn the event belongs to): each handler that
 //       runs is a span, a child of it, ended by a "handler" line; the handler runs with it
 //       as the active span (the spans it starts are its children, its fetches carry it).
-//       Without "trace" (replays, --event) nothing of that is done.
+//       "timeline": true (a dev session's, for the playground's hooks timeline): each
+//       handler ends with a "handler" line, whose spanId is null without "trace".
+//       Without either (replays, --event) nothing of that is done.
 //   {"t":"reply","id":12,"ok":true,"value":…}                      (on fd 5)
 //   {"t":"reply","id":12,"ok":false,"error":"message"}
 //       The answer to a "call" (not queued: handlers are waiting on it).
@@ -77,10 +79,11 @@
 //   {"t":"threw","seq":7,"hook":2,"handler":"turn.completed","message":"…","stack":"…"|null}
 //   {"t":"timed_out","seq":7,"hook":2,"handler":"turn.completed"}  after timeoutMs; the
 //       handler's promise is left running and its outcome ignored
-//   {"t":"handler","seq":7,"hook":2,"handler":"turn.completed","spanId":"<16 hex>","start":<epoch ms>,
+//   {"t":"handler","seq":7,"hook":2,"handler":"turn.completed","spanId":"<16 hex>"|null,"start":<epoch ms>,
 //    "ms":<duration ms>,"outcome":"ok"|"threw"|"timed_out","error":"…"}
-//       after each handler of an event sent with "trace" (after its "threw"/"timed_out"):
-//       its span; "error" (the threw line's message, or "timed out after 30s") when not ok
+//       after each handler of an event sent with "trace" or "timeline" (after its
+//       "threw"/"timed_out"): its span (none without "trace"); "error" (the threw line's
+//       message, or "timed out after 30s") when not ok
 //   {"t":"done","seq":7}                            every event through seq 7 went through
 //       its hooks (one line for the events that finished with nothing said between); like
 //       "handler" and "otel" measurements and spans, written with the next line that goes
@@ -761,7 +764,7 @@ const GAVE_UP = Symbol('gave up');
  * @param {{ id: number | null }} lane
  * @param {ToNodeOf<'event'>} message
  */
-function dispatch(lane, { seq, from = 0, event, trace }) {
+function dispatch(lane, { seq, from = 0, event, trace, timeline = false }) {
   let frozenEvent;
   try {
     // Every hook sees the same frozen event: none can change what the next one sees. It
@@ -772,8 +775,12 @@ function dispatch(lane, { seq, from = 0, event, trace }) {
     finished(lane, seq);
     throw error;
   }
-  return runHandlers(lane, seq, frozenEvent, Math.max(0, from), 0, trace === undefined ? undefined : tracedBy(trace));
+  const handlers = trace !== undefined ? tracedBy(trace) : timeline ? TIMELINE_ONLY : undefined;
+  return runHandlers(lane, seq, frozenEvent, Math.max(0, from), 0, handlers);
 }
+
+/** What an event sent with "timeline" and no "trace" runs under: "handler" lines, no spans. */
+const TIMELINE_ONLY = Object.freeze({ timelineOnly: true });
 
 /**
  * What a traced event's handlers run under: `{ traceId }` of the turn's span, or `{}`
@@ -786,8 +793,9 @@ function tracedBy(trace) {
 }
 
 /** A handler span, begun: its id, its start in epoch milliseconds, and `performance.now()` then. */
-function beginHandlerSpan() {
+function beginHandlerSpan(trace) {
   const began = performance.now();
+  if (trace.timelineOnly) return { spanId: null, start: performance.timeOrigin + began, began };
   // (An event sent with a trace comes only after an init that said traces are exported.)
   otelApi ??= require('./sdk/otel-api.cjs');
   return { spanId: otelApi.newSpanId(), start: performance.timeOrigin + began, began };
@@ -799,7 +807,7 @@ function inHandlerSpan(trace, span, runHandler) {
   return activeContext.runInSpan({ traceId: trace.traceId, spanId: span.spanId }, runHandler);
 }
 
-/** The "handler" line of a traced event's handler, after its threw/timed_out line if any. */
+/** The "handler" line of a traced (or timelined) event's handler, after its threw/timed_out line if any. */
 function endHandlerSpan(lane, seq, index, key, span, outcome, error) {
   const ended = outcome.timedOut ? 'timed_out' : outcome.threw ? 'threw' : 'ok';
   // Deferred like "done": it goes out with the next line, in order.
@@ -835,7 +843,7 @@ function runHandlers(lane, seq, frozenEvent, index, which, trace) {
         // `returned`: set once the handler has (what it left running then runs "after").
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null, lane: lane.id, returned: false };
         const { ctx } = lane;
-        const span = trace === undefined ? undefined : beginHandlerSpan();
+        const span = trace === undefined ? undefined : beginHandlerSpan(trace);
         const outcome =
           span === undefined
             ? settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx)))

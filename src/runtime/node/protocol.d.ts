@@ -98,9 +98,10 @@ export type HandlerEnded = { seq: number, hook: number,
  */
 handler: string, 
 /**
- * 16 hex digits, made by the runtime: the parent of the spans the handler starts.
+ * 16 hex digits, made by the runtime: the parent of the spans the handler starts;
+ * `null` for an event sent without a `trace`.
  */
-spanId: string, 
+spanId?: string | null, 
 /**
  * When it started, in milliseconds since the Unix epoch (with a fraction).
  */
@@ -372,7 +373,7 @@ otelApiVersion: string | null,
  * Traces are being exported: a `fetch` made while a span is active carries its
  * `traceparent` (with no exporter, fetch is left as it is).
  */
-tracing: boolean, } | { "t": "mount", mounts: Array<MountToImport>, } | { "t": "event", seq: number, from: number, event: Envelope, trace?: TraceParent, 
+tracing: boolean, } | { "t": "mount", mounts: Array<MountToImport>, } | { "t": "event", seq: number, from: number, event: Envelope, trace?: TraceParent, timeline?: boolean, 
 /**
  * The session lane it belongs to (a runtime serving many sessions); `None`: the
  * default lane.
