@@ -44,37 +44,31 @@ pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if let Some(message) = &args.message {
         return runtime.block_on(chat.turn(message));
     }
-    let at_a_terminal = std::io::stdin().is_terminal();
+    let at_a_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
     if at_a_terminal {
         printer.stderr(&format!(
             "talking to {} (a turn per line; Ctrl-C leaves a turn's wait, Ctrl-D ends)\n",
             chat.endpoint.display_host()
         ));
     }
-    // Lines are read on a thread of their own, so that Ctrl-C is heard at the prompt too.
-    let (sender, mut lines) = tokio::sync::mpsc::channel::<std::io::Result<String>>(1);
-    std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
-            if sender.blocking_send(line).is_err() {
-                return;
-            }
-        }
-    });
+    let mut input = if at_a_terminal { Input::editor()? } else { Input::lines() };
     runtime.block_on(async {
         // One listener for the whole chat: a Ctrl-C between two waits is not lost.
         let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
             .context("could not listen for Ctrl-C")?;
         let mut status = ExitStatus::Success;
         loop {
-            if at_a_terminal {
-                printer.stderr("> ");
-            }
             let line = tokio::select! {
-                line = lines.recv() => line,
+                line = input.next() => line,
                 _ = interrupts.recv() => return Ok(ExitStatus::Code(130)),
             };
-            let Some(line) = line else { return Ok(status) };
-            let line = line.context("could not read stdin")?;
+            let line = match line {
+                Line::Text(line) => line,
+                Line::End => return Ok(status),
+                // Ctrl-C at the prompt (the line editor reads it as a key).
+                Line::Interrupted => return Ok(ExitStatus::Code(130)),
+                Line::Failed(problem) => return Err(anyhow::Error::new(problem).context("could not read stdin")),
+            };
             if line.trim().is_empty() {
                 continue;
             }
@@ -88,6 +82,77 @@ pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
             };
         }
     })
+}
+
+/// A line of input, or why there is none.
+enum Line {
+    Text(String),
+    /// The end of input (Ctrl-D at the prompt).
+    End,
+    /// Ctrl-C at the prompt.
+    Interrupted,
+    Failed(std::io::Error),
+}
+
+/// Where the chat's lines come from, read on a thread of their own (so that Ctrl-C is heard
+/// while a turn is waited for): at a terminal, a line editor (arrows, history of this chat,
+/// Ctrl-A/E, …) that reads a line only when the prompt is shown (the terminal is its own
+/// between prompts, so Ctrl-C is a signal there); else stdin, a line at a time.
+struct Input {
+    /// Asks the reader for the next line (the editor only reads when asked).
+    ask: Option<std::sync::mpsc::Sender<()>>,
+    lines: tokio::sync::mpsc::Receiver<Line>,
+}
+
+impl Input {
+    fn lines() -> Self {
+        let (sender, lines) = tokio::sync::mpsc::channel(1);
+        std::thread::spawn(move || {
+            for line in std::io::stdin().lock().lines() {
+                let line = line.map_or_else(Line::Failed, Line::Text);
+                if sender.blocking_send(line).is_err() {
+                    return;
+                }
+            }
+            let _ = sender.blocking_send(Line::End);
+        });
+        Self { ask: None, lines }
+    }
+
+    fn editor() -> anyhow::Result<Self> {
+        let mut editor = rustyline::DefaultEditor::new().context("could not set up the terminal's line editor")?;
+        let (ask, asked) = std::sync::mpsc::channel::<()>();
+        let (sender, lines) = tokio::sync::mpsc::channel(1);
+        std::thread::spawn(move || {
+            for () in asked {
+                let line = match editor.readline("> ") {
+                    Ok(line) => {
+                        if !line.trim().is_empty() {
+                            let _ = editor.add_history_entry(line.as_str());
+                        }
+                        Line::Text(line)
+                    }
+                    Err(rustyline::error::ReadlineError::Eof) => Line::End,
+                    Err(rustyline::error::ReadlineError::Interrupted) => Line::Interrupted,
+                    Err(rustyline::error::ReadlineError::Io(problem)) => Line::Failed(problem),
+                    Err(problem) => Line::Failed(std::io::Error::other(problem.to_string())),
+                };
+                if sender.blocking_send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Self { ask: Some(ask), lines })
+    }
+
+    async fn next(&mut self) -> Line {
+        if let Some(ask) = &self.ask
+            && ask.send(()).is_err()
+        {
+            return Line::End;
+        }
+        self.lines.recv().await.unwrap_or(Line::End)
+    }
 }
 
 /// One conversation: where, as whom, and the session it continues.

@@ -1,7 +1,8 @@
 //! `agent-sdk chat`: a client of `dev`'s hosting API (`src/commands/chat.rs`). One turn with
 //! `--message` (the reply on stdout, the turn's serve-log lines on stderr, the outcome as the
 //! exit status), a session continued with `--session`, `--json`'s events, a turn per line of
-//! stdin, and what it says when there is no server.
+//! stdin (and, at a terminal, a line editor with the chat's history), and what it says when there
+//! is no server.
 
 use crate::common;
 
@@ -131,4 +132,87 @@ fn ctrl_c_at_the_prompt_ends_the_chat() {
     drop(stdin);
     let output = child.wait_with_output().unwrap();
     assert_eq!(common::exit_code(&output), 130, "{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// At a terminal (a pty made by script(1)), the prompt edits its line and keeps the chat's
+/// history: "helo", ←, "l", Enter sends "hello"; ↑, Enter sends it again; Ctrl-D at the
+/// next prompt ends the chat, 0.
+#[test]
+fn at_a_terminal_the_prompt_edits_lines_and_keeps_the_chat_s_history() {
+    let dir = copy_fixture("dev", "basic");
+    let server = DevServer::start(dir.path(), 0);
+    let command = format!("'{}' chat", env!("CARGO_BIN_EXE_agent-sdk"));
+    let mut terminal = Command::new("script");
+    terminal
+        .args(["-qefc", &command, "/dev/null"])
+        .env("SHELL", "/bin/sh")
+        .env("NO_COLOR", "1")
+        .env_remove("AGENT_SDK_HOST")
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = terminal.spawn().expect("script(1), from util-linux, runs");
+    let mut keys = child.stdin.take().unwrap();
+    // What the terminal shows, as it comes.
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let mut screen = child.stdout.take().unwrap();
+    let filling = std::sync::Arc::clone(&shown);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(read) = std::io::Read::read(&mut screen, &mut buffer) {
+            if read == 0 {
+                return;
+            }
+            filling.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+    });
+    // Waits until the prompt shows after the `replies`-th reply.
+    let prompt_after = |replies: usize| {
+        let started = std::time::Instant::now();
+        loop {
+            let text = shown.lock().unwrap().clone();
+            let after = text.match_indices("You said:").nth(replies.wrapping_sub(1)).map(|(at, _)| at);
+            let ready = match (replies, after) {
+                (0, _) => text.contains("> "),
+                (_, Some(at)) => text[at..].contains("> "),
+                _ => false,
+            };
+            if ready {
+                return;
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "no prompt after {replies} replies:\n{text}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    prompt_after(0);
+    keys.write_all(b"helo\x1b[Dl\r").unwrap();
+    prompt_after(1);
+    keys.write_all(b"\x1b[A\r").unwrap();
+    prompt_after(2);
+    keys.write_all(b"\x04").unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "chat did not end at Ctrl-D");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    drop(keys);
+    let seen = shown.lock().unwrap().clone();
+    assert!(status.success(), "{seen}");
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(".agent-sdk/chat.json")).unwrap()).unwrap();
+    let session = kept[server.url.as_str()].as_object().unwrap().keys().next().unwrap().clone();
+    let events: Vec<Value> = server.get(&format!("/v1/sessions/{session}/events")).unwrap().json().unwrap();
+    let sent: Vec<&str> = events
+        .iter()
+        .filter(|event| event["type"] == "message.received")
+        .map(|event| event["data"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(sent, ["hello", "hello"], "{seen}");
 }
