@@ -57,7 +57,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         hooks: RwLock::new(HookSet { generation: 0, plan }),
         log_cursor: Arc::new(log_cursor),
         events_recorded: Arc::new(events_recorded),
-        described: RwLock::new(described),
+        described: RwLock::new(Arc::new(described)),
         runtime: Mutex::default(),
     });
     // Listening, and taking dev.json, come before the first line of the serve log: a server

@@ -741,12 +741,10 @@ impl<'s> Dispatcher<'s> {
             FromNode::Threw { seq, hook: index, handler, message, stack } => {
                 self.stats.threw += 1;
                 let hook = self.hook_name(index).to_owned();
-                let at = self.at_location(stack.as_deref());
-                if self.timeline.is_some() {
-                    let location = stack.as_deref().and_then(|stack| self.first_project_frame(stack));
-                    if let Some(timeline) = self.timeline.as_mut() {
-                        timeline.threw(seq, index, location);
-                    }
+                let location = stack.as_deref().and_then(|stack| self.first_project_frame(stack));
+                let at = location.as_ref().map(|location| format!(" (at {location})")).unwrap_or_default();
+                if let Some(timeline) = self.timeline.as_mut() {
+                    timeline.threw(seq, index, location);
                 }
                 let record =
                     Record::new(Level::Error, format!("hook \"{hook}\" handler for {handler} threw: {message}{at}"));

@@ -69,8 +69,9 @@ pub struct Agent {
     /// Bumped as any session records an event or a handler's run, for the followers of
     /// `/v1/session/{id}/events` and `/v1/sessions/{id}/timeline`.
     pub events_recorded: Arc<tokio::sync::watch::Sender<u64>>,
-    /// What the project is, as of the last check (start-up, each change).
-    pub described: RwLock<Described>,
+    /// What the project is, as of the last check (start-up, each change): shared, so a
+    /// request (the playground polls) takes it without copying the documents.
+    pub described: RwLock<Arc<Described>>,
     /// The hook runtime every session dispatches to, with the generation of the hooks it
     /// loaded: held by the sessions that use it, stopped when the last one leaves (they all
     /// rest, the hooks changed, the server stops), started again by the next turn.
@@ -83,8 +84,8 @@ impl Agent {
     }
 
     /// What the project is, as of the last check.
-    pub fn described(&self) -> Described {
-        self.described.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    pub fn described(&self) -> Arc<Described> {
+        Arc::clone(&self.described.read().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
     /// The hooks to load now.

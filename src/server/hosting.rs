@@ -388,7 +388,7 @@ pub async fn events(
 /// `GET /v1/info`: the project as `info --json` describes it, as of the last change the
 /// server saw.
 pub async fn info(State(server): State<Server>) -> Response {
-    let text = server.agent.described.read().unwrap_or_else(std::sync::PoisonError::into_inner).info.clone();
+    let text = server.agent.described().info.clone();
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 

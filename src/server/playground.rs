@@ -114,7 +114,7 @@ pub async fn timeline(
 /// `GET /v1/check`: what `validate --format json` says of the project, as of the last
 /// change the server saw.
 pub async fn check(State(server): State<Server>) -> Response {
-    let text = server.agent.described().check;
+    let text = server.agent.described().check.clone();
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 

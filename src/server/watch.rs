@@ -82,6 +82,6 @@ fn reload(agent: &Agent) {
 
 /// What `/v1/info`, `/v1/check` and `/v1/source` say from now on.
 fn set_info(agent: &Agent, checked: &crate::check::CheckedProject) {
-    let described = Described::of(checked, &agent.project().dir);
+    let described = Arc::new(Described::of(checked, &agent.project().dir));
     *agent.described.write().unwrap_or_else(std::sync::PoisonError::into_inner) = described;
 }
