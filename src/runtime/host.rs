@@ -27,6 +27,8 @@ pub use crate::runtime::node_version::{MIN_NODE, NodeUnusable, check_node_versio
 /// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
 const RUNTIME_FILES: &[(&str, &str)] = &[
     ("host.mjs", include_str!("node/host.mjs")),
+    ("builtin.mjs", include_str!("node/builtin.mjs")),
+    ("stack-maps.mjs", include_str!("node/stack-maps.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),
     ("module-hooks.mjs", include_str!("node/module-hooks.mjs")),
     ("on-demand.mjs", include_str!("node/on-demand.mjs")),
@@ -212,7 +214,6 @@ impl Runtime {
         // for one of its own.
         let mut live = live_groups();
         let mut child = command
-            .arg("--enable-source-maps")
             .arg(config.runtime_dir.join("host.mjs"))
             .envs(config.env.iter().map(|(key, value)| (key, value)))
             .current_dir(&config.project_root)

@@ -3,7 +3,7 @@
 // hooks from their source files and runs their handlers for the events the Rust binary
 // sends it.
 //
-// Started as `node --enable-source-maps <runtimeDir>/host.mjs` in the project folder.
+// Started as `node <runtimeDir>/host.mjs` in the project folder.
 //
 // HOW CODE IS LOADED. The binary compiles every TypeScript module the hooks reach and
 // resolves every import; project-modules.mjs serves them (ES modules through loader.mjs,
@@ -28,8 +28,9 @@
 //    "otelApiVersion":"1.10.0"|null, "tracing":false}
 //       Import every hook, in order. A hook's index is its position in this list,
 //       counting hooks that fail to load. At the first init, before any hook loads, the
-//       OpenTelemetry providers register as otelApiVersion (otel-api.cjs); null: none do
-//       (the project installs the SDK and sets up its own). "tracing": traces are
+//       OpenTelemetry providers take their place as otelApiVersion (otel-api.cjs registers
+//       them when a copy of the API first looks for one, or at once when "tracing"); null:
+//       none do (the project installs the SDK and sets up its own). "tracing": traces are
 //       exported, so fetch is wrapped (once) to send a "traceparent" header
 //       (00-<traceId>-<spanId>-01) when called inside a span, unless the caller set one;
 //       false, or providers of the project's own: fetch is left as it is.
@@ -145,25 +146,29 @@
 // are taken before any hook loads: a hook replacing them cannot unfreeze the event or
 // forge the protocol.
 
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { Socket } from 'node:net';
+import { builtin } from './builtin.mjs';
+import { moduleHooksInThread, serveProjectModules } from './project-modules.mjs';
+import { mapStacks } from './stack-maps.mjs';
 
-import { serveProjectModules } from './project-modules.mjs';
-
-// Required, not imported: an ES module namespace for node:util, or an ES module face for a
-// CommonJS file, costs start-up time the hook runtime's first line waits for (the SDK's
-// `.mjs` faces load when a hook imports them). With the otel-api.cjs deferral below, it
-// showed as the fastest of 25 starts to the hello going from 40 to 32 ms on Node 24.
-const require = createRequire(import.meta.url);
-const { format } = require('node:util');
+// Node's built-ins and the SDK's CommonJS files are required, not imported: an ES module
+// namespace (of a built-in, or the ES module face of a CommonJS file) costs start-up time the
+// hook runtime's first line waits for (see builtin.mjs; the SDK's `.mjs` faces load when a
+// hook imports them).
+/** @type {typeof import('node:async_hooks')} */
+const { AsyncLocalStorage } = builtin('node:async_hooks');
+/** @type {typeof import('node:fs')} */
+const { writeSync } = builtin('node:fs');
+/** @type {typeof import('node:net')} */
+const { Socket } = builtin('node:net');
+/** @type {typeof import('node:util')} */
+const { format } = builtin('node:util');
+const require = builtin('node:module').createRequire(import.meta.url);
 const context = require('./sdk/context.cjs');
 const { isMount } = require('./sdk/extensions.cjs');
 const { isHookDefinition } = require('./sdk/hooks.cjs');
 
-/** otel-api.cjs, required by the first init that registers the OpenTelemetry providers or
- * says traces are exported (before any hook loads); else never: most runs need none of it. */
+/** otel-api.cjs, required when the OpenTelemetry providers register (see
+ * installWhenFirstUsed) or a traced handler needs a span id; else never: most runs need none of it. */
 let otelApi = null;
 
 /** @typedef {import('./protocol.js').ToNode} ToNode */
@@ -195,6 +200,12 @@ const runSoon = queueMicrotask;
 /** Hands the manifest of an "init" to the loader thread and waits until it has it. The
  * module hooks ask the binary for modules no string literal imports on fds 7 and 8. */
 const installManifest = serveProjectModules({ requests: 7, answers: 8 });
+
+// A hook's stack trace names its TypeScript lines: mapped when a stack is formatted, from
+// the code the in-thread module hooks served; else by Node's own source maps (turned on
+// before any hook loads), which the loader thread's compiled modules reach.
+if (moduleHooksInThread()) mapStacks();
+else process.setSourceMapsEnabled(true);
 
 // ---- The protocol channel ---------------------------------------------------------------
 
@@ -610,15 +621,70 @@ let providersInstalled = false;
 /** The runtime's context manager's `{ runInSpan, activeSpanContext }`, once registered. */
 let activeContext = null;
 
+/** Registers the runtime's OpenTelemetry providers as `version` (otel-api.cjs). */
+function installProviders(version) {
+  otelApi ??= require('./sdk/otel-api.cjs');
+  collectObservables = otelApi.installMeterProvider(sendMeasurement, version);
+  activeContext = otelApi.installTracerProvider(sendSpan, version);
+  otelApi.installLoggerProvider(sendLog, activeContext?.activeSpanContext);
+}
+
+/** Where every copy of `@opentelemetry/api` 1.x, and of api-logs, looks for the providers. */
+const API_KEY = Symbol.for('opentelemetry.js.api.1');
+const LOGS_API_KEY = Symbol.for('io.opentelemetry.js.api.logs');
+/** What the runtime registers (otel-api.cjs): the stand-in's getters. */
+const PROVIDED = ['metrics', 'trace', 'context', 'logs'];
+
+/**
+ * Registers the providers as `version` when a copy of the API first looks for one: until
+ * then a stand-in holds their place, so otel-api.cjs is read only by the runs whose hooks
+ * use the API (most use ctx.host.otel, or nothing). A copy of the API reads the registry
+ * from the global each time it needs a provider, so the one that looks first through the
+ * stand-in gets the provider registered at that moment, and every later look the registry
+ * itself. What a copy registered on the stand-in meanwhile (its `diag` logger) moves over.
+ */
+function installWhenFirstUsed(version) {
+  const standIn = { version };
+  const logsStandIn = (compatibility) => {
+    installNow();
+    return globalThis[LOGS_API_KEY]?.(compatibility);
+  };
+  let installed = false;
+  function installNow() {
+    if (installed) return;
+    installed = true;
+    if (globalThis[API_KEY] === standIn) delete globalThis[API_KEY];
+    if (globalThis[LOGS_API_KEY] === logsStandIn) delete globalThis[LOGS_API_KEY];
+    installProviders(version);
+    const registry = globalThis[API_KEY];
+    for (const key of keys(standIn)) {
+      if (!PROVIDED.includes(key) && key !== 'version' && registry && !hasOwn(registry, key)) registry[key] = standIn[key];
+    }
+  }
+  for (const type of PROVIDED) {
+    Object.defineProperty(standIn, type, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        installNow();
+        return globalThis[API_KEY]?.[type];
+      },
+    });
+  }
+  globalThis[API_KEY] = standIn;
+  globalThis[LOGS_API_KEY] = logsStandIn;
+}
+
 /** @param {ToNodeOf<'init'>} message */
 async function init(message) {
   // Null when the project installs the OpenTelemetry SDK to set up its own providers.
-  if (message.tracing === true || typeof message.otelApiVersion === 'string') otelApi ??= require('./sdk/otel-api.cjs');
-  if (!providersInstalled && typeof message.otelApiVersion === 'string') {
+  const version = message.otelApiVersion;
+  if (!providersInstalled && typeof version === 'string') {
     providersInstalled = true;
-    collectObservables = otelApi.installMeterProvider(sendMeasurement, message.otelApiVersion);
-    activeContext = otelApi.installTracerProvider(sendSpan, message.otelApiVersion);
-    otelApi.installLoggerProvider(sendLog, activeContext?.activeSpanContext);
+    // Traced handlers run in the runtime's context from their first event: registered now.
+    // Otherwise at the first look a copy of the API takes at them.
+    if (message.tracing === true) installProviders(version);
+    else installWhenFirstUsed(version);
   }
   // Only while traces are exported ("with no endpoint, fetch has no traceparent").
   if (message.tracing === true && activeContext !== null) otelApi.addTraceparentToFetch(activeContext.activeSpanContext);

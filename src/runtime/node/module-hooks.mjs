@@ -25,10 +25,14 @@
 // manifest: the binary is asked for it (on-demand.mjs). So is a module whose compiled code
 // is gone from the cache (another agent-sdk sharing it pruned it): a missing entry is a miss.
 
-import { readFileSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
+import { builtin } from './builtin.mjs';
 import { answeredBefore, askBinary, compileAgain } from './on-demand.mjs';
+import { remember } from './stack-maps.mjs';
+
+/** @type {typeof import('node:fs')} */
+const { readFileSync } = builtin('node:fs');
+/** @type {typeof import('node:url')} */
+const { fileURLToPath, pathToFileURL } = builtin('node:url');
 
 /** @type {import('./protocol.js').Manifest} */
 let manifest = { modules: {}, resolutions: {}, sdk: {} };
@@ -51,6 +55,12 @@ export function useManifest(next) {
  * again when it is gone from the cache.
  */
 export function compiledCode(path) {
+  const code = readCompiled(path);
+  remember(path, code);
+  return code;
+}
+
+function readCompiled(path) {
   try {
     return readFileSync(/** @type {string} */ (manifest.modules[path].code), 'utf8');
   } catch (error) {

@@ -17,8 +17,10 @@
 // Either way an answer is asked for once: the next import of the same specifier from the
 // same module is answered from memory, as Node answers a second import of a file.
 
-import { readSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { builtin } from './builtin.mjs';
+
+/** @type {typeof import('node:fs')} */
+const { readSync, writeSync } = builtin('node:fs');
 
 // Taken before any hook loads: a hook replacing them cannot change what the binary is asked.
 const { parse, stringify } = JSON;
@@ -156,11 +158,12 @@ function readLine(fd) {
  */
 function inAProcessOfItsOwn({ from, specifier, require: viaRequire }) {
   // Loaded here, not at start-up: most runs never need it, and every start-up pays for it.
-  const { execFileSync } = createRequire(import.meta.url)('node:child_process');
-  const args = ['__load-module', '--dir', process.env.AGENT_SDK_PROJECT_ROOT];
+  /** @type {typeof import('node:child_process')} */
+  const { execFileSync } = builtin('node:child_process');
+  const args = ['__load-module', '--dir', String(process.env.AGENT_SDK_PROJECT_ROOT)];
   if (from) args.push('--from', from);
   if (from && viaRequire) args.push('--require');
   args.push('--', specifier);
   // No limit on the answer: the manifest of thousands of modules is megabytes.
-  return parse(execFileSync(process.env.AGENT_SDK_EXE, args, { encoding: 'utf8', maxBuffer: Infinity }));
+  return parse(execFileSync(String(process.env.AGENT_SDK_EXE), args, { encoding: 'utf8', maxBuffer: Infinity }));
 }

@@ -13,7 +13,10 @@
 // keeps its source path: import.meta.url, __dirname and the nearest package.json are the
 // source's.
 
-import Module from 'node:module';
+import { builtin } from './builtin.mjs';
+
+/** @type {typeof import('node:module')} */
+const Module = builtin('node:module');
 
 /**
  * Node's module loader with what this file hooks and @types/node does not declare: the
@@ -72,6 +75,11 @@ export function serveProjectModules(moduleChannel = null) {
 
 /** Where the module hooks run, for a hook (or a test) to read: "in-thread" or "worker". */
 const WHERE_MODULE_HOOKS_RUN = Symbol.for('agent-sdk.module-hooks');
+
+/** Whether serveProjectModules registered the module hooks in this thread (not on the loader thread). */
+export function moduleHooksInThread() {
+  return globalThis[WHERE_MODULE_HOOKS_RUN] === 'in-thread';
+}
 
 /**
  * Registers module-hooks.mjs: in this thread where Node can (returns null), else on the
