@@ -26,7 +26,9 @@ pub use crate::runtime::node_version::{MIN_NODE, NodeUnusable, check_node_versio
 /// The runtime's files, embedded in the binary and written under the state root (with the
 /// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
 const RUNTIME_FILES: &[(&str, &str)] = &[
-    ("host.mjs", include_str!("node/host.mjs")),
+    // Node starts the bundle of host.mjs and its imports (tests/it/types.rs builds it); the
+    // module hooks' files are here too for the loader thread and `agent-sdk test`.
+    ("host.mjs", include_str!("node/generated/host.mjs")),
     ("builtin.mjs", include_str!("node/builtin.mjs")),
     ("stack-maps.mjs", include_str!("node/stack-maps.mjs")),
     ("loader.mjs", include_str!("node/loader.mjs")),

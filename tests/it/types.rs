@@ -247,6 +247,44 @@ fn an_unknown_hook_key_or_a_mistyped_option_fails_at_the_argument() {
     assert!(text.contains("'orgg' does not exist in type 'CiOptions'. Did you mean to write 'org'?"), "{text}");
 }
 
+/// The file Node starts as the hook runtime, `src/runtime/node/generated/host.mjs`, is the
+/// esbuild bundle of `host.mjs` and what it imports (one file, no import to resolve at start:
+/// see docs/performance.md), built from the sources as they are: a source edited without
+/// the bundle fails here. `UPDATE_RUNTIME_BUNDLE=1` writes it (esbuild is pinned in
+/// `tests/typescript`).
+#[test]
+fn the_runtime_bundle_is_built_from_its_sources() {
+    let esbuild = root().join("tests/typescript/node_modules/.bin/esbuild");
+    assert!(esbuild.is_file(), "esbuild is not installed: run `npm ci --prefix tests/typescript`");
+    let sources = root().join("src/runtime/node");
+    let built = Command::new(esbuild)
+        .current_dir(&sources)
+        .args([
+            "host.mjs",
+            "--bundle",
+            "--format=esm",
+            "--platform=node",
+            "--target=node20.6",
+            "--legal-comments=none",
+            "--log-level=warning",
+            "--banner:js=// Generated from host.mjs and its imports by esbuild: do not edit. UPDATE_RUNTIME_BUNDLE=1 cargo test --test it -- types::the_runtime_bundle writes it.",
+        ])
+        .output()
+        .expect("esbuild runs");
+    assert!(built.status.success(), "esbuild failed:\n{}", String::from_utf8_lossy(&built.stderr));
+    let bundle = sources.join("generated/host.mjs");
+    if std::env::var_os("UPDATE_RUNTIME_BUNDLE").is_some() {
+        std::fs::write(&bundle, &built.stdout).unwrap();
+        return;
+    }
+    let committed = std::fs::read(&bundle).unwrap_or_default();
+    assert!(
+        committed == built.stdout,
+        "{} is not the bundle of its sources: run `UPDATE_RUNTIME_BUNDLE=1 cargo test --test it -- types::the_runtime_bundle`",
+        bundle.display()
+    );
+}
+
 /// The hook runtime's JavaScript (`src/runtime/node/**`) type-checks (`tsc --checkJs`, strict
 /// but for implicit `any`) against `protocol.d.ts`, the declarations generated from the
 /// protocol's Rust types, and Node's own: a message either side changes without the other

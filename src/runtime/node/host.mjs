@@ -149,11 +149,16 @@
 import { builtin } from './builtin.mjs';
 import { moduleHooksInThread, serveProjectModules } from './project-modules.mjs';
 import { mapStacks } from './stack-maps.mjs';
+import context from './sdk/context.cjs';
+import extensions from './sdk/extensions.cjs';
+import hookDefinitions from './sdk/hooks.cjs';
 
-// Node's built-ins and the SDK's CommonJS files are required, not imported: an ES module
-// namespace (of a built-in, or the ES module face of a CommonJS file) costs start-up time the
-// hook runtime's first line waits for (see builtin.mjs; the SDK's `.mjs` faces load when a
-// hook imports them).
+// Node's built-ins are required, not imported: an ES module namespace of a built-in costs
+// start-up time the hook runtime's first line waits for (see builtin.mjs). The SDK's
+// CommonJS files are bundled in: Node starts the bundle of this file and its imports
+// (`generated/host.mjs`, see tests/it/types.rs), one file
+// with no import to resolve; the hooks' own imports of the SDK load its files as usual
+// (what the two copies share is keyed by `Symbol.for`).
 /** @type {typeof import('node:async_hooks')} */
 const { AsyncLocalStorage } = builtin('node:async_hooks');
 /** @type {typeof import('node:fs')} */
@@ -163,9 +168,8 @@ const { Socket } = builtin('node:net');
 /** @type {typeof import('node:util')} */
 const { format } = builtin('node:util');
 const require = builtin('node:module').createRequire(import.meta.url);
-const context = require('./sdk/context.cjs');
-const { isMount } = require('./sdk/extensions.cjs');
-const { isHookDefinition } = require('./sdk/hooks.cjs');
+const { isMount } = extensions;
+const { isHookDefinition } = hookDefinitions;
 
 /** otel-api.cjs, required when the OpenTelemetry providers register (see
  * installWhenFirstUsed) or a traced handler needs a span id; else never: most runs need none of it. */
