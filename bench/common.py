@@ -1,6 +1,7 @@
 """What the benchmark scripts share: where the binary is, building it, the Node version,
 copying a project without its state, and the error for a run that cannot be counted."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,16 @@ def build_release(skip: bool) -> None:
 
 def node_version() -> str:
     return subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def runtime_folder() -> Path:
+    """The folder of the hook runtime's files the binary last ran from: its set in the user's
+    cache (`$XDG_CACHE_HOME/agent-sdk/runtime/<hash>/`, touched at each start)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    sets = sorted((cache / "agent-sdk" / "runtime").glob("*/host.mjs"), key=lambda host: host.parent.stat().st_mtime)
+    if not sets:
+        raise SanityError(f"no runtime files in {cache / 'agent-sdk' / 'runtime'}: has agent-sdk run yet?")
+    return sets[-1].parent
 
 
 def copy_project(source: Path, dest: Path) -> Path:

@@ -8,7 +8,7 @@ Three commands, timed side by side in the same run, taking turns:
   - with one mount: the same project plus `bot/extensions/ci.ts`, mounting a small extension
     kept in the project (`bot/lib/ci.ts`, made with defineExtension, 2 hooks), which
     `validate` must run once in Node to learn its hooks and check its options;
-  - the hook runtime's start: `node --enable-source-maps <state root>/runtime/host.mjs` with
+  - the hook runtime's start: `node <the user's cache>/agent-sdk/runtime/<hash>/host.mjs` with
     its channel closed, which starts, registers its module loader and exits: the Node.js
     process a mount is run in, and the floor of running one;
   - node -e '': one bare Node.js start.
@@ -42,7 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, node_version
+from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, node_version, runtime_folder
 
 FACTORY = """import { defineExtension } from "@cursor/bdk/extensions";
 import { defineHook } from "@cursor/bdk/hooks";
@@ -99,15 +99,17 @@ def main() -> int:
     build_release(args.no_build)
     with tempfile.TemporaryDirectory() as temp:
         without, with_mount = projects(Path(temp))
+        # One run first, so that the runtime's files are in the user's cache.
+        subprocess.run([str(AGENT_SDK), "run", "--event", "turn.completed"], cwd=with_mount, capture_output=True, check=True)
         commands = {
             "validate, without a mount": ([str(AGENT_SDK), "validate"], without, 3),
             "validate, one mount": ([str(AGENT_SDK), "validate"], with_mount, 5),
-            # (After `run`, which writes the project's `.agent-sdk/runtime/`: `validate` writes
-            # nothing into the project.)
+            # (`validate` writes nothing into the project; the runtime's files are in the
+            # user's cache, see common.runtime_folder.)
             "run --event, without a mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], without, None),
             "run --event, one mount": ([str(AGENT_SDK), "run", "--event", "turn.completed"], with_mount, None),
             RUNTIME_START: (
-                ["bash", "-c", "node --enable-source-maps .agent-sdk/runtime/host.mjs 3</dev/null 4>/dev/null"],
+                ["bash", "-c", f"node {runtime_folder() / 'host.mjs'} 3</dev/null 4>/dev/null"],
                 with_mount,
                 None,
             ),

@@ -8,14 +8,15 @@ commands of a round interleaved and their order rotating by one each round:
   cold      target/release/agent-sdk run --dir <copy> --event turn.completed, where <copy>
             is a fresh copy of examples/acme-bot without .agent-sdk/ (made before the clock
             starts): the hooks' TypeScript compiled into the cache, the state root created,
-            Node started, 3 hooks loaded, one turn.completed dispatched to them;
+            Node started, 3 hooks loaded, one turn.completed dispatched to them (the
+            runtime's own files are in the user's cache since this binary's first run);
   warm      the same on one copy that has already run (nothing to compile);
   warm, worker  the same as warm with AGENT_SDK_MODULE_HOOKS=worker: the module hooks on
             Node's loader thread (module.register()), the path of Node 20.6-22.14, to show
             what the in-thread hooks (module.registerHooks(), Node >= 22.15) change;
   floor     node <tmp>/floor.mjs, importing the same three compiled hooks (agent-sdk's
             compiled output, copied from the warm copy's cache, their SDK import pointing at
-            the runtime's copy of the SDK): what any design that runs the hooks in Node costs;
+            the runtime's copy of the SDK in the user's cache): what any design that runs the hooks in Node costs;
   tsx       node --import tsx <copy>/tsx-peer.ts (tsx pinned in bench/package.json),
             importing the three hooks from their TypeScript sources and dispatching one
             turn.completed to them with the SDK's test kit: what a user would write to run
@@ -51,7 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, interleaved
+from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, interleaved, runtime_folder
 
 EXAMPLE = REPO / "examples" / "acme-bot"
 TSX_LOADER = REPO / "bench" / "node_modules" / "tsx" / "dist" / "loader.mjs"
@@ -92,7 +93,7 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def floor_script(warm: Path, into: Path) -> Path:
     """floor.mjs importing the warm copy's compiled hooks, their SDK import made a file URL."""
-    sdk = (warm / ".agent-sdk" / "runtime" / "sdk" / "hooks.mjs").as_uri()
+    sdk = (runtime_folder() / "sdk" / "hooks.mjs").as_uri()
     modules = sorted((warm / ".agent-sdk" / "cache").glob("*.js"))
     if len(modules) != 3:
         raise SanityError(f"expected the 3 compiled hooks in {warm}/.agent-sdk/cache, found {len(modules)}")

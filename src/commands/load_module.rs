@@ -16,8 +16,10 @@ use crate::state::StateRoot;
 pub fn load_module(args: &LoadModuleArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let root = args.dir.canonicalize()?;
     let state_root = StateRoot::create(&root)?;
+    // The test runner's runtime: the set `agent-sdk test` installed (found, not written).
+    let runtime_dir = crate::runtime::files::install(&state_root)?;
     let request = ModuleRequest { from: args.from.clone(), specifier: args.specifier.clone(), require: args.require };
-    let answer = OnDemand::new(&root, &state_root).answer(&request);
+    let answer = OnDemand::new(&root, &state_root, &runtime_dir).answer(&request);
     printer.stdout(&format!("{}\n", serde_json::to_string(&answer)?))?;
     Ok(ExitStatus::Success)
 }

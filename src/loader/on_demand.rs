@@ -28,13 +28,14 @@ pub struct OnDemand {
 }
 
 impl OnDemand {
-    /// For the project at `root` (absolute, links resolved), whose state root is `state_root`.
-    pub fn new(root: &Path, state_root: &StateRoot) -> Self {
+    /// For the project at `root` (absolute, links resolved), whose state root is `state_root`,
+    /// run by the runtime in `runtime_dir` (whose SDK its manifests name).
+    pub fn new(root: &Path, state_root: &StateRoot, runtime_dir: &Path) -> Self {
         Self {
             root: root.to_path_buf(),
             resolver: Resolver::new(root),
             cache: Cache::new(state_root),
-            runtime_dir: state_root.runtime(),
+            runtime_dir: runtime_dir.to_path_buf(),
         }
     }
 

@@ -7,7 +7,7 @@
 
 use std::io::{PipeReader, PipeWriter, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -22,26 +22,6 @@ use crate::runtime::replies::Replies;
 use crate::runtime::slot::{HandlerSlot, RuntimeState};
 
 pub use crate::runtime::node_version::{MIN_NODE, NodeUnusable, check_node_version, diagnose_node};
-
-/// The runtime's files, embedded in the binary and written under the state root (with the
-/// SDK's, from [`crate::sdk::files::SDK_FILES`], under `sdk/`).
-const RUNTIME_FILES: &[(&str, &str)] = &[
-    // Node starts the bundle of host.mjs and its imports (tests/it/types.rs builds it); the
-    // module hooks' files are here too for the loader thread and `agent-sdk test`.
-    ("host.mjs", include_str!("node/generated/host.mjs")),
-    ("builtin.mjs", include_str!("node/builtin.mjs")),
-    ("stack-maps.mjs", include_str!("node/stack-maps.mjs")),
-    ("loader.mjs", include_str!("node/loader.mjs")),
-    ("module-hooks.mjs", include_str!("node/module-hooks.mjs")),
-    ("on-demand.mjs", include_str!("node/on-demand.mjs")),
-    ("project-modules.mjs", include_str!("node/project-modules.mjs")),
-    ("test-setup.mjs", include_str!("node/test-setup.mjs")),
-    ("test-results.mjs", include_str!("node/test-results.mjs")),
-    ("helpers/decorate.cjs", include_str!("node/helpers/decorate.cjs")),
-    ("helpers/decorateMetadata.cjs", include_str!("node/helpers/decorateMetadata.cjs")),
-    ("helpers/decorateParam.cjs", include_str!("node/helpers/decorateParam.cjs")),
-    ("helpers/usingCtx.cjs", include_str!("node/helpers/usingCtx.cjs")),
-];
 
 /// What the runtime said, or that it went away.
 #[derive(Debug)]
@@ -170,23 +150,6 @@ pub fn node_command() -> PathBuf {
     std::env::var_os("AGENT_SDK_NODE").map_or_else(|| PathBuf::from("node"), PathBuf::from)
 }
 
-/// Writes the embedded runtime files into `runtime_dir`.
-pub fn install_runtime(runtime_dir: &Path) -> std::io::Result<()> {
-    for (name, text) in RUNTIME_FILES {
-        write_if_changed(&runtime_dir.join(name), text)?;
-    }
-    let sdk_dir = runtime_dir.join(crate::sdk::files::RUNTIME_SDK_FOLDER);
-    for (name, text) in crate::sdk::files::sdk_files() {
-        write_if_changed(&sdk_dir.join(name), &text)?;
-    }
-    Ok(())
-}
-
-/// Writes `text` to `path` unless it already holds exactly that, so a warm start writes nothing.
-fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
-    crate::fs::write_if_changed(path, text, crate::fs::create_private_dir_all).map(drop)
-}
-
 impl Runtime {
     pub fn start(config: &RuntimeConfig) -> anyhow::Result<Self> {
         let channel_error = |error| anyhow::Error::new(error).context("could not open the hook runtime's channel");
@@ -236,8 +199,14 @@ impl Runtime {
         // Node's ends live on in Node only: the channel closes when Node ends.
         drop(node_ends);
         // For modules no string literal imports: the runtime asks this binary to compile them.
-        super::modules::serve(module_requests, module_answers, config.project_root.clone(), config.state_root.clone())
-            .context("could not start answering the hook runtime's module requests")?;
+        super::modules::serve(
+            module_requests,
+            module_answers,
+            config.project_root.clone(),
+            config.state_root.clone(),
+            config.runtime_dir.clone(),
+        )
+        .context("could not start answering the hook runtime's module requests")?;
         let (sender, messages) = channel();
         let stdout = child.stdout.take().context("the runtime has no stdout")?;
         let stderr = child.stderr.take().context("the runtime has no stderr")?;

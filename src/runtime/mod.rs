@@ -4,6 +4,7 @@
 
 pub mod calls;
 pub mod environment;
+pub mod files;
 pub mod host;
 pub mod lanes;
 pub mod modules;

@@ -16,12 +16,13 @@ use crate::state::StateRoot;
 
 /// Answers the runtime's requests from `requests` on `answers` until the runtime closes its
 /// end, for the project at `root` (absolute, links resolved) whose compiled modules are
-/// cached in `state_root`.
+/// cached in `state_root`, run by the runtime in `runtime_dir`.
 pub fn serve(
     requests: PipeReader,
     mut answers: PipeWriter,
     root: PathBuf,
     state_root: StateRoot,
+    runtime_dir: PathBuf,
 ) -> std::io::Result<()> {
     // The stack every thread that parses has (see `crate::parse::on_a_big_enough_stack`).
     let thread = std::thread::Builder::new().name("agent-sdk-modules".to_owned()).stack_size(crate::parse::STACK_BYTES);
@@ -32,7 +33,7 @@ pub fn serve(
             let Ok(line) = line else { return };
             let answer = match serde_json::from_slice::<ModuleRequest>(&line) {
                 Ok(request) => {
-                    let on_demand = on_demand.get_or_insert_with(|| OnDemand::new(&root, &state_root));
+                    let on_demand = on_demand.get_or_insert_with(|| OnDemand::new(&root, &state_root, &runtime_dir));
                     answer_safely(on_demand, &request)
                 }
                 Err(error) => ModuleAnswer::Refused { error: format!("agent-sdk could not read the request: {error}") },

@@ -13,7 +13,7 @@ use crate::cli::EnvFiles;
 use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
 use crate::runtime::environment::Environment;
-use crate::runtime::host::{Runtime, RuntimeConfig, install_runtime, node_command};
+use crate::runtime::host::{Runtime, RuntimeConfig, node_command};
 use crate::state::StateRoot;
 use crate::state::log_record::{Level, Record};
 use crate::telemetry::{ExportConfig, Telemetry};
@@ -31,11 +31,29 @@ fn node_can_load_from(project: &Project) -> Result<(), crate::exit_status::Exit>
     )))
 }
 
+/// Writes the runtime's files where its sessions read them (see [`crate::runtime::files`]),
+/// and removes what earlier versions kept in the state root instead: the compiled copy of
+/// the project, and (once the user's cache holds them) the runtime's files.
+fn install_runtime(state_root: &StateRoot) -> anyhow::Result<PathBuf> {
+    let obsolete = state_root.path().join("compiled");
+    if obsolete.is_dir() {
+        let _ = std::fs::remove_dir_all(obsolete);
+    }
+    let runtime_dir = crate::runtime::files::install(state_root).context("could not write the hook runtime")?;
+    let in_the_state_root = state_root.runtime();
+    if runtime_dir != in_the_state_root && in_the_state_root.is_dir() {
+        let _ = std::fs::remove_dir_all(in_the_state_root);
+    }
+    Ok(runtime_dir)
+}
+
 /// What every session of a project shares.
 #[derive(Debug, Clone)]
 pub struct SessionSetup {
     pub project: Project,
     pub state_root: StateRoot,
+    /// The runtime's own files (see [`crate::runtime::files`]).
+    pub runtime_dir: PathBuf,
     pub node: PathBuf,
     /// Variables for the runtime: from `.env` files, or (for a check) what `--pass-env` names.
     pub env: Vec<(String, String)>,
@@ -60,9 +78,11 @@ impl SessionSetup {
         let loaded = env_file::load(&project.dir, env.dotenv, env.named, shell_has)?;
         let state_root = StateRoot::create(&project.dir).context("could not create the state folder")?;
         let otel = crate::runtime::otel_api::Providers::for_project(&project.canonical_dir);
+        let runtime_dir = install_runtime(&state_root)?;
         let setup = SessionSetup {
             project,
             state_root,
+            runtime_dir,
             node: node_command(),
             env: loaded.vars.clone(),
             environment: Environment::Inherited,
@@ -70,7 +90,6 @@ impl SessionSetup {
             otel,
             telemetry: None,
         };
-        setup.install_runtime()?;
         Ok((setup, loaded))
     }
 
@@ -84,9 +103,11 @@ impl SessionSetup {
         let state_root = crate::state::user_cache::checks_root(&project.canonical_dir)?;
         let otel = crate::runtime::otel_api::Providers::for_project(&project.canonical_dir);
         let env = crate::runtime::environment::passed(pass_env, |name| std::env::var(name).ok());
+        let runtime_dir = install_runtime(&state_root)?;
         let setup = SessionSetup {
             project,
             state_root,
+            runtime_dir,
             node: node_command(),
             env,
             environment: Environment::Minimal,
@@ -94,7 +115,6 @@ impl SessionSetup {
             otel,
             telemetry: None,
         };
-        setup.install_runtime()?;
         Ok(setup)
     }
 
@@ -119,17 +139,7 @@ impl SessionSetup {
 
     /// Where the runtime's own files live.
     pub fn runtime_dir(&self) -> PathBuf {
-        self.state_root.runtime()
-    }
-
-    /// Writes the runtime's files (unchanged files are not rewritten), and removes the
-    /// compiled copy of the project earlier versions kept.
-    fn install_runtime(&self) -> anyhow::Result<()> {
-        let obsolete = self.state_root.path().join("compiled");
-        if obsolete.is_dir() {
-            let _ = std::fs::remove_dir_all(obsolete);
-        }
-        install_runtime(&self.runtime_dir()).context("could not write the hook runtime")
+        self.runtime_dir.clone()
     }
 
     pub fn runtime_config(&self, session_id: &str) -> RuntimeConfig {

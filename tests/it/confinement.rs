@@ -16,7 +16,7 @@ fn mode(path: &Path) -> u32 {
 #[test]
 fn the_state_root_and_every_folder_in_it_are_private() {
     // The `state` fixture fills every part of the state root: the store, compiled
-    // modules, the runtime's files, and session and deployment files.
+    // modules, and session and deployment files.
     let dir = copy_fixture("run", "state");
     let ran = run_recorded(dir.path(), &["run", "--message", "hi"], &[]);
     assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
@@ -27,9 +27,44 @@ fn the_state_root_and_every_folder_in_it_are_private() {
         .map(Result::unwrap)
         .filter(|entry| entry.file_type().is_dir())
         .collect();
-    assert!(folders.len() > 5, "files/, cache/, runtime/ and more: {folders:?}");
+    assert!(folders.len() > 4, "files/, cache/, sessions/ and more: {folders:?}");
     for folder in folders {
         assert_eq!(mode(folder.path()) & 0o077, 0, "{} is open to others", folder.path().display());
+    }
+}
+
+/// The runtime's own files (the host, the SDK) are written once into the user's cache, in a
+/// private folder named after their content, not into each project: a fresh checkout's first
+/// run writes none of them, and a second project runs from the same set.
+#[test]
+fn the_runtime_s_files_are_written_once_into_the_user_s_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let cache_env = [("XDG_CACHE_HOME", cache.path().to_str().unwrap())];
+    let (first, second) = (copy_fixture("run", "state"), copy_fixture("run", "state"));
+    for dir in [&first, &second] {
+        let ran = run_recorded(dir.path(), &["run", "--message", "hi"], &cache_env);
+        assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+        assert!(!dir.path().join(".agent-sdk/runtime").exists(), "no runtime files in the project");
+    }
+    let sets: Vec<_> =
+        std::fs::read_dir(cache.path().join("agent-sdk/runtime")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    assert_eq!(sets.len(), 1, "one set for both projects: {sets:?}");
+    assert!(sets[0].join("host.mjs").is_file() && sets[0].join("sdk/hooks.mjs").is_file());
+    assert_eq!(mode(&sets[0]) & 0o077, 0, "the set is private");
+}
+
+/// Without a cache folder (no HOME nor XDG_CACHE_HOME), or one that cannot be written, the
+/// runtime's files go under the project's state root, and the run works the same.
+#[test]
+fn without_a_cache_folder_the_runtime_s_files_go_into_the_state_root() {
+    let unwritable = tempfile::tempdir().unwrap();
+    let blocked = unwritable.path().join("a-file");
+    std::fs::write(&blocked, "").unwrap();
+    for env in [vec![("HOME", ""), ("XDG_CACHE_HOME", "")], vec![("XDG_CACHE_HOME", blocked.to_str().unwrap())]] {
+        let dir = copy_fixture("run", "state");
+        let ran = run_recorded(dir.path(), &["run", "--message", "hi"], &env);
+        assert_eq!(exit_code(&ran.output), 0, "{env:?}: {}", ran.log());
+        assert!(dir.path().join(".agent-sdk/runtime/host.mjs").is_file(), "{env:?}");
     }
 }
 

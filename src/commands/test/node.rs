@@ -49,12 +49,12 @@ impl NodeCheck {
     }
 }
 
-/// The manifest of one run, in the runtime's folder while the run lasts.
+/// The manifest of one run, in the state root's `tests/` while the run lasts.
 pub struct ManifestFile(PathBuf);
 
 impl ManifestFile {
     pub fn write(setup: &SessionSetup, manifest: &crate::protocol::Manifest) -> anyhow::Result<Self> {
-        let path = setup.runtime_dir().join("tests").join(format!("manifest-{}.json", std::process::id()));
+        let path = setup.state_root.path().join("tests").join(format!("manifest-{}.json", std::process::id()));
         if let Some(parent) = path.parent() {
             crate::fs::create_private_dir_all(parent).context("could not write the tests' manifest")?;
         }

@@ -65,12 +65,12 @@ impl FailedOnNode {
     }
 }
 
-/// Where one run's results are written, in the runtime's folder while the run lasts.
+/// Where one run's results are written, in the state root's `tests/` while the run lasts.
 pub struct ResultsFile(PathBuf);
 
 impl ResultsFile {
     pub fn new(setup: &SessionSetup) -> anyhow::Result<Self> {
-        let path = setup.runtime_dir().join("tests").join(format!("results-{}.json", std::process::id()));
+        let path = setup.state_root.path().join("tests").join(format!("results-{}.json", std::process::id()));
         if let Some(parent) = path.parent() {
             crate::fs::create_private_dir_all(parent).context("could not make a place for the tests' results")?;
         }

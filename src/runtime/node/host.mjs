@@ -390,8 +390,33 @@ function attributeWrites(stream, level) {
     return true;
   };
 }
-attributeWrites(process.stdout, 'info');
-attributeWrites(process.stderr, 'warn');
+attributeWritesWhenRead('stdout', 'info');
+attributeWritesWhenRead('stderr', 'warn');
+
+/**
+ * attributeWrites on process[name] when it is first read: Node makes the stream (a socket
+ * on a pipe) then, a cost most runs never need before their first event.
+ * @param {'stdout' | 'stderr'} name
+ * @param {string} level
+ */
+function attributeWritesWhenRead(name, level) {
+  const made = Object.getOwnPropertyDescriptor(process, name);
+  const make = made?.get;
+  if (make === undefined || made?.configurable !== true) return attributeWrites(process[name], level);
+  /** @type {NodeJS.WriteStream | null} */
+  let stream = null;
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: made?.enumerable,
+    get() {
+      if (stream === null) {
+        stream = make.call(process);
+        attributeWrites(stream, level);
+      }
+      return stream;
+    },
+  });
+}
 
 // Whoever ends the process says so first, so that Rust blames the right hook: the one whose
 // code (a timer it set included) called process.exit, not whichever handler happened to run.

@@ -718,8 +718,25 @@ function attributeWrites(stream, level) {
     return true;
   };
 }
-attributeWrites(process.stdout, "info");
-attributeWrites(process.stderr, "warn");
+attributeWritesWhenRead("stdout", "info");
+attributeWritesWhenRead("stderr", "warn");
+function attributeWritesWhenRead(name, level) {
+  const made = Object.getOwnPropertyDescriptor(process, name);
+  const make = made?.get;
+  if (make === void 0 || made?.configurable !== true) return attributeWrites(process[name], level);
+  let stream = null;
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: made?.enumerable,
+    get() {
+      if (stream === null) {
+        stream = make.call(process);
+        attributeWrites(stream, level);
+      }
+      return stream;
+    }
+  });
+}
 process.exit = /** @type {typeof process.exit} */
 (function exit(code) {
   const site = { stack: "" };
