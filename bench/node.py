@@ -16,7 +16,8 @@ commands of a round interleaved and their order rotating by one each round:
             what the in-thread hooks (module.registerHooks(), Node >= 22.15) change;
   floor     node <tmp>/floor.mjs, importing the same three compiled hooks (agent-sdk's
             compiled output, copied from the warm copy's cache, their SDK import pointing at
-            the runtime's copy of the SDK in the user's cache): what any design that runs the hooks in Node costs;
+            the runtime's copy of the SDK in the user's cache): what any design that runs
+            the hooks in Node costs;
   tsx       node --import tsx <copy>/tsx-peer.ts (tsx pinned in bench/package.json),
             importing the three hooks from their TypeScript sources and dispatching one
             turn.completed to them with the SDK's test kit: what a user would write to run

@@ -60,7 +60,7 @@ pub fn check(located: Located, setup: Option<&SessionSetup>, mount_as: &str) -> 
     if checked.stops_loading() || checked.project.is_none() {
         return Ok(Checked::Refused(checked));
     }
-    let plan = plan(&checked, &setup.runtime_dir())?;
+    let plan = plan(&checked, &setup.runtime_dir)?;
     Ok(Checked::Loadable { checked, plan })
 }
 

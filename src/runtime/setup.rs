@@ -137,16 +137,11 @@ impl SessionSetup {
         Ok(lines)
     }
 
-    /// Where the runtime's own files live.
-    pub fn runtime_dir(&self) -> PathBuf {
-        self.runtime_dir.clone()
-    }
-
     pub fn runtime_config(&self, session_id: &str) -> RuntimeConfig {
         RuntimeConfig {
             node: self.node.clone(),
             project_root: self.project.canonical_dir.clone(),
-            runtime_dir: self.runtime_dir(),
+            runtime_dir: self.runtime_dir.clone(),
             env: self.env.clone(),
             environment: self.environment,
             state_root: self.state_root.clone(),

@@ -245,7 +245,7 @@ impl Tests<'_> {
         if runnable.is_empty() {
             return Ok((Ended::Finished(ExitStatus::Failure), reached));
         }
-        let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir())?)?;
+        let manifest = ManifestFile::write(self.setup, &crate::loader::manifest(&modules, &self.setup.runtime_dir)?)?;
         let files: Vec<&str> = runnable.iter().map(|(file, _)| file.shown.as_str()).collect();
         let version = self.node.usable()?;
         let results = if self.options.wants_results() { Some(ResultsFile::new(self.setup)?) } else { None };
@@ -281,7 +281,7 @@ impl Tests<'_> {
         results: Option<&ResultsFile>,
     ) -> anyhow::Result<Vec<OsString>> {
         let state_folder = self.state_folder();
-        let results_module = self.setup.runtime_dir().join("test-results.mjs");
+        let results_module = self.setup.runtime_dir.join("test-results.mjs");
         let results = results.map(|file| (results_module.as_path(), file.path()));
         let args = self.options.node_args(version, files, &state_folder, results)?;
         if !self.noted.replace(true) {

@@ -95,7 +95,7 @@ impl TestRunner {
         command
             .arg("--enable-source-maps")
             .arg("--import")
-            .arg(crate::uri::file_url(&setup.runtime_dir().join("test-setup.mjs")))
+            .arg(crate::uri::file_url(&setup.runtime_dir.join("test-setup.mjs")))
             .arg("--test")
             .args(options)
             .args(files)

@@ -154,11 +154,10 @@ import extensions from './sdk/extensions.cjs';
 import hookDefinitions from './sdk/hooks.cjs';
 
 // Node's built-ins are required, not imported: an ES module namespace of a built-in costs
-// start-up time the hook runtime's first line waits for (see builtin.mjs). The SDK's
-// CommonJS files are bundled in: Node starts the bundle of this file and its imports
-// (`generated/host.mjs`, see tests/it/types.rs), one file
-// with no import to resolve; the hooks' own imports of the SDK load its files as usual
-// (what the two copies share is keyed by `Symbol.for`).
+// start-up time the hook runtime's first line waits for (see builtin.mjs). Node starts the
+// bundle of this file and its imports (`generated/host.mjs`, see tests/it/types.rs): one
+// file, no import to resolve, the SDK's CommonJS files in it; the hooks' own imports of the
+// SDK load its files as usual (what the two copies share is keyed by `Symbol.for`).
 /** @type {typeof import('node:async_hooks')} */
 const { AsyncLocalStorage } = builtin('node:async_hooks');
 /** @type {typeof import('node:fs')} */
