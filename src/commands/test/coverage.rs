@@ -2,7 +2,8 @@
 //! has in Node 26) of the agent's code, reported on the `.ts` sources: the loader's modules
 //! carry inline source maps (each line's first column mapped, [`crate::loader::line_starts`]),
 //! which Node applies to coverage with `--enable-source-maps`.
-//! The test files and agent-sdk's own modules (under the state folder) are left out. What
+//! The test files and agent-sdk's own modules (the runtime's folder, in the user's cache or
+//! under the state folder, and the state folder's compiled hooks) are left out. What
 //! the running Node cannot do is said before the run rather than hidden in its report.
 
 use crate::runtime::node_version::NodeVersion;
@@ -20,11 +21,14 @@ const MAPS_EXACTLY: (u32, u32) = (22, 8);
 const LEAVES_FILES_OUT: (u32, u32) = (22, 5);
 
 /// Node's arguments for coverage on `version`: the test files (relative to the project, as
-/// Node is given them) and `state_folder` (relative too) left out where Node can.
-pub fn node_args(version: NodeVersion, test_files: &[&str], state_folder: &str) -> Vec<String> {
+/// Node is given them) and `own_folders` (agent-sdk's: relative to the project, or absolute
+/// where they are outside it, which Node's globs also match) left out where Node can.
+pub fn node_args(version: NodeVersion, test_files: &[&str], own_folders: &[String]) -> Vec<String> {
     let mut args = vec!["--experimental-test-coverage".to_owned()];
     if version.at_least(LEAVES_FILES_OUT.0, LEAVES_FILES_OUT.1) {
-        let left_out = std::iter::once(glob_literal(state_folder).map(|folder| format!("{folder}/**")))
+        let left_out = own_folders
+            .iter()
+            .map(|folder| glob_literal(folder).map(|folder| format!("{folder}/**")))
             .chain(test_files.iter().map(|file| glob_literal(file)));
         args.extend(left_out.flatten().map(|glob| format!("--test-coverage-exclude={glob}")));
     }
@@ -32,7 +36,7 @@ pub fn node_args(version: NodeVersion, test_files: &[&str], state_folder: &str) 
 }
 
 /// What `version`'s report gets wrong or leaves in, said before the run.
-pub fn notes(version: NodeVersion, state_folder: &str) -> Vec<String> {
+pub fn notes(version: NodeVersion) -> Vec<String> {
     let mut notes = Vec::new();
     if !version.at_least(MAPS_ONTO_SOURCES.0, MAPS_ONTO_SOURCES.1) {
         notes.push(format!(
@@ -47,7 +51,7 @@ pub fn notes(version: NodeVersion, state_folder: &str) -> Vec<String> {
     }
     if !version.at_least(LEAVES_FILES_OUT.0, LEAVES_FILES_OUT.1) {
         notes.push(format!(
-            "note: Node.js {version} cannot leave files out of its coverage report: it lists the test files and agent-sdk's own modules (`{state_folder}/`) too (Node.js ≥ {}.{} leaves them out)",
+            "note: Node.js {version} cannot leave files out of its coverage report: it lists the test files and agent-sdk's own modules too (Node.js ≥ {}.{} leaves them out)",
             LEAVES_FILES_OUT.0, LEAVES_FILES_OUT.1
         ));
     }
@@ -85,28 +89,30 @@ mod tests {
     #[test]
     fn files_are_left_out_where_node_can() {
         let files = ["bot/hooks/usage.test.ts", "bot/hooks/[id].test.ts", "bot/hooks/{a,b}.test.ts"];
+        let own = [".agent-sdk".to_owned(), "/home/ada/.cache/agent-sdk/runtime/0123".to_owned()];
         assert_eq!(
-            node_args(version("v22.5.0"), &files, ".agent-sdk"),
+            node_args(version("v22.5.0"), &files, &own),
             [
                 "--experimental-test-coverage",
                 "--test-coverage-exclude=.agent-sdk/**",
+                "--test-coverage-exclude=/home/ada/.cache/agent-sdk/runtime/0123/**",
                 "--test-coverage-exclude=bot/hooks/usage.test.ts",
                 "--test-coverage-exclude=bot/hooks/[[]id].test.ts",
             ]
         );
-        assert_eq!(node_args(version("v22.4.1"), &files, ".agent-sdk"), ["--experimental-test-coverage"]);
+        assert_eq!(node_args(version("v22.4.1"), &files, &own), ["--experimental-test-coverage"]);
     }
 
     #[test]
     fn what_an_older_node_gets_wrong_is_said() {
-        assert!(notes(version("v22.8.0"), ".agent-sdk").is_empty());
-        let node_22_7 = notes(version("v22.7.0"), ".agent-sdk");
+        assert!(notes(version("v22.8.0")).is_empty());
+        let node_22_7 = notes(version("v22.7.0"));
         assert_eq!(node_22_7.len(), 1);
         assert!(node_22_7[0].contains("inexactly"), "{node_22_7:?}");
-        let node_20_20 = notes(version("v20.20.2"), ".agent-sdk");
+        let node_20_20 = notes(version("v20.20.2"));
         assert_eq!(node_20_20.len(), 2);
         assert!(node_20_20[1].contains("cannot leave files out"), "{node_20_20:?}");
-        let node_20_6 = notes(version("v20.6.0"), ".agent-sdk");
+        let node_20_6 = notes(version("v20.6.0"));
         assert_eq!(node_20_6.len(), 2);
         assert!(node_20_6[0].starts_with("note: Node.js v20.6.0 measures coverage on the compiled JavaScript"));
     }

@@ -23,7 +23,7 @@ mod results;
 
 use std::cell::Cell;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -280,22 +280,22 @@ impl Tests<'_> {
         files: &[&str],
         results: Option<&ResultsFile>,
     ) -> anyhow::Result<Vec<OsString>> {
-        let state_folder = self.state_folder();
+        let own_folders =
+            [self.setup.state_root.path(), self.setup.runtime_dir.as_path()].map(|folder| self.relative(folder));
         let results_module = self.setup.runtime_dir.join("test-results.mjs");
         let results = results.map(|file| (results_module.as_path(), file.path()));
-        let args = self.options.node_args(version, files, &state_folder, results)?;
+        let args = self.options.node_args(version, files, &own_folders, results)?;
         if !self.noted.replace(true) {
-            for note in self.options.notes(version, &state_folder) {
+            for note in self.options.notes(version) {
                 self.printer.stderr(&format!("{note}\n"));
             }
         }
         Ok(args)
     }
 
-    /// The state folder (`.agent-sdk`), relative to the project: Node runs there.
-    fn state_folder(&self) -> String {
-        let state = self.setup.state_root.path();
-        let relative = state.strip_prefix(&self.setup.project.canonical_dir).unwrap_or(state);
+    /// `folder` relative to the project (where Node runs), or as it is when outside it.
+    fn relative(&self, folder: &Path) -> String {
+        let relative = folder.strip_prefix(&self.setup.project.canonical_dir).unwrap_or(folder);
         relative.to_string_lossy().into_owned()
     }
 }

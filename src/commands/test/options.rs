@@ -44,21 +44,21 @@ impl<'a> RunnerOptions<'a> {
         !self.reports.github().is_empty() || !self.name_patterns.is_empty() || self.reports.node_reporters() <= 1
     }
 
-    /// Node's arguments, between `--test` and the files (`files`, relative to the project,
-    /// as is `state_folder`); `results`: agent-sdk's reporter and the file it writes. A
+    /// Node's arguments, between `--test` and the files (`files`, relative to the project;
+    /// `own_folders`, agent-sdk's, as [`coverage::node_args`] takes them); `results`: agent-sdk's reporter and the file it writes. A
     /// reporter `version` does not have is exit 2.
     pub fn node_args(
         &self,
         version: NodeVersion,
         files: &[&str],
-        state_folder: &str,
+        own_folders: &[String],
         results: Option<(&Path, &Path)>,
     ) -> anyhow::Result<Vec<OsString>> {
         self.reports.check(version)?;
         let mut args = self.reports.node_args(results);
         args.extend(self.name_patterns.iter().map(|pattern| OsString::from(format!("--test-name-pattern={pattern}"))));
         if self.coverage {
-            args.extend(coverage::node_args(version, files, state_folder).into_iter().map(OsString::from));
+            args.extend(coverage::node_args(version, files, own_folders).into_iter().map(OsString::from));
         }
         args.extend(self.after_dashes.iter().map(OsString::from));
         Ok(args)
@@ -66,11 +66,11 @@ impl<'a> RunnerOptions<'a> {
 
     /// What to say before the first run: what this Node's coverage gets wrong, and that
     /// no chosen reporter shows it.
-    pub fn notes(&self, version: NodeVersion, state_folder: &str) -> Vec<String> {
+    pub fn notes(&self, version: NodeVersion) -> Vec<String> {
         if !self.coverage {
             return Vec::new();
         }
-        let mut notes = coverage::notes(version, state_folder);
+        let mut notes = coverage::notes(version);
         if !self.reports.shows_coverage() {
             notes.push("note: --coverage: only the spec, tap and lcov reporters report it".to_owned());
         }
