@@ -444,7 +444,7 @@ pub enum FromNode {
 /// arguments agent-sdk does not know are answered with an error, see [`HostCall::of`]);
 /// what the runtime sends is a [`HostCall`].
 #[derive(Debug, Clone, Deserialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(type = "{ id: number, hook?: string | null } & HostCall"))]
+#[cfg_attr(test, derive(ts_rs::TS), ts(type = "{ id: number, hook?: string | null, resolved?: boolean } & HostCall"))]
 pub struct Call {
     pub id: Value,
     pub method: String,
@@ -452,6 +452,10 @@ pub struct Call {
     pub args: Vec<Value>,
     #[serde(default)]
     pub hook: Option<String>,
+    /// Its promise resolved as it was sent (`kv.set`, `reminders.set`): no reply is
+    /// awaited, and a failure is its hook's error (`FromRuntime::CallFailed`).
+    #[serde(default)]
+    pub resolved: bool,
 }
 
 /// A host call by its method, with its arguments (`args`, an array): what `ctx.host` and

@@ -383,6 +383,10 @@ impl<'s> Dispatcher<'s> {
                     self.runtime_output(stream, &line, state);
                     None
                 }
+                Ok(FromRuntime::CallFailed { hook, call, error }) => {
+                    self.call_failed(hook, &call, &error);
+                    None
+                }
                 Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
                     if first && !said_hello {
                         // The reader threads may still be handing on the last lines.
@@ -610,6 +614,7 @@ impl<'s> Dispatcher<'s> {
                     self.debugged |= is_inspector_line(&line);
                     self.runtime_output(stream, &line, state);
                 }
+                Some(FromRuntime::CallFailed { hook, call, error }) => self.call_failed(hook, &call, &error),
                 Some(FromRuntime::Exited) => return self.restart(Restart::Exited),
                 None => {
                     if max_wait.is_zero() {
@@ -678,6 +683,7 @@ impl<'s> Dispatcher<'s> {
             match self.runtime.recv_timeout(left) {
                 Ok(FromRuntime::Message(message)) => self.handle(message),
                 Ok(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
+                Ok(FromRuntime::CallFailed { hook, call, error }) => self.call_failed(hook, &call, &error),
                 Ok(FromRuntime::Exited) | Err(_) => return,
             }
         }
@@ -728,6 +734,19 @@ impl<'s> Dispatcher<'s> {
         let record = match unhandled.hook {
             Some(hook) => Record::new(Level::Error, format!("hook \"{hook}\": {what}{fix}: {text}")).hook(&hook),
             None => Record::new(Level::Error, format!("{what}{fix}: {text}")),
+        };
+        self.log(record);
+    }
+
+    /// A write whose promise had resolved as it was sent (`kv.set`, `reminders.set`) that
+    /// the state store then refused: counted as a failure (`run` exits 3), named with its hook.
+    fn call_failed(&mut self, hook: Option<String>, call: &str, error: &str) {
+        self.stats.writes_failed += 1;
+        let what =
+            format!("ctx.host.{call} failed after its promise had resolved (a write resolves as it is sent): {error}");
+        let record = match hook {
+            Some(hook) => Record::new(Level::Error, format!("hook \"{hook}\": {what}")).hook(&hook),
+            None => Record::new(Level::Error, what),
         };
         self.log(record);
     }
@@ -1078,6 +1097,7 @@ impl<'s> Dispatcher<'s> {
                     }
                     Ok(FromRuntime::Message(message)) => self.handle(message),
                     Ok(FromRuntime::Output { stream, line, state }) => self.runtime_output(stream, &line, state),
+                    Ok(FromRuntime::CallFailed { hook, call, error }) => self.call_failed(hook, &call, &error),
                     Ok(FromRuntime::Exited) | Err(_) => break,
                 }
             }

@@ -12,6 +12,9 @@ pub struct DispatchStats {
     /// rejection nobody caught, a throw in a timer.
     pub unhandled_rejections: u64,
     pub uncaught_exceptions: u64,
+    /// Writes (`kv.set`, `reminders.set`) whose promise resolved as they were sent, and
+    /// that then failed.
+    pub writes_failed: u64,
     pub timed_out: u64,
     pub restarts: u64,
     /// (event, hook) deliveries whose handler was running when the runtime ended by no doing
@@ -28,6 +31,7 @@ impl DispatchStats {
             threw: self.threw.saturating_sub(before.threw),
             unhandled_rejections: self.unhandled_rejections.saturating_sub(before.unhandled_rejections),
             uncaught_exceptions: self.uncaught_exceptions.saturating_sub(before.uncaught_exceptions),
+            writes_failed: self.writes_failed.saturating_sub(before.writes_failed),
             timed_out: self.timed_out.saturating_sub(before.timed_out),
             restarts: self.restarts.saturating_sub(before.restarts),
             unconfirmed: self.unconfirmed.saturating_sub(before.unconfirmed),
@@ -46,6 +50,7 @@ impl DispatchStats {
             + self.threw
             + self.unhandled_rejections
             + self.uncaught_exceptions
+            + self.writes_failed
             + self.timed_out
             + self.restarts
             + self.unconfirmed
@@ -77,8 +82,8 @@ impl DispatchStats {
         )
     }
 
-    /// `, 1 unhandled rejection, 1 uncaught exception` (in Node's words), or nothing when
-    /// there were none.
+    /// `, 1 unhandled rejection, 1 uncaught exception` (in Node's words), `, 1 host write
+    /// failed`, or nothing when there were none.
     fn unhandled(&self) -> String {
         let mut text = String::new();
         if self.unhandled_rejections > 0 {
@@ -86,6 +91,9 @@ impl DispatchStats {
         }
         if self.uncaught_exceptions > 0 {
             text.push_str(&format!(", {}", plural(self.uncaught_exceptions, "uncaught exception")));
+        }
+        if self.writes_failed > 0 {
+            text.push_str(&format!(", {} failed", plural(self.writes_failed, "host write")));
         }
         text
     }
@@ -135,6 +143,13 @@ mod tests {
         assert_eq!(stats.failures(), "0 handlers threw, 2 unhandled rejections, 1 uncaught exception, 0 timed out");
         assert!(stats.misbehaved());
         assert!(!DispatchStats { events: 3, ..DispatchStats::default() }.misbehaved());
+    }
+
+    #[test]
+    fn a_write_that_failed_after_it_resolved_is_a_failure_of_its_own() {
+        let stats = DispatchStats { events: 2, writes_failed: 1, ..DispatchStats::default() };
+        assert_eq!(stats.failures(), "0 handlers threw, 1 host write failed, 0 timed out");
+        assert!(stats.misbehaved());
     }
 
     #[test]

@@ -35,6 +35,14 @@ pub enum FromRuntime {
         /// What the runtime was doing when the line was read (whose handler ran).
         state: RuntimeState,
     },
+    /// A call sent [`Call::resolved`](crate::protocol::Call) failed: no promise is left to
+    /// reject, so it is its hook's error.
+    /// `call`: the method and its first argument, `kv.set("last-turn")`.
+    CallFailed {
+        hook: Option<String>,
+        call: String,
+        error: String,
+    },
     /// The protocol channel closed: the process exited or is about to.
     Exited,
 }
@@ -514,8 +522,15 @@ fn spawn_reader(channel: Channel) -> std::io::Result<()> {
                             },
                             _ => calls.reply(&call),
                         };
-                        replies.send(&ToNode::Reply(reply));
-                        return true;
+                        if !call.resolved {
+                            replies.send(&ToNode::Reply(reply));
+                            return true;
+                        }
+                        let Some(error) = reply.error else { return true };
+                        let first = call.args.first().map(serde_json::Value::to_string).unwrap_or_default();
+                        let said = format!("{}({first})", call.method);
+                        let failed = FromRuntime::CallFailed { hook: call.hook, call: said, error };
+                        (destination_of(lanes.as_deref(), lane), failed)
                     }
                     Ok(message) => (destination_of(lanes.as_deref(), lane), FromRuntime::Message(message)),
                     // Only the runtime writes here; a line that is no message is its bug, shown as is.

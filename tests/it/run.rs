@@ -625,6 +625,37 @@ fn errors_nothing_handled_fail_the_run_and_a_call_left_running_still_lands() {
     insta::assert_snapshot!(seen);
 }
 
+/// `kv.set` and `reminders.set` resolve as they are sent (no reply is awaited): a later
+/// `kv.get` still reads the write, the writes land in the store, and a write the store then
+/// refuses (here a trigger the test adds, as a full disk would) is said for its hook and
+/// fails the run, rather than going unseen.
+#[test]
+fn writes_resolve_as_they_are_sent_and_one_the_store_refuses_fails_the_run_for_its_hook() {
+    let dir = copy_fixture("run", "refused-write");
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
+    assert_eq!(ran.record, ["set last-turn", "read last-turn true", "read turns 1"]);
+    let kept: (String, i64) = store::open(dir.path())
+        .query_row("SELECT (SELECT value FROM kv WHERE key = 'turns'), (SELECT count(*) FROM reminders)", [], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(kept, ("1".to_owned(), 1));
+
+    store::open(dir.path())
+        .execute_batch(
+            "CREATE TRIGGER refuse_last_turn BEFORE INSERT ON kv WHEN NEW.key = 'last-turn' \
+             BEGIN SELECT RAISE(ABORT, 'the disk is full (a trigger of the test)'); END;",
+        )
+        .unwrap();
+    std::fs::remove_file(dir.path().join("record.txt")).unwrap();
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 3, "{}", ran.log());
+    // The handler went on past the write; the read then finds the first run's value.
+    assert_eq!(ran.record, ["set last-turn", "read last-turn false", "read turns 1"]);
+    insta::assert_snapshot!(seen(dir.path(), &ran));
+}
+
 /// A warning `run` logs before it runs is what `validate` says of it: where (line:col),
 /// the code, and the help ("did you mean").
 #[test]

@@ -100,7 +100,8 @@ fn run_in_one_node(
                 _ => {}
             },
             Ok(FromRuntime::Output { line, .. }) if !said_hello => early_stderr.push(line),
-            Ok(FromRuntime::Output { .. }) => {}
+            // (A mount's import has no ctx to call with.)
+            Ok(FromRuntime::Output { .. } | FromRuntime::CallFailed { .. }) => {}
             Ok(FromRuntime::Exited) | Err(RecvTimeoutError::Disconnected) => {
                 if !said_hello {
                     while let Ok(FromRuntime::Output { line, .. }) =

@@ -90,8 +90,9 @@
 //       "handler" and "otel" measurements and spans, written with the next line that goes
 //       out at once (a call, console output, exit), before a handler is awaited, when no
 //       more work is queued, or once 16 KiB of such lines wait
-//   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage"}
-//       methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
+//   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage","resolved":true}
+//       answered on fd 5, but for a call sent "resolved" (kv.set, reminders.set: its
+//       promise resolved as it was sent), of which Rust says only a failure; methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
 //       files.read [path, scope] | files.list [scope] | reminders.set [at, note] | reminders.list [] |
 //       artifacts.tag [name, value, turnId]; scope is "session" or "deployment"
@@ -491,6 +492,16 @@ function errorText(thrown) {
 
 // ---- Calls to Rust ----------------------------------------------------------------------
 
+/**
+ * The calls whose result is nothing and that no argument makes fail (the binary reads
+ * their arguments leniently): their promise resolves once the call is out, with no reply
+ * to wait for (the round trip was most of a replay's time). The binary answers calls in
+ * order, so a later `kv.get` reads the write; a write the state store then refuses is
+ * said by the binary as that hook's error, counted as a failure. `files.write` and
+ * `files.append` wait: their path is checked against the file system.
+ */
+const RESOLVED_WHEN_SENT = new Set(['kv.set', 'reminders.set']);
+
 /** Calls waiting for their reply, by id. */
 const pending = new Map();
 let nextCallId = 1;
@@ -511,10 +522,19 @@ function call(method, args, lane) {
   const scope = hookScope.getStore();
   if (connectionClosed) return Promise.reject(scoped(connectionClosedError(method, scope), scope));
   const id = nextCallId++;
+  const hostCall = /** @type {HostCall} */ ({ method, args });
+  const hook = scope?.hook ?? null;
+  if (RESOLVED_WHEN_SENT.has(method)) {
+    try {
+      send(inLane({ t: 'call', id, ...hostCall, hook, resolved: true }, lane));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return resolved(undefined);
+  }
   return new Promise((resolve, reject) => {
     // Sent first: a value JSON cannot carry rejects here, and nothing is left pending.
-    const hostCall = /** @type {HostCall} */ ({ method, args });
-    send(inLane({ t: 'call', id, ...hostCall, hook: scope?.hook ?? null }, lane));
+    send(inLane({ t: 'call', id, ...hostCall, hook }, lane));
     pending.set(id, { method, resolve, reject, scope });
     // A call made as the runtime ends keeps it up until it is answered.
     if (shuttingDown && pending.size === 1) replies.ref();

@@ -14,7 +14,7 @@ export type ArtifactTagged = { sessionId: string, turnId: string | null, };
  * what the runtime sends is a [`HostCall`].
  */
 
-export type Call = { id: number, hook?: string | null } & HostCall;
+export type Call = { id: number, hook?: string | null, resolved?: boolean } & HostCall;
 
 /**
  * How loud a hook's output is: `console.log`/`info`/`debug` and stdout are `info`, `warn`

@@ -783,6 +783,7 @@ function errorText(thrown) {
   const { message, stack } = describe(thrown);
   return stack ?? message;
 }
+var RESOLVED_WHEN_SENT = /* @__PURE__ */ new Set(["kv.set", "reminders.set"]);
 var pending = /* @__PURE__ */ new Map();
 var nextCallId = 1;
 var connectionClosed = false;
@@ -792,12 +793,21 @@ function call(method, args, lane) {
   const scope = hookScope.getStore();
   if (connectionClosed) return Promise.reject(scoped(connectionClosedError(method, scope), scope));
   const id = nextCallId++;
+  const hostCall = (
+    /** @type {HostCall} */
+    { method, args }
+  );
+  const hook = scope?.hook ?? null;
+  if (RESOLVED_WHEN_SENT.has(method)) {
+    try {
+      send(inLane({ t: "call", id, ...hostCall, hook, resolved: true }, lane));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return resolved(void 0);
+  }
   return new Promise((resolve2, reject) => {
-    const hostCall = (
-      /** @type {HostCall} */
-      { method, args }
-    );
-    send(inLane({ t: "call", id, ...hostCall, hook: scope?.hook ?? null }, lane));
+    send(inLane({ t: "call", id, ...hostCall, hook }, lane));
     pending.set(id, { method, resolve: resolve2, reject, scope });
     if (shuttingDown && pending.size === 1) replies.ref();
   });
