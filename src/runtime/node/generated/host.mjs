@@ -33,7 +33,7 @@ var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__ge
 var require_context = __commonJS({
   "sdk/context.cjs"(exports, module) {
     "use strict";
-    var { freeze, isFrozen, getOwnPropertyDescriptor } = Object;
+    var { freeze: freeze2, isFrozen, getOwnPropertyDescriptor } = Object;
     var { ownKeys } = Reflect;
     var { stringify: stringify3 } = JSON;
     var captureStack2 = Error.captureStackTrace;
@@ -110,13 +110,13 @@ var require_context = __commonJS({
           return fail(traps.construct);
         }
       };
-      return new Proxy(freeze(function unavailableMember() {
+      return new Proxy(freeze2(function unavailableMember() {
       }), traps);
     }
     function deepFreeze2(value) {
       const isObject = typeof value === "object" && value !== null || typeof value === "function";
       if (!isObject || isFrozen(value)) return value;
-      freeze(value);
+      freeze2(value);
       const own = ownKeys(value);
       for (let index = 0; index < own.length; index++) {
         deepFreeze2(
@@ -135,7 +135,7 @@ var require_extensions = __commonJS({
   "sdk/extensions.cjs"(exports, module) {
     "use strict";
     var MOUNT = /* @__PURE__ */ Symbol.for("agent-sdk.mount");
-    var { freeze, create, assign } = Object;
+    var { freeze: freeze2, create, assign } = Object;
     function defineExtension(factory) {
       if (typeof factory !== "function") {
         throw new TypeError("defineExtension() expects a function of the options that returns { hooks: { \u2026 } }");
@@ -154,18 +154,18 @@ var require_extensions = __commonJS({
         throw new TypeError(`the extension's \`hooks\` is ${describe2(hooks2)}, not an object of defineHook() results`);
       }
       const mount = {
-        hooks: freeze(assign(create(null), hooks2)),
+        hooks: freeze2(assign(create(null), hooks2)),
         instructions: typeof spec.instructions === "string" ? spec.instructions : void 0,
-        secretNames: freeze(strings(spec.secretNames)),
-        egressDomains: freeze(strings(spec.egressDomains)),
-        disabled: freeze([...disabled]),
+        secretNames: freeze2(strings(spec.secretNames)),
+        egressDomains: freeze2(strings(spec.egressDomains)),
+        disabled: freeze2([...disabled]),
         /** The same mount without the hooks named (their keys inside the extension). */
         disableHook(...names) {
           return mountOf(spec, [...disabled, ...names.map(String)]);
         },
         [MOUNT]: true
       };
-      return freeze(mount);
+      return freeze2(mount);
     }
     function disableHook(mount, ...names) {
       if (!isMount2(mount)) {
@@ -585,7 +585,8 @@ var require2 = builtin("node:module").createRequire(import.meta.url);
 var { isMount } = import_extensions.default;
 var { isHookDefinition } = import_hooks.default;
 var otelApi = null;
-var { hasOwn, keys } = Object;
+var { hasOwn, keys, freeze } = Object;
+var { isArray } = Array;
 var { stringify: stringify2, parse: parse3 } = JSON;
 var { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
 var race = Promise.race.bind(Promise);
@@ -1051,13 +1052,24 @@ var GAVE_UP = /* @__PURE__ */ Symbol("gave up");
 function dispatch(lane, { seq, from = 0, event, trace, timeline = false }) {
   let frozenEvent;
   try {
-    frozenEvent = deepFreeze(event ?? {});
+    frozenEvent = freezeParsed(event ?? {});
   } catch (error) {
     finished(lane, seq);
     throw error;
   }
   const handlers = trace !== void 0 ? tracedBy(trace) : timeline ? TIMELINE_ONLY : void 0;
   return runHandlers(lane, seq, frozenEvent, Math.max(0, from), 0, handlers);
+}
+function freezeParsed(value) {
+  if (typeof value !== "object" || value === null) return value;
+  freeze(value);
+  if (isArray(value)) {
+    for (let index = 0; index < value.length; index++) freezeParsed(value[index]);
+  } else {
+    const own = keys(value);
+    for (let index = 0; index < own.length; index++) freezeParsed(value[own[index]]);
+  }
+  return value;
 }
 var TIMELINE_ONLY = Object.freeze({ timelineOnly: true });
 function tracedBy(trace) {
@@ -1101,7 +1113,7 @@ function runHandlers(lane, seq, frozenEvent, index, which, trace) {
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null, lane: lane.id, returned: false };
         const { ctx } = lane;
         const span = trace === void 0 ? void 0 : beginHandlerSpan(trace);
-        const outcome = span === void 0 ? settle(() => hookScope.run(scope, () => events[key](frozenEvent, ctx))) : settle(() => hookScope.run(scope, () => inHandlerSpan(trace, span, () => events[key](frozenEvent, ctx))));
+        const outcome = settle(scope, events, key, frozenEvent, ctx, trace, span);
         if (outcome.pending) {
           handedOn = true;
           flush();
@@ -1145,16 +1157,26 @@ function report(lane, seq, index, key, outcome) {
   }
   return void 0;
 }
-function settle(runHandler) {
+var RETURNED = (
+  /** @type {Outcome} */
+  freeze({})
+);
+function settle(scope, events, key, event, ctx, trace, span) {
   let handlerPromise;
   try {
-    const result = runHandler();
-    if (typeof result?.then !== "function") return {};
+    const result = span === void 0 ? hookScope.run(scope, callHandler, events, key, event, ctx) : hookScope.run(scope, callHandlerInSpan, events, key, event, ctx, trace, span);
+    if (typeof result?.then !== "function") return RETURNED;
     handlerPromise = resolved(result);
   } catch (error) {
     return { threw: true, error };
   }
   return { pending: settleLater(handlerPromise) };
+}
+function callHandler(events, key, event, ctx) {
+  return events[key](event, ctx);
+}
+function callHandlerInSpan(events, key, event, ctx, trace, span) {
+  return inHandlerSpan(trace, span, () => events[key](event, ctx));
 }
 async function settleLater(handlerPromise) {
   let timer;
@@ -1162,7 +1184,7 @@ async function settleLater(handlerPromise) {
     timer = startTimer(() => resolve2({ timedOut: true }), timeoutMs);
   });
   const finished2 = handlerPromise.then(
-    () => ({}),
+    () => RETURNED,
     (error) => ({ threw: true, error })
   );
   const outcome = await race([finished2, timeout]);
