@@ -212,7 +212,7 @@ impl StateStore {
     pub fn open_root(root: StateRoot) -> anyhow::Result<Self> {
         let connection = Connection::open(root.database())?;
         connection.busy_handler(Some(wait_for_the_write_lock))?;
-        connection.pragma_update(None, "journal_mode", "WAL")?;
+        use_write_ahead_log(&connection)?;
         // NORMAL in WAL mode: a commit survives the process dying; only a power cut
         // can lose the last commits.
         connection.pragma_update(None, "synchronous", "NORMAL")?;
@@ -625,6 +625,25 @@ impl StateStore {
 /// before it fails: 10 s.
 const WRITE_LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Turns the store to WAL (it stays so: a store any process has opened is found in WAL).
+/// The switch needs the file to itself, and while another process makes the same switch
+/// SQLite refuses it at once ("database is locked", without asking the busy handler: cold
+/// `run`s started together on a new project), so it is tried again, as the busy handler
+/// would, while the patience lasts.
+fn use_write_ahead_log(connection: &Connection) -> rusqlite::Result<()> {
+    let mut attempt = 0;
+    loop {
+        match connection.pragma_update(None, "journal_mode", "WAL") {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if error.code == rusqlite::ErrorCode::DatabaseBusy && wait_for_the_write_lock(attempt) =>
+            {
+                attempt += 1;
+            }
+            switched => return switched,
+        }
+    }
+}
+
 /// SQLite's busy handler: whether to try again for the write lock another connection
 /// holds, after a short sleep. The first retries come every 50 µs: the lock is mostly held
 /// by a batch of recorded events, for about a millisecond, and a hook awaiting its `kv.set`
@@ -681,5 +700,47 @@ mod tests {
         // A line said before there was a store keeps its time.
         let (_, kept) = first.append_log(&made_first, true).unwrap();
         assert_eq!(kept, made_first.at);
+    }
+
+    /// Cold `run`s started together all open a store that does not exist yet: each turns it
+    /// to WAL, which SQLite refuses at once ("database is locked", without asking the busy
+    /// handler) while another process does the same; none fails for it. (Processes, as file
+    /// locks are a process's: this test starts itself six times, each one opening the store
+    /// as soon as a file says go.)
+    #[test]
+    fn stores_opened_together_on_a_new_database_all_open() {
+        const OPENER: &str = "AGENT_SDK_TEST_OPEN_STORE_AT";
+        if let Some(dir) = std::env::var_os(OPENER) {
+            let dir = PathBuf::from(dir);
+            while !dir.join("go").exists() {
+                std::thread::sleep(std::time::Duration::from_micros(100));
+            }
+            if let Err(error) = StateStore::open_root(StateRoot::create(&dir).unwrap()) {
+                panic!("{error:#}");
+            }
+            return;
+        }
+        let this = std::env::current_exe().unwrap();
+        for _ in 0..25 {
+            let dir = tempfile::tempdir().unwrap();
+            let openers: Vec<_> = (0..6)
+                .map(|_| {
+                    std::process::Command::new(&this)
+                        .args(["--exact", "state::store::tests::stores_opened_together_on_a_new_database_all_open"])
+                        .env(OPENER, dir.path())
+                        .stdout(std::process::Stdio::piped())
+                        .stderr(std::process::Stdio::piped())
+                        .spawn()
+                        .unwrap()
+                })
+                .collect();
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            std::fs::write(dir.path().join("go"), "").unwrap();
+            for opener in openers {
+                let opened = opener.wait_with_output().unwrap();
+                // (libtest says a failure on stdout.)
+                assert!(opened.status.success(), "{}", String::from_utf8_lossy(&opened.stdout));
+            }
+        }
     }
 }
