@@ -787,10 +787,17 @@ fn the_serve_log_can_be_json() {
     assert!(records.iter().all(|record| record["at"].as_str().unwrap().ends_with('Z')));
 }
 
+/// The file is checked whole while Node boots: a bad line stops the run before any hook is
+/// imported (a hook's top-level code never runs) and before anything is recorded, and the
+/// error is said alone.
 #[test]
-fn every_bad_line_of_a_replay_is_reported_before_node_starts_and_nothing_is_recorded() {
+fn every_bad_line_of_a_replay_is_reported_before_any_hook_loads_and_nothing_is_recorded() {
     let dir = copy_fixture("run", "order");
+    let imported = "import { defineHook } from \"@cursor/bdk/hooks\";\nimport { record } from \"../lib/record\";\n\
+                    record(\"imported\");\nexport default defineHook({ events: { \"turn.failed\"() {} } });\n";
+    std::fs::write(dir.path().join("bot/hooks/z-imported.ts"), imported).unwrap();
     let recorded = run(dir.path(), &["--message", "hi", "--json"], &[]);
+    assert!(recorded.record.contains(&"imported".to_owned()), "{:?}", recorded.record);
     let mut lines: Vec<String> = recorded.stdout().lines().take(3).map(str::to_owned).collect();
     lines.push("{ this is not an envelope".to_owned());
     lines.push(r#"{"type":"turn.complete","data":{}}"#.to_owned());

@@ -44,7 +44,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         ModelSpec::parse(named)?;
     }
     let script = args.script.as_deref().map(read_script).transpose()?;
-    let input = Input::from_args(args)?;
+    let mut input = Input::from_args(args)?;
     // Node starts as early as it can: it boots while the project is checked and compiled.
     let options = session::Options {
         dir: &args.dir.dir,
@@ -54,6 +54,11 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         refused: "nothing ran",
     };
     let started = session::start(&options, printer, |setup, env| start_early(setup, env, args, script, &session_id))?;
+    // Checked while Node boots; a bad line stops the run, said alone, before any hook is
+    // imported (the runtime, dropped, is killed) and before anything is recorded.
+    if let Some(Input::Replay(replay)) = &mut input {
+        replay.check()?;
+    }
     started.startup_lines(&started.early.1).into_iter().for_each(|record| log.write(record));
     let Started { setup, checked, plan, early: (runtime, model, _lease), .. } = started;
     let Some(project) = &checked.project else { unreachable!("past the gate") };
