@@ -59,6 +59,10 @@ impl FailedTurn {
 /// Events recorded per transaction when replaying.
 const REPLAY_BATCH: usize = 512;
 
+/// The first batch of a replay is smaller: the hooks, loaded and waiting, start on it while
+/// the next is read and recorded.
+const FIRST_REPLAY_BATCH: usize = 32;
+
 /// How long one wait on a model lasts before Ctrl-C is looked at again.
 const MODEL_WAIT: Duration = Duration::from_millis(50);
 
@@ -170,9 +174,10 @@ impl Feed<'_, '_> {
         let mut outcome = Outcome::default();
         // The turns it has not ended when it stops end with it.
         let mut turns = self.traced.clone().map(ReplayedTurns::new);
+        let mut batch = FIRST_REPLAY_BATCH;
         loop {
-            let mut envelopes = Vec::with_capacity(REPLAY_BATCH);
-            for event in replay.by_ref().take(REPLAY_BATCH) {
+            let mut envelopes = Vec::with_capacity(batch);
+            for event in replay.by_ref().take(batch) {
                 match event {
                     Ok(event) => envelopes.push(self.recorder.envelope(
                         &event.event_type,
@@ -198,6 +203,7 @@ impl Feed<'_, '_> {
                 traced.push((envelope, parent));
             }
             self.dispatcher.dispatch_all_in(traced)?;
+            batch = REPLAY_BATCH;
             if outcome.bad_input.is_some() {
                 break;
             }
