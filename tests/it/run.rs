@@ -620,6 +620,10 @@ fn errors_nothing_handled_fail_the_run_and_a_call_left_running_still_lands() {
     let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
     assert_eq!(exit_code(&ran.output), 3, "{}", ran.log());
     assert_eq!(ran.record, ["late write landed"]);
+    // (Its promise resolved as it was sent: the write itself is in the store.)
+    let landed: i64 =
+        store::open(dir.path()).query_row("SELECT count(*) FROM kv WHERE key = 'late'", [], |row| row.get(0)).unwrap();
+    assert_eq!(landed, 1);
     // (Node's own frames differ from one Node to the next.)
     let seen = Filters::new().pattern(r"(?m)^.*\|     at .*node:internal.*\n", "").apply(&seen(dir.path(), &ran));
     insta::assert_snapshot!(seen);
