@@ -5,10 +5,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 AGENT_SDK = REPO / "target" / "release" / "agent-sdk"
+# tsx's loader, from bench/package.json's packages.
+TSX_LOADER = REPO / "bench" / "node_modules" / "tsx" / "dist" / "loader.mjs"
 # How much of agent-sdk's stderr a failed sanity check shows.
 STDERR_TAIL_LINES = 40
 
@@ -26,6 +29,23 @@ def build_release(skip: bool) -> None:
     if not skip:
         print("building: cargo build --release --bin agent-sdk", file=sys.stderr)
         subprocess.run(["cargo", "build", "--release", "--quiet", "--bin", "agent-sdk"], cwd=REPO, check=True)
+
+
+def npm_ci_when_missing(folder: Path, installed: Path) -> None:
+    """`npm ci --prefix folder` (its packages as its lock file pins them), unless `installed` exists."""
+    if not installed.exists():
+        print(f"installing: npm ci --prefix {folder}", file=sys.stderr)
+        subprocess.run(["npm", "ci", "--prefix", str(folder), "--no-audit", "--no-fund"], check=True)
+
+
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float:
+    """Runs `cmd` in `cwd`; its wall time in ms. A non-zero exit is a SanityError with its stderr."""
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise SanityError(f"`{' '.join(cmd)}` exited {done.returncode}", done.stderr)
+    return elapsed
 
 
 def node_version() -> str:

@@ -50,13 +50,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, interleaved, runtime_folder
+from common import (AGENT_SDK, REPO, TSX_LOADER, SanityError, build_release, copy_project, interleaved,
+                    npm_ci_when_missing, runtime_folder, timed)
 
 EXAMPLE = REPO / "examples" / "acme-bot"
-TSX_LOADER = REPO / "bench" / "node_modules" / "tsx" / "dist" / "loader.mjs"
 COLD_FLOOR_TARGET = 1.3
 TSX_TARGET = 0.5
 
@@ -80,16 +79,6 @@ const ctx = createTestContext();
 const event = events["turn.completed"]();
 for (const hook of [usage, pager, transcript]) await dispatch(hook, event, ctx);
 """
-
-
-def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
-    """Runs `cmd`; its wall time in ms. A non-zero exit is a SanityError with its stderr."""
-    start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    elapsed = (time.perf_counter() - start) * 1000
-    if done.returncode != 0:
-        raise SanityError(f"{' '.join(cmd)} exited {done.returncode}", done.stderr)
-    return elapsed
 
 
 def floor_script(warm: Path, into: Path) -> Path:
@@ -182,9 +171,7 @@ def main() -> int:
     args = parser.parse_args()
     # The peers and the realistic project's packages, from the npm registry, as pinned.
     for folder, installed in [(REPO / "bench", TSX_LOADER), (REALISTIC, REALISTIC / "node_modules" / "zod")]:
-        if not installed.exists():
-            print(f"installing: npm ci --prefix {folder.relative_to(REPO)}", file=sys.stderr)
-            subprocess.run(["npm", "ci", "--prefix", str(folder), "--no-audit", "--no-fund"], check=True)
+        npm_ci_when_missing(folder, installed)
     build_release(args.no_build)
     with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-node-") as tmp:
         try:

@@ -22,7 +22,7 @@ Run from the repo root (Python 3.11, stdlib only):
   python3 bench/validate.py [--hooks 10000] [--runs 10] [--no-build] [--realistic] [--baseline BINARY]
 
 It builds the release binary first unless --no-build, and installs oxlint (pinned in
-bench/package.json) with npm if bench/node_modules/.bin/oxlint is missing. It prints a
+bench/package.json) with `npm ci` if bench/node_modules/.bin/oxlint is missing. It prints a
 markdown report and exits 0; it exits 1 only if the sanity check fails.
 """
 
@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, build_release
+from common import AGENT_SDK, REPO, build_release, npm_ci_when_missing
 
 BENCH = REPO / "bench"
 OXLINT = BENCH / "node_modules" / ".bin" / "oxlint"
@@ -129,9 +129,7 @@ def main() -> int:
     args = parser.parse_args()
 
     build_release(args.no_build)
-    if not OXLINT.exists():
-        print("oxlint missing: running npm install --prefix bench --no-audit --no-fund", file=sys.stderr)
-        subprocess.run(["npm", "install", "--prefix", str(BENCH), "--no-audit", "--no-fund"], cwd=REPO, check=True)
+    npm_ci_when_missing(BENCH, OXLINT)
     oxlint_version = subprocess.run([str(OXLINT), "--version"], capture_output=True, text=True, check=True)
 
     with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-") as tmp:

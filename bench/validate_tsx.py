@@ -17,7 +17,7 @@ Run from the repo root (Python 3.11, stdlib only):
   python3 bench/validate_tsx.py [--hooks 2000] [--runs 5] [--node <path>] [--no-build]
 
 It builds the release binary first unless --no-build, and installs bench/package.json's
-packages with npm when tsx is missing. It prints a markdown report; it exits 1 when a run
+packages with `npm ci` when tsx is missing. It prints a markdown report; it exits 1 when a run
 fails (with its stderr).
 """
 
@@ -27,25 +27,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, interleaved
+from common import AGENT_SDK, REPO, TSX_LOADER, SanityError, build_release, interleaved, npm_ci_when_missing, timed
 from validate import generate
 
-BENCH = REPO / "bench"
-TSX_LOADER = BENCH / "node_modules" / "tsx" / "dist" / "loader.mjs"
 TARGET = 100
-
-
-def timed(cmd: list[str], cwd: Path) -> float:
-    """Runs `cmd` in `cwd`; its wall ms. A non-zero exit is a SanityError with its stderr."""
-    start = time.perf_counter()
-    done = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    elapsed = (time.perf_counter() - start) * 1000
-    if done.returncode != 0:
-        raise SanityError(f"`{' '.join(cmd)}` exited {done.returncode}", done.stderr)
-    return elapsed
 
 
 def main() -> int:
@@ -57,9 +44,7 @@ def main() -> int:
     args = parser.parse_args()
 
     build_release(args.no_build)
-    if not TSX_LOADER.exists():
-        print("tsx missing: running npm install --prefix bench --no-audit --no-fund", file=sys.stderr)
-        subprocess.run(["npm", "install", "--prefix", str(BENCH), "--no-audit", "--no-fund"], cwd=REPO, check=True)
+    npm_ci_when_missing(REPO / "bench", TSX_LOADER)
     version = subprocess.run([args.node, "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
     try:
