@@ -92,7 +92,8 @@
 //       more work is queued, or once 16 KiB of such lines wait
 //   {"t":"call","id":12,"method":"kv.get","args":["key"],"hook":"audit/usage","resolved":true}
 //       answered on fd 5, but for a call sent "resolved" (kv.set, reminders.set: its
-//       promise resolved as it was sent), of which Rust says only a failure; methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
+//       promise resolved as it was sent), of which Rust says only a failure.
+//       Methods and args: kv.get [key] | kv.set [key, value] | kv.delete [key] |
 //       kv.list [prefix|null] | files.write [path, data, scope] | files.append [path, data, scope] |
 //       files.read [path, scope] | files.list [scope] | reminders.set [at, note] | reminders.list [] |
 //       artifacts.tag [name, value, turnId]; scope is "session" or "deployment"
