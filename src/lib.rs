@@ -47,6 +47,7 @@ pub mod invocation; // how the user runs this binary, for hints
 pub mod io_error; // I/O errors in a user's words
 pub mod package_json; // a project's package.json as commands edit it
 pub mod parse; // oxc parsing on a stack big enough for any input
+pub mod platform; // what differs between operating systems: a Unix side and a Windows side
 pub mod printer; // the one way output reaches the terminal
 pub mod project; // the project on disk: layout and name
 pub mod protocol; // every message across the Node.js boundary

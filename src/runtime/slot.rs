@@ -53,16 +53,10 @@ pub struct HandlerSlot {
 }
 
 impl HandlerSlot {
-    /// A new, empty slot: an anonymous file in memory (`memfd_create`), which only the two
-    /// processes hold and nothing of which reaches a disk, nor is left behind.
+    /// A new, empty slot: an anonymous file in memory, which only the two processes hold and
+    /// nothing of which reaches a disk, nor is left behind.
     pub fn create() -> std::io::Result<Self> {
-        // SAFETY: a NUL-terminated name and flags; returns a new descriptor we own, or -1.
-        let fd = unsafe { libc::memfd_create(c"agent-sdk-handler-slot".as_ptr(), libc::MFD_CLOEXEC) };
-        if fd == -1 {
-            return Err(std::io::Error::last_os_error());
-        }
-        // SAFETY: `fd` is a fresh descriptor owned by nobody else.
-        let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        let file = crate::platform::anonymous_file(c"agent-sdk-handler-slot")?;
         file.write_all_at(&[0; SLOT_BYTES], 0)?;
         Ok(Self { file: Arc::new(file) })
     }

@@ -71,6 +71,35 @@ fn bdk_is_the_same_program() {
     assert_eq!(exit_code(&output), 0);
 }
 
+/// `cargo install`'s `bdk` is a small program that runs the `agent-sdk` beside its real file
+/// (through a link too) under the name `bdk`, and says what is missing when it is alone.
+#[cfg(unix)]
+#[test]
+fn cargo_installs_bdk_as_a_program_that_runs_the_agent_sdk_beside_it() {
+    let bdk = std::path::Path::new(env!("CARGO_BIN_EXE_bdk"));
+    assert!(
+        std::fs::metadata(bdk).unwrap().len() * 4 < std::fs::metadata(env!("CARGO_BIN_EXE_agent-sdk")).unwrap().len(),
+        "bdk is not a second copy of the program"
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let linked = elsewhere.path().join("bdk");
+    std::os::unix::fs::symlink(bdk, &linked).unwrap();
+    let output = std::process::Command::new(&linked).arg("--version").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout), format!("bdk {}\n", env!("CARGO_PKG_VERSION")));
+
+    let alone = elsewhere.path().join("alone");
+    std::fs::create_dir(&alone).unwrap();
+    let alone = std::fs::canonicalize(alone).unwrap();
+    std::fs::copy(bdk, alone.join("bdk")).unwrap();
+    let output = std::process::Command::new(alone.join("bdk")).arg("--version").output().unwrap();
+    assert_eq!(exit_code(&output), 2);
+    let stderr = String::from_utf8_lossy(&output.stderr).replace(&*alone.to_string_lossy(), "[dir]");
+    assert_eq!(
+        stderr,
+        "error: bdk runs `[dir]/agent-sdk`, which is not there; install both again with `cargo install agent-sdk`\n"
+    );
+}
+
 /// `agent-sdk validate` in a pipe, with only the given colour variables set.
 fn validate_with_colour_env(env: &[(&str, &str)]) -> bool {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_agent-sdk"))

@@ -32,6 +32,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("io_error", 1),
     ("package_json", 1),
     ("parse", 1),
+    ("platform", 1),
     ("printer", 1),
     ("project", 1),
     ("protocol", 1),
