@@ -33,6 +33,7 @@ mod otlp_receiver;
 mod playground;
 mod provider_client;
 mod providers;
+mod release;
 mod run;
 mod runtime;
 mod sdk;
