@@ -24,6 +24,7 @@ use crate::exit_status::{Exit, ExitStatus, HOOKS_MISBEHAVED};
 use crate::printer::Printer;
 use crate::sse::SseParser;
 use crate::state::StateRoot;
+use crate::trust::Trust;
 use crate::untrusted::escape;
 
 /// How long one request may take to be answered (a turn is answered once it is recorded).
@@ -182,7 +183,8 @@ impl<'a> Chat<'a> {
                 }
             },
         };
-        let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(10)).build()?;
+        let trust = Trust::for_url(endpoint.host.as_str(), &|name| std::env::var(name).ok())?;
+        let client = trust.client().connect_timeout(Duration::from_secs(10)).build()?;
         Ok(Self { args, printer, endpoint, client, session, kept })
     }
 

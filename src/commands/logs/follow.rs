@@ -18,6 +18,7 @@ use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
 use crate::sse::{SseEvent, SseParser};
 use crate::state::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
+use crate::trust::Trust;
 use crate::untrusted::escape;
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).
@@ -41,7 +42,10 @@ const BODY_EXCERPT_CHARS: usize = 200;
 /// server is gone for good; every way of ending early is a [`Stop`].
 pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retry_for: Duration) -> anyhow::Result<()> {
     let authorization = endpoint.token.as_ref().map(|token| token.header_value()).transpose()?;
-    let client = reqwest::Client::builder()
+    let trust = Trust::for_url(endpoint.host.as_str(), &|name| std::env::var(name).ok())
+        .map_err(|broken| Stop::usage(broken.message))?;
+    let client = trust
+        .client()
         // A redirect could carry the token somewhere the user did not name.
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(CONNECT_TIMEOUT)
