@@ -107,8 +107,10 @@ impl ExportClient {
         let client = Arc::clone(&self.client);
         let timeout = self.timeout;
         let answer = self.runtime.spawn(async move {
-            let client = client.get().await.map_err(|error| format!("{url}: {error}"))?;
-            let mut response = client.execute(request).await.map_err(|error| describe(&url, &error, timeout))?;
+            let trusted = client;
+            let client = trusted.get().await.map_err(|error| format!("{url}: {error}"))?;
+            let mut response =
+                client.execute(request).await.map_err(|error| describe(&url, &error, timeout, &trusted.trust))?;
             let status = response.status();
             let mut body = Vec::new();
             while let Ok(Some(chunk)) = response.chunk().await {
@@ -129,8 +131,10 @@ impl ExportClient {
 }
 
 /// Why a request got no answer, in words.
-fn describe(url: &str, error: &reqwest::Error, timeout: Duration) -> String {
-    if error.is_timeout() {
+fn describe(url: &str, error: &reqwest::Error, timeout: Duration, trust: &Trust) -> String {
+    if let Some(why) = trust.untrusted(error) {
+        format!("could not connect to {url}: {why}")
+    } else if error.is_timeout() {
         format!("{url} did not answer within {} (OTEL_EXPORTER_OTLP_TIMEOUT)", crate::clock::format_duration(timeout))
     } else if error.is_connect() {
         format!("could not connect to {url}")

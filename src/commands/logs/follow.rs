@@ -54,6 +54,7 @@ pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retr
         .build()?;
     let mut follower = Follower {
         client,
+        trust,
         endpoint,
         query,
         authorization,
@@ -129,6 +130,8 @@ enum Shown {
 
 struct Follower<'a> {
     client: reqwest::Client,
+    /// The CAs the client trusts, and what to say when they do not cover the server's.
+    trust: Trust,
     endpoint: &'a Endpoint,
     query: &'a Query,
     authorization: Option<HeaderValue>,
@@ -268,7 +271,14 @@ impl Follower<'_> {
                 let cause = format!("no answer within {} s", ANSWER_TIMEOUT.as_secs());
                 return Err(Failed::Retry(Unavailable::Unreachable(cause)));
             }
-            Ok(Err(error)) => return Err(Failed::Retry(unavailable(&error))),
+            Ok(Err(error)) => match self.trust.untrusted(&error) {
+                // Another try meets the same certificate.
+                Some(why) => {
+                    let host = self.endpoint.display_host();
+                    return Err(Failed::Stop(Stop::failure(format!("could not connect to {host}: {why}"))));
+                }
+                None => return Err(Failed::Retry(unavailable(&error))),
+            },
             Ok(Ok(response)) => response,
         };
         self.accept(response).await

@@ -285,6 +285,9 @@ async fn run_step(
 /// How one attempt to send a request failed before any answer came.
 enum SendFailure {
     Connect(String),
+    /// The server's certificate was issued by no CA the client trusts (what to say of it):
+    /// not retried, as another try meets the same certificate.
+    Untrusted(String),
     Idle,
     Other(String),
 }
@@ -322,6 +325,9 @@ async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs) -> 
                     return Err(format!("{problem}{attempts}"));
                 }
                 (problem, None)
+            }
+            Err(SendFailure::Untrusted(why)) => {
+                return Err(format!("could not connect to {}: {why}", shared.endpoint.base_url));
             }
             Err(SendFailure::Idle) => return Err(shared.idle_failure(false)),
             Err(SendFailure::Other(reason)) => {
@@ -364,7 +370,10 @@ async fn send_once(shared: &Shared, body: &Value) -> Result<Response, SendFailur
             "no connection within {} (--model-connect-timeout)",
             format_duration(shared.settings.connect_timeout)
         ))),
-        Ok(Err(error)) if error.is_connect() => Err(SendFailure::Connect(innermost_reason(&error))),
+        Ok(Err(error)) if error.is_connect() => match shared.trust.untrusted(&error) {
+            Some(why) => Err(SendFailure::Untrusted(why)),
+            None => Err(SendFailure::Connect(innermost_reason(&error))),
+        },
         Ok(Err(error)) => Err(SendFailure::Other(innermost_reason(&error))),
     }
 }
