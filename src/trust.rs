@@ -133,19 +133,21 @@ impl Trust {
     }
 }
 
-/// The TLS error of an unknown issuer, wherever it is among `error`'s causes (an I/O error
-/// holds it without naming it as its source).
+/// The TLS error of an unknown issuer, wherever it is among `error`'s causes. An I/O error
+/// holds its cause without naming it as its source (its `source()` is its cause's), and
+/// rustls' comes inside two of them, so an I/O error is looked into instead.
 fn unknown_issuer<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
     let mut cause = Some(error);
     while let Some(current) = cause {
-        let tls = current.downcast_ref::<rustls::Error>().or_else(|| {
-            let inner = current.downcast_ref::<std::io::Error>()?.get_ref()?;
-            inner.downcast_ref::<rustls::Error>()
-        });
-        if let Some(tls @ rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer)) = tls {
+        if let Some(tls @ rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer)) =
+            current.downcast_ref::<rustls::Error>()
+        {
             return Some(tls);
         }
-        cause = current.source();
+        cause = match current.downcast_ref::<std::io::Error>().and_then(std::io::Error::get_ref) {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => current.source(),
+        };
     }
     None
 }
@@ -271,7 +273,9 @@ mod tests {
     fn the_advice_names_the_client_s_own_variable_first() {
         let trust = Trust::for_url("http://c:4318", &lookup(&[])).unwrap();
         let trust = trust.and_file("OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", None).unwrap();
-        let error = std::io::Error::other(rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer));
+        // As hyper-util hands it over: inside two I/O errors.
+        let tls = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let error = std::io::Error::other(std::io::Error::new(std::io::ErrorKind::InvalidData, tls));
         assert_eq!(
             trust.untrusted(&error).unwrap(),
             "the server's certificate is not trusted (invalid peer certificate: UnknownIssuer): set OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE or SSL_CERT_FILE to the PEM file of the CA that issued it"
