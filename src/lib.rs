@@ -60,6 +60,7 @@ pub mod since; // `--since` ages and times
 pub mod sse; // Server-Sent Events read in linear time
 pub mod state; // the store: event log, serve log, sessions, dev.json
 pub mod suggest; // "did you mean"
+pub mod trust; // the CAs every HTTPS client trusts: bundled, the system's, SSL_CERT_FILE and the like
 pub mod untrusted; // text we did not write, made safe to print
 pub mod uri; // paths as URIs; URLs quoted without their user name and password
 pub mod vocabulary; // the event vocabulary

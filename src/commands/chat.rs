@@ -24,6 +24,7 @@ use crate::exit_status::{Exit, ExitStatus, HOOKS_MISBEHAVED};
 use crate::printer::Printer;
 use crate::sse::SseParser;
 use crate::state::StateRoot;
+use crate::trust::Trust;
 use crate::untrusted::escape;
 
 /// How long one request may take to be answered (a turn is answered once it is recorded).
@@ -161,6 +162,8 @@ struct Chat<'a> {
     printer: &'a Printer,
     endpoint: Endpoint,
     client: reqwest::Client,
+    /// The CAs the client trusts, and what to say when they do not cover the server's.
+    trust: Trust,
     /// The session and its continuation token, once there is one.
     session: Option<(String, String)>,
     kept: ChatFile,
@@ -182,8 +185,9 @@ impl<'a> Chat<'a> {
                 }
             },
         };
-        let client = reqwest::Client::builder().connect_timeout(Duration::from_secs(10)).build()?;
-        Ok(Self { args, printer, endpoint, client, session, kept })
+        let trust = Trust::for_url(endpoint.host.as_str(), &|name| std::env::var(name).ok())?;
+        let client = trust.client().connect_timeout(Duration::from_secs(10)).build()?;
+        Ok(Self { args, printer, endpoint, client, trust, session, kept })
     }
 
     fn url(&self, path: &str) -> anyhow::Result<reqwest::Url> {
@@ -259,12 +263,15 @@ impl<'a> Chat<'a> {
     }
 
     fn unreachable(&self, problem: &reqwest::Error) -> anyhow::Error {
-        let message = format!(
-            "could not reach {}: {}; is the server running? (`{} dev` starts one here; --url names another)",
-            self.endpoint.display_host(),
-            root_cause(problem),
-            crate::invocation::command()
-        );
+        let host = self.endpoint.display_host();
+        let message = match self.trust.untrusted(problem) {
+            Some(why) => format!("could not reach {host}: {why}"),
+            None => format!(
+                "could not reach {host}: {}; is the server running? (`{} dev` starts one here; --url names another)",
+                root_cause(problem),
+                crate::invocation::command()
+            ),
+        };
         Exit { status: ExitStatus::Error, message: crate::uri::without_credentials(&message) }.into()
     }
 

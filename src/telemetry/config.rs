@@ -43,6 +43,17 @@ impl Signal {
             .or_else(|| lookup(&format!("OTEL_EXPORTER_OTLP_{what}")))
     }
 
+    /// The variable that names this signal's CA file, and what it names: its own
+    /// (`OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE`) when set, else `OTEL_EXPORTER_OTLP_CERTIFICATE`
+    /// (`None` when neither is set).
+    pub fn certificate(self, lookup: &dyn Fn(&str) -> Option<String>) -> (String, Option<String>) {
+        let own = format!("OTEL_EXPORTER_OTLP_{}_CERTIFICATE", self.upper());
+        match lookup(&own) {
+            Some(path) => (own, Some(path)),
+            None => ("OTEL_EXPORTER_OTLP_CERTIFICATE".to_owned(), lookup("OTEL_EXPORTER_OTLP_CERTIFICATE")),
+        }
+    }
+
     /// The headers to send with this signal's next export, read now (they are re-read on
     /// each export): `k=v` pairs, comma-separated, values URL-encoded.
     pub fn headers(self, lookup: &dyn Fn(&str) -> Option<String>) -> Vec<(String, String)> {
@@ -325,6 +336,22 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(service(both), "billing");
+    }
+
+    #[test]
+    fn a_signal_s_own_certificate_wins() {
+        let vars =
+            [("OTEL_EXPORTER_OTLP_CERTIFICATE", "/all.pem"), ("OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE", "/logs.pem")];
+        let lookup = |name: &str| vars.iter().find(|(k, _)| *k == name).map(|(_, v)| (*v).to_owned());
+        assert_eq!(
+            Signal::Logs.certificate(&lookup),
+            ("OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE".to_owned(), Some("/logs.pem".to_owned()))
+        );
+        assert_eq!(
+            Signal::Traces.certificate(&lookup),
+            ("OTEL_EXPORTER_OTLP_CERTIFICATE".to_owned(), Some("/all.pem".to_owned()))
+        );
+        assert_eq!(Signal::Metrics.certificate(&|_| None), ("OTEL_EXPORTER_OTLP_CERTIFICATE".to_owned(), None));
     }
 
     #[test]

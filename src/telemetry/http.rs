@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use opentelemetry_http::{Bytes, HttpClient, HttpError, Request, Response};
 
 use crate::telemetry::config::Signal;
+use crate::trust::Trust;
 use crate::uri::{without_credentials, without_credentials_of};
 
 /// The most of a collector's answer read (its body is only looked at when it refused).
@@ -59,7 +60,7 @@ impl Failures {
 pub struct ExportClient {
     pub signal: Signal,
     pub timeout: Duration,
-    client: Arc<tokio::sync::OnceCell<reqwest::Client>>,
+    client: Arc<TrustedClient>,
     runtime: tokio::runtime::Handle,
     /// The `.env` files' variables, for the headers (the shell's are read from the process).
     files: Arc<Vec<(String, String)>>,
@@ -67,21 +68,21 @@ pub struct ExportClient {
 }
 
 impl ExportClient {
+    /// `trust`: the CAs it trusts (a client made for an earlier signal that trusts the same
+    /// is shared).
     pub fn new(
         signal: Signal,
         timeout: Duration,
         shared: &Shared,
+        trust: Trust,
         files: Arc<Vec<(String, String)>>,
         failures: Arc<Failures>,
     ) -> Self {
-        Self { signal, timeout, client: shared.client.clone(), runtime: shared.runtime.clone(), files, failures }
+        Self { signal, timeout, client: shared.client(trust), runtime: shared.runtime.clone(), files, failures }
     }
 
     fn lookup(&self, name: &str) -> Option<String> {
-        std::env::var(name)
-            .ok()
-            .or_else(|| self.files.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone()))
-            .filter(|value| !value.is_empty())
+        lookup_in(&self.files, name)
     }
 
     async fn send(&self, request: Request<Bytes>) -> Result<Response<Bytes>, String> {
@@ -106,9 +107,10 @@ impl ExportClient {
         let client = Arc::clone(&self.client);
         let timeout = self.timeout;
         let answer = self.runtime.spawn(async move {
-            let client =
-                client.get_or_try_init(|| async { new_client() }).await.map_err(|error| format!("{url}: {error}"))?;
-            let mut response = client.execute(request).await.map_err(|error| describe(&url, &error, timeout))?;
+            let trusted = client;
+            let client = trusted.get().await.map_err(|error| format!("{url}: {error}"))?;
+            let mut response =
+                client.execute(request).await.map_err(|error| describe(&url, &error, timeout, &trusted.trust))?;
             let status = response.status();
             let mut body = Vec::new();
             while let Ok(Some(chunk)) = response.chunk().await {
@@ -129,8 +131,10 @@ impl ExportClient {
 }
 
 /// Why a request got no answer, in words.
-fn describe(url: &str, error: &reqwest::Error, timeout: Duration) -> String {
-    if error.is_timeout() {
+fn describe(url: &str, error: &reqwest::Error, timeout: Duration, trust: &Trust) -> String {
+    if let Some(why) = trust.untrusted(error) {
+        format!("could not connect to {url}: {why}")
+    } else if error.is_timeout() {
         format!("{url} did not answer within {} (OTEL_EXPORTER_OTLP_TIMEOUT)", crate::clock::format_duration(timeout))
     } else if error.is_connect() {
         format!("could not connect to {url}")
@@ -152,11 +156,43 @@ impl HttpClient for ExportClient {
     }
 }
 
-/// The thread and client every signal's exporter shares.
-pub struct Shared {
+/// A variable as the exporters read it: the shell's, else the `.env` files'; an empty
+/// value counts as unset.
+pub fn lookup_in(files: &[(String, String)], name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .or_else(|| files.iter().find(|(key, _)| key == name).map(|(_, value)| value.clone()))
+        .filter(|value| !value.is_empty())
+}
+
+/// One HTTP client and the CAs it trusts.
+#[derive(Debug)]
+struct TrustedClient {
+    trust: Trust,
     /// Made on the export thread as it starts (its TLS set-up runs while Node boots, not
     /// on the way of a cold start), or by the first export if that comes first.
-    client: Arc<tokio::sync::OnceCell<reqwest::Client>>,
+    client: tokio::sync::OnceCell<reqwest::Client>,
+}
+
+impl TrustedClient {
+    async fn get(&self) -> reqwest::Result<&reqwest::Client> {
+        self.client
+            .get_or_try_init(|| async {
+                self.trust
+                    .client()
+                    .connect_timeout(Duration::from_secs(5))
+                    .redirect(reqwest::redirect::Policy::none())
+                    .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
+                    .build()
+            })
+            .await
+    }
+}
+
+/// The thread every signal's exporter shares, and their clients: one for all of them
+/// unless a signal trusts CAs of its own (`OTEL_EXPORTER_OTLP_LOGS_CERTIFICATE`).
+pub struct Shared {
+    clients: Mutex<Vec<Arc<TrustedClient>>>,
     runtime: tokio::runtime::Handle,
 }
 
@@ -169,19 +205,22 @@ impl Shared {
         std::thread::Builder::new().name("otel-export".to_owned()).spawn(move || {
             runtime.block_on(std::future::pending::<()>());
         })?;
-        let client = Arc::new(tokio::sync::OnceCell::new());
-        let made = Arc::clone(&client);
-        handle.spawn(async move {
-            let _ = made.get_or_try_init(|| async { new_client() }).await;
-        });
-        Ok(Shared { client, runtime: handle })
+        Ok(Shared { clients: Mutex::new(Vec::new()), runtime: handle })
     }
-}
 
-fn new_client() -> reqwest::Result<reqwest::Client> {
-    reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(5))
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
-        .build()
+    /// The client that trusts `trust`: one made for an earlier signal if it trusts the
+    /// same, else a new one, made on the export thread from now.
+    fn client(&self, trust: Trust) -> Arc<TrustedClient> {
+        let mut clients = self.clients.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(client) = clients.iter().find(|client| client.trust == trust) {
+            return Arc::clone(client);
+        }
+        let client = Arc::new(TrustedClient { trust, client: tokio::sync::OnceCell::new() });
+        clients.push(Arc::clone(&client));
+        let made = Arc::clone(&client);
+        self.runtime.spawn(async move {
+            let _ = made.get().await;
+        });
+        client
+    }
 }

@@ -27,6 +27,7 @@ use opentelemetry_sdk::trace::{
 };
 
 use crate::state::log_record::{Level, Record};
+use crate::trust::Trust;
 pub use config::ExportConfig;
 use config::{Signal, SignalExport};
 use http::{ExportClient, Failures, Shared};
@@ -104,8 +105,13 @@ impl Telemetry {
         let failures = Arc::new(Failures::default());
         let files = Arc::new(files);
         let resource = Resource::builder_empty().with_attributes(config.resource.clone()).build();
-        let client = |export: &SignalExport| {
-            ExportClient::new(export.signal, export.timeout, &shared, files.clone(), failures.clone())
+        // A signal's CAs: the shared variables', and its own certificate's (a variable naming a
+        // broken file stops the command, exit 2).
+        let lookup = |name: &str| http::lookup_in(&files, name);
+        let client = |export: &SignalExport| -> anyhow::Result<ExportClient> {
+            let (variable, path) = export.signal.certificate(&lookup);
+            let trust = Trust::for_url(&export.url, &lookup)?.and_file(&variable, path.as_deref())?;
+            Ok(ExportClient::new(export.signal, export.timeout, &shared, trust, files.clone(), failures.clone()))
         };
         // The exporter's own words quote the endpoint as it was given, password and all.
         let refused = |error: opentelemetry_otlp::ExporterBuildError| {
@@ -114,7 +120,7 @@ impl Telemetry {
         let spans = match config.signal(Signal::Traces) {
             Some(export) => {
                 let exporter =
-                    configure(SpanExporter::builder().with_http(), export, client(export)).build().map_err(refused)?;
+                    configure(SpanExporter::builder().with_http(), export, client(export)?).build().map_err(refused)?;
                 let mut processor = BatchSpanProcessor::builder(exporter).build();
                 processor.set_resource(&resource);
                 Some(processor)
@@ -123,7 +129,7 @@ impl Telemetry {
         };
         let meters = match config.signal(Signal::Metrics) {
             Some(export) => {
-                let exporter = configure(MetricExporter::builder().with_http(), export, client(export))
+                let exporter = configure(MetricExporter::builder().with_http(), export, client(export)?)
                     .with_temporality(config.temporality)
                     .build()
                     .map_err(refused)?;
@@ -139,7 +145,7 @@ impl Telemetry {
         let logs = match config.signal(Signal::Logs) {
             Some(export) => {
                 let exporter =
-                    configure(LogExporter::builder().with_http(), export, client(export)).build().map_err(refused)?;
+                    configure(LogExporter::builder().with_http(), export, client(export)?).build().map_err(refused)?;
                 let provider =
                     SdkLoggerProvider::builder().with_resource(resource.clone()).with_batch_exporter(exporter).build();
                 let logger = provider.logger(SCOPE);

@@ -45,6 +45,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("sse", 1),
     ("state", 1),
     ("suggest", 1),
+    ("trust", 1),
     ("untrusted", 1),
     ("uri", 1),
     ("vocabulary", 1),

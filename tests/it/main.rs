@@ -38,6 +38,7 @@ mod run;
 mod runtime;
 mod sdk;
 mod test_command;
+mod tls;
 mod types;
 mod validate;
 mod what_runs;

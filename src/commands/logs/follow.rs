@@ -18,6 +18,7 @@ use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
 use crate::sse::{SseEvent, SseParser};
 use crate::state::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
+use crate::trust::Trust;
 use crate::untrusted::escape;
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).
@@ -41,7 +42,10 @@ const BODY_EXCERPT_CHARS: usize = 200;
 /// server is gone for good; every way of ending early is a [`Stop`].
 pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retry_for: Duration) -> anyhow::Result<()> {
     let authorization = endpoint.token.as_ref().map(|token| token.header_value()).transpose()?;
-    let client = reqwest::Client::builder()
+    let trust = Trust::for_url(endpoint.host.as_str(), &|name| std::env::var(name).ok())
+        .map_err(|broken| Stop::usage(broken.message))?;
+    let client = trust
+        .client()
         // A redirect could carry the token somewhere the user did not name.
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(CONNECT_TIMEOUT)
@@ -50,6 +54,7 @@ pub async fn follow(endpoint: &Endpoint, query: &Query, output: Output<'_>, retr
         .build()?;
     let mut follower = Follower {
         client,
+        trust,
         endpoint,
         query,
         authorization,
@@ -125,6 +130,8 @@ enum Shown {
 
 struct Follower<'a> {
     client: reqwest::Client,
+    /// The CAs the client trusts, and what to say when they do not cover the server's.
+    trust: Trust,
     endpoint: &'a Endpoint,
     query: &'a Query,
     authorization: Option<HeaderValue>,
@@ -264,7 +271,14 @@ impl Follower<'_> {
                 let cause = format!("no answer within {} s", ANSWER_TIMEOUT.as_secs());
                 return Err(Failed::Retry(Unavailable::Unreachable(cause)));
             }
-            Ok(Err(error)) => return Err(Failed::Retry(unavailable(&error))),
+            Ok(Err(error)) => match self.trust.untrusted(&error) {
+                // Another try meets the same certificate.
+                Some(why) => {
+                    let host = self.endpoint.display_host();
+                    return Err(Failed::Stop(Stop::failure(format!("could not connect to {host}: {why}"))));
+                }
+                None => return Err(Failed::Retry(unavailable(&error))),
+            },
             Ok(Ok(response)) => response,
         };
         self.accept(response).await

@@ -22,6 +22,7 @@ use crate::model::provider::spec::{Endpoint, ProviderKind};
 use crate::model::provider::stream::{Step, TurnUsage, shown};
 use crate::model::provider::{Settings, queued_weight};
 use crate::state::log_record::Level;
+use crate::trust::Trust;
 
 /// One turn's work, run on the provider's thread.
 pub(crate) type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -43,30 +44,44 @@ pub(crate) struct Shared {
     pub settings: Settings,
     /// The key, kept out of everything the server's answers become.
     pub key_scrub: KeyScrub,
-    client: reqwest::Client,
+    /// The CAs the client trusts, and what to say when they do not cover the server's.
+    trust: Trust,
+    /// Made on the provider's thread as it starts (loading the system's CAs takes a few
+    /// milliseconds, spent while Node boots), or by the first request if that comes first.
+    client: tokio::sync::OnceCell<reqwest::Client>,
     told_no_usage: AtomicBool,
     told_no_price: AtomicBool,
 }
 
 impl Shared {
-    pub fn new(kind: ProviderKind, model: &str, endpoint: Endpoint, settings: Settings) -> anyhow::Result<Shared> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(settings.connect_timeout)
-            // A redirect would re-send the key somewhere else; the user gives the final URL.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|error| anyhow::anyhow!("could not start the HTTP client: {error}"))?;
-        Ok(Shared {
+    pub fn new(kind: ProviderKind, model: &str, endpoint: Endpoint, settings: Settings, trust: Trust) -> Shared {
+        Shared {
             kind,
             model: model.to_owned(),
             key_scrub: KeyScrub::new(endpoint.key.as_deref()),
             endpoint,
             settings,
-            client,
+            trust,
+            client: tokio::sync::OnceCell::new(),
             told_no_usage: AtomicBool::new(false),
             told_no_price: AtomicBool::new(false),
-        })
+        }
+    }
+
+    /// The HTTP client, made the first time it is asked for.
+    async fn client(&self) -> Result<&reqwest::Client, String> {
+        self.client
+            .get_or_try_init(|| async {
+                self.trust
+                    .client()
+                    .connect_timeout(self.settings.connect_timeout)
+                    // A redirect would re-send the key somewhere else; the user gives the final URL.
+                    .redirect(reqwest::redirect::Policy::none())
+                    .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
+                    .build()
+            })
+            .await
+            .map_err(|error| format!("could not start the HTTP client: {}", innermost_reason(&error)))
     }
 
     /// `text` (a failure, a log line) with the key, wherever it appears, replaced by
@@ -90,15 +105,21 @@ impl Shared {
     }
 }
 
-/// Starts the provider's thread: one runtime, running each submitted turn as a task until
-/// the sender (the provider) is dropped; the runtime, and with it every task still running,
-/// is then dropped on that thread, outside any async context.
-pub(crate) fn start_runner() -> anyhow::Result<tokio::sync::mpsc::UnboundedSender<Job>> {
+/// Starts the provider's thread: one runtime, making `shared`'s client first and then
+/// running each submitted turn as a task until the sender (the provider) is dropped; the
+/// runtime, and with it every task still running, is then dropped on that thread, outside
+/// any async context.
+pub(crate) fn start_runner(shared: &Arc<Shared>) -> anyhow::Result<tokio::sync::mpsc::UnboundedSender<Job>> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|error| anyhow::anyhow!("could not start the model client's runtime: {error}"))?;
     let (jobs, mut submitted) = tokio::sync::mpsc::unbounded_channel::<Job>();
+    let made = Arc::clone(shared);
+    // A failure is said by the turn that needs the client.
+    let _ = jobs.send(Box::pin(async move {
+        let _ = made.client().await;
+    }));
     std::thread::Builder::new()
         .name("agent-sdk-model".to_owned())
         .spawn(move || {
@@ -264,6 +285,9 @@ async fn run_step(
 /// How one attempt to send a request failed before any answer came.
 enum SendFailure {
     Connect(String),
+    /// The server's certificate was issued by no CA the client trusts (what to say of it):
+    /// not retried, as another try meets the same certificate.
+    Untrusted(String),
     Idle,
     Other(String),
 }
@@ -302,6 +326,9 @@ async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs) -> 
                 }
                 (problem, None)
             }
+            Err(SendFailure::Untrusted(why)) => {
+                return Err(format!("could not connect to {}: {why}", shared.endpoint.base_url));
+            }
             Err(SendFailure::Idle) => return Err(shared.idle_failure(false)),
             Err(SendFailure::Other(reason)) => {
                 return Err(format!("the request to the model server failed: {reason}{on_attempt}"));
@@ -327,7 +354,8 @@ async fn send_with_retries(shared: &Shared, body: &Value, outputs: &Outputs) -> 
 
 /// One POST of the request, waiting at most the idle timeout for the answer's headers.
 async fn send_once(shared: &Shared, body: &Value) -> Result<Response, SendFailure> {
-    let mut request = shared.client.post(shared.endpoint.chat_completions.clone()).json(body);
+    let client = shared.client().await.map_err(SendFailure::Other)?;
+    let mut request = client.post(shared.endpoint.chat_completions.clone()).json(body);
     if let Some(key) = &shared.endpoint.key {
         // The key was checked to be visible ASCII when the provider connected.
         if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {key}")) {
@@ -342,7 +370,10 @@ async fn send_once(shared: &Shared, body: &Value) -> Result<Response, SendFailur
             "no connection within {} (--model-connect-timeout)",
             format_duration(shared.settings.connect_timeout)
         ))),
-        Ok(Err(error)) if error.is_connect() => Err(SendFailure::Connect(innermost_reason(&error))),
+        Ok(Err(error)) if error.is_connect() => match shared.trust.untrusted(&error) {
+            Some(why) => Err(SendFailure::Untrusted(why)),
+            None => Err(SendFailure::Connect(innermost_reason(&error))),
+        },
         Ok(Err(error)) => Err(SendFailure::Other(innermost_reason(&error))),
     }
 }

@@ -83,9 +83,9 @@ pub struct Provider {
 }
 
 impl Provider {
-    /// Resolves the key and base URL (`lookup(name)` gives a variable: the shell's, then
-    /// `.env`'s) and starts the HTTP client. A missing key or a bad or missing URL is a usage
-    /// error (exit 2).
+    /// Resolves the key, the base URL and the CAs to trust (`lookup(name)` gives a variable:
+    /// the shell's, then `.env`'s) and starts the HTTP client. A missing key, a bad or missing
+    /// URL, or a CA variable naming a broken file is a usage error (exit 2).
     pub fn connect(
         kind: ProviderKind,
         model: &str,
@@ -93,9 +93,10 @@ impl Provider {
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Provider, anyhow::Error> {
         let endpoint = spec::Endpoint::resolve(kind, model, settings.base_url.as_deref(), lookup)?;
-        let shared = client::Shared::new(kind, model, endpoint, settings)?;
-        let jobs = client::start_runner()?;
-        Ok(Provider { shared: Arc::new(shared), jobs })
+        let trust = crate::trust::Trust::for_url(endpoint.chat_completions.as_str(), lookup)?;
+        let shared = Arc::new(client::Shared::new(kind, model, endpoint, settings, trust));
+        let jobs = client::start_runner(&shared)?;
+        Ok(Provider { shared, jobs })
     }
 
     /// The model as `--model` names it: `openai:gpt-4o-mini`.

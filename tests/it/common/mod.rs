@@ -5,6 +5,7 @@ pub mod model_server;
 pub mod otlp;
 pub mod snapshot;
 pub mod store;
+pub mod tls;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -60,7 +61,8 @@ pub fn recorded(mut command: Command, cwd: &Path, args: &[&str], env: &[(&str, &
 
 /// `agent-sdk` as the tests run it: without the developer's model variables
 /// (`AGENT_SDK_MODEL`, the providers' keys and base URL) and `OTEL_*` variables, so that no
-/// test reaches a real model or collector, nor the CI's `GITHUB_ACTIONS`.
+/// test reaches a real model or collector, nor the CI's `GITHUB_ACTIONS`, nor the CA files
+/// their machine trusts (`SSL_CERT_FILE`, …: a test names its own).
 pub fn agent_sdk() -> Command {
     agent_sdk_at(Path::new(env!("CARGO_BIN_EXE_agent-sdk")))
 }
@@ -78,6 +80,9 @@ pub fn agent_sdk_at(binary: &Path) -> Command {
         "XAI_API_KEY",
         "npm_config_user_agent",
         "GITHUB_ACTIONS",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "NODE_EXTRA_CA_CERTS",
     ] {
         command.env_remove(variable);
     }
