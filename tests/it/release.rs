@@ -42,8 +42,10 @@ fn glibc_versions(symbols: &str) -> Vec<((u32, u32), String)> {
 fn the_released_binary_starts_on_glibc_2_17_has_no_symbols_and_runs() {
     let binary = released_binary();
 
-    let too_new: Vec<_> =
-        glibc_versions(&objdump(&["-T"], &binary)).into_iter().filter(|(version, _)| *version > PROMISED_GLIBC).collect();
+    let too_new: Vec<_> = glibc_versions(&objdump(&["-T"], &binary))
+        .into_iter()
+        .filter(|(version, _)| *version > PROMISED_GLIBC)
+        .collect();
     assert!(too_new.is_empty(), "symbols of a glibc newer than {PROMISED_GLIBC:?}: {too_new:?}");
 
     let needed: Vec<String> = objdump(&["-p"], &binary)
