@@ -4,7 +4,8 @@
 //! A write costs Node one `pwrite` and agent-sdk nothing, where a protocol line before
 //! every handler cost a pipe write and a wake-up of two threads here.
 //!
-//! The file lives in memory and has no name (only the two processes hold it). It holds a
+//! The file has no name (only the two processes hold it) and lives in memory where the
+//! kernel has `memfd_create` (`platform::anonymous_file`). It holds a
 //! record of 24 bytes for each session lane (`run` has one, at offset 0; a `dev` runtime
 //! one for each session it serves), little-endian: `u32` generation (one counter for every
 //! lane, so the running record with the highest started last), `u32` kind (0 idle, 1 the
