@@ -238,3 +238,107 @@ fn both(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+// Every platform of the table, and the launcher's choice among them for machines this one is
+// not.
+
+/// Every platform the release builds, as its package must say it: the platforms.json key,
+/// Node's `process.platform` and `process.arch`, the C library (Linux) and the binary's name.
+const EVERY_PLATFORM: [(&str, &str, &str, Option<&str>, &str); 8] = [
+    ("linux-x64", "linux", "x64", Some("glibc"), "agent-sdk"),
+    ("linux-x64-musl", "linux", "x64", Some("musl"), "agent-sdk"),
+    ("linux-arm64", "linux", "arm64", Some("glibc"), "agent-sdk"),
+    ("linux-arm64-musl", "linux", "arm64", Some("musl"), "agent-sdk"),
+    ("darwin-x64", "darwin", "x64", None, "agent-sdk"),
+    ("darwin-arm64", "darwin", "arm64", None, "agent-sdk"),
+    ("win32-x64", "win32", "x64", None, "agent-sdk.exe"),
+    ("win32-arm64", "win32", "arm64", None, "agent-sdk.exe"),
+];
+
+/// What the launcher lists when no package fits the machine, after saying which machine.
+const WHAT_THERE_IS: &str = "\
+It has one for:
+  linux-x64 (glibc)    @agent-sdk/cli-linux-x64
+  linux-x64 (musl)     @agent-sdk/cli-linux-x64-musl
+  linux-arm64 (glibc)  @agent-sdk/cli-linux-arm64
+  linux-arm64 (musl)   @agent-sdk/cli-linux-arm64-musl
+  darwin-x64           @agent-sdk/cli-darwin-x64
+  darwin-arm64         @agent-sdk/cli-darwin-arm64
+  win32-x64            @agent-sdk/cli-win32-x64
+  win32-arm64          @agent-sdk/cli-win32-arm64
+Build it from source instead: `cargo install --path .` in a clone of the repository (see its README).";
+
+#[test]
+fn the_launcher_picks_the_package_of_each_machine_and_names_them_all_when_none_fits() {
+    let fitting = EVERY_PLATFORM.map(|(key, os, cpu, libc, binary)| ((os, cpu, libc), Some((key, binary))));
+    let unfitting = [
+        ("freebsd", "x64", None),
+        ("linux", "ia32", Some("glibc")),
+        ("linux", "arm", Some("glibc")),
+        ("linux", "riscv64", Some("musl")),
+        ("win32", "ia32", None),
+        ("openbsd", "arm64", None),
+        ("android", "arm64", None),
+    ]
+    .map(|machine| (machine, None));
+    let machines: Vec<_> = fitting.into_iter().chain(unfitting).collect();
+    let asked: Vec<Value> =
+        machines.iter().map(|((os, cpu, libc), _)| serde_json::json!({ "os": os, "cpu": cpu, "libc": libc })).collect();
+
+    let script = "const launcher = require(process.argv[1]);\
+                  const table = require(process.argv[2]);\
+                  const machines = JSON.parse(process.argv[3]);\
+                  console.log(JSON.stringify(machines.map((machine) => launcher.choosePlatform(table, machine))));";
+    let output = Command::new(crate::common::node())
+        .args(["-e", script])
+        .arg(root().join("packaging/npm/cli/launcher.js"))
+        .arg(root().join("packaging/npm/platforms.json"))
+        .arg(Value::from(asked).to_string())
+        .output()
+        .expect("node runs");
+    assert!(output.status.success(), "{}", both(&output));
+    let choices: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+
+    for (((os, cpu, libc), expected), choice) in machines.iter().zip(&choices) {
+        let machine = format!("{os}-{cpu}{}", libc.map(|libc| format!(" ({libc})")).unwrap_or_default());
+        match expected {
+            Some((key, binary)) => {
+                assert_eq!(choice["key"], *key, "{machine}: {choice:#}");
+                assert_eq!(choice["platform"]["package"], package_of(key), "{machine}: {choice:#}");
+                // agent-sdk.exe on Windows.
+                assert_eq!(choice["platform"]["binary"], *binary, "{machine}: {choice:#}");
+            }
+            None => assert_eq!(
+                choice["unsupported"],
+                format!("{MAIN_PACKAGE} has no prebuilt binary for {machine}. {WHAT_THERE_IS}"),
+                "{choice:#}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn on_a_machine_no_package_fits_the_launcher_says_so_and_exits_2() {
+    let project = Project::install("validate", "accepted-forms");
+    // Node as it is on a 32-bit x86 Linux: the binary is never started.
+    let preload = project.npm_home.path().join("ia32.js");
+    std::fs::write(&preload, "Object.defineProperty(process, \"arch\", { value: \"ia32\" });\n").unwrap();
+
+    let launched = project
+        .npm("node")
+        .arg("--require")
+        .arg(&preload)
+        .args(["node_modules/.bin/bdk", "validate"])
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&launched), 2, "{}", both(&launched));
+    assert_eq!(
+        String::from_utf8_lossy(&launched.stderr),
+        format!("bdk: {MAIN_PACKAGE} has no prebuilt binary for linux-ia32 (glibc). {WHAT_THERE_IS}\n")
+    );
+    assert!(launched.stdout.is_empty(), "{}", both(&launched));
+}
+
+fn package_of(key: &str) -> String {
+    format!("@agent-sdk/cli-{key}")
+}
