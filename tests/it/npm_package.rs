@@ -206,12 +206,20 @@ fn start_dev(project: &Project) -> Child {
         .unwrap()
 }
 
-/// The pid of the binary the launcher started, once its server is up (it writes dev.json).
+/// The pid of the binary the launcher started, once its server answers. Not as soon as it
+/// writes dev.json: `dev` writes that before it listens for SIGTERM (src/commands/dev.rs), and
+/// a SIGTERM in between ends it by the signal's default action, with nothing said.
 fn wait_for_binary(project: &Project, launcher: &Child) -> u32 {
     let dev_file = project.path().join(".agent-sdk/dev.json");
     let started = Instant::now();
-    while !dev_file.is_file() {
+    loop {
         assert!(started.elapsed() < Duration::from_secs(60), "dev did not start through the launcher");
+        let dev = std::fs::read_to_string(&dev_file).ok().and_then(|text| serde_json::from_str::<Value>(&text).ok());
+        if let Some(url) = dev.as_ref().and_then(|dev| dev["url"].as_str())
+            && reqwest::blocking::get(url).is_ok()
+        {
+            break;
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     let children = Command::new("pgrep").args(["-P", &launcher.id().to_string()]).output().unwrap();
