@@ -40,3 +40,4 @@ mod test_command;
 mod types;
 mod validate;
 mod what_runs;
+mod workflows;
