@@ -42,3 +42,4 @@ mod tls;
 mod types;
 mod validate;
 mod what_runs;
+mod workflows;

@@ -246,3 +246,324 @@ fn both(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+// Every platform at once, as the release workflow packs them (`build.py --binaries`), and the
+// launcher's choice among them for machines this one is not.
+
+/// Every platform the release builds, as its package must say it: the platforms.json key,
+/// Node's `process.platform` and `process.arch`, the C library (Linux) and the binary's name.
+const EVERY_PLATFORM: [(&str, &str, &str, Option<&str>, &str); 8] = [
+    ("linux-x64", "linux", "x64", Some("glibc"), "agent-sdk"),
+    ("linux-x64-musl", "linux", "x64", Some("musl"), "agent-sdk"),
+    ("linux-arm64", "linux", "arm64", Some("glibc"), "agent-sdk"),
+    ("linux-arm64-musl", "linux", "arm64", Some("musl"), "agent-sdk"),
+    ("darwin-x64", "darwin", "x64", None, "agent-sdk"),
+    ("darwin-arm64", "darwin", "arm64", None, "agent-sdk"),
+    ("win32-x64", "win32", "x64", None, "agent-sdk.exe"),
+    ("win32-arm64", "win32", "arm64", None, "agent-sdk.exe"),
+];
+
+/// What the launcher lists when no package fits the machine, after saying which machine.
+const WHAT_THERE_IS: &str = "\
+It has one for:
+  linux-x64 (glibc)    @agent-sdk/cli-linux-x64
+  linux-x64 (musl)     @agent-sdk/cli-linux-x64-musl
+  linux-arm64 (glibc)  @agent-sdk/cli-linux-arm64
+  linux-arm64 (musl)   @agent-sdk/cli-linux-arm64-musl
+  darwin-x64           @agent-sdk/cli-darwin-x64
+  darwin-arm64         @agent-sdk/cli-darwin-arm64
+  win32-x64            @agent-sdk/cli-win32-x64
+  win32-arm64          @agent-sdk/cli-win32-arm64
+Build it from source instead: `cargo install --path .` in a clone of the repository (see its README).";
+
+#[test]
+fn build_py_packs_every_platform_from_a_folder_of_binaries() {
+    let scratch = tempfile::tempdir().unwrap();
+    let binaries = binaries_folder(scratch.path());
+    let out = scratch.path().join("tarballs");
+    let built = build_py(&["--binaries".as_ref(), binaries.as_os_str(), "--out".as_ref(), out.as_os_str()]);
+    assert_eq!(exit_code(&built), 0, "{}", both(&built));
+    let printed = String::from_utf8_lossy(&built.stdout);
+    let tarballs: Vec<PathBuf> = printed.lines().map(PathBuf::from).collect();
+    assert_eq!(
+        tarballs.len(),
+        1 + EVERY_PLATFORM.len(),
+        "the main package's tarball, then each platform's:\n{printed}"
+    );
+
+    let version = env!("CARGO_PKG_VERSION");
+    // What `npm publish --provenance` compares with the repository the workflow runs in.
+    let repository = serde_json::json!({ "type": "git", "url": format!("git+{}.git", env!("CARGO_PKG_REPOSITORY")) });
+    let main = unpack(&tarballs[0], &scratch.path().join("main"));
+    let manifest = manifest_of(&main);
+    assert_eq!(manifest["name"], MAIN_PACKAGE);
+    assert_eq!(manifest["version"], version);
+    assert_eq!(manifest["repository"], repository);
+    let every_package: serde_json::Map<String, Value> =
+        EVERY_PLATFORM.iter().map(|(key, ..)| (package_of(key), Value::from(version))).collect();
+    assert_eq!(manifest["optionalDependencies"], Value::Object(every_package));
+    assert_eq!(manifest["bin"], serde_json::json!({ "agent-sdk": "bin/agent-sdk.js", "bdk": "bin/bdk.js" }));
+    let table = std::fs::read_to_string(root().join("packaging/npm/platforms.json")).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(main.join("platforms.json")).unwrap(),
+        table,
+        "the launcher's table is the repository's"
+    );
+
+    for ((key, os, cpu, libc, binary), tarball) in EVERY_PLATFORM.iter().zip(&tarballs[1..]) {
+        let package = unpack(tarball, &scratch.path().join(key));
+        let manifest = manifest_of(&package);
+        assert_eq!(manifest["name"], package_of(key), "{}", tarball.display());
+        assert_eq!(manifest["version"], version, "{key}");
+        assert_eq!(manifest["repository"], repository, "{key}");
+        assert_eq!(manifest["os"], serde_json::json!([os]), "{key}");
+        assert_eq!(manifest["cpu"], serde_json::json!([cpu]), "{key}");
+        assert_eq!(manifest.get("libc"), libc.map(|libc| serde_json::json!([libc])).as_ref(), "{key}");
+        assert_eq!(
+            crate::common::files_of(&package),
+            ["bin".to_owned(), format!("bin/{binary}"), "package.json".to_owned()]
+        );
+        let shipped = package.join("bin").join(binary);
+        assert_eq!(
+            std::fs::read_to_string(&shipped).unwrap(),
+            stand_in(key),
+            "{key} carries another platform's binary"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&shipped).unwrap().permissions().mode() & 0o777;
+        assert_eq!(format!("{mode:o}"), "755", "{key}: the mode of bin/{binary}");
+    }
+}
+
+#[test]
+fn build_py_refuses_binaries_it_cannot_ship_and_says_why() {
+    let scratch = tempfile::tempdir().unwrap();
+    let binaries = binaries_folder(scratch.path());
+    let out = scratch.path().join("tarballs");
+    let refused = |args: &[&std::ffi::OsStr]| -> String {
+        let output = build_py(&[args, &["--out".as_ref(), out.as_os_str()]].concat());
+        assert_eq!(exit_code(&output), 1, "{}", both(&output));
+        assert!(output.stdout.is_empty() && !out.exists(), "build.py packed what it refused:\n{}", both(&output));
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let dir = binaries.display();
+    let keys = EVERY_PLATFORM.map(|(key, ..)| key).join(", ");
+
+    // A folder for a platform the table does not have.
+    std::fs::create_dir(binaries.join("freebsd-x64")).unwrap();
+    assert_eq!(
+        refused(&["--binaries".as_ref(), binaries.as_os_str()]),
+        format!(
+            "build.py: {dir} has freebsd-x64, which platforms.json does not name (it has {keys}): each folder in it \
+             is named by the platform of the binary inside\n"
+        )
+    );
+    std::fs::remove_dir(binaries.join("freebsd-x64")).unwrap();
+
+    // A Windows binary without .exe (a Linux one put there by mistake), a platform without its binary.
+    std::fs::rename(binaries.join("win32-x64/agent-sdk.exe"), binaries.join("win32-x64/agent-sdk")).unwrap();
+    std::fs::remove_dir_all(binaries.join("linux-arm64-musl")).unwrap();
+    assert_eq!(
+        refused(&["--binaries".as_ref(), binaries.as_os_str()]),
+        format!(
+            "build.py: every platform of platforms.json needs its binary:\n  \
+             {dir}/linux-arm64-musl/agent-sdk is missing (no folder {dir}/linux-arm64-musl)\n  \
+             {dir}/win32-x64/agent-sdk.exe is missing ({dir}/win32-x64 has agent-sdk)\n"
+        )
+    );
+
+    // One binary: for Windows but no .exe; for a platform there is not; not there at all.
+    let linux = binaries.join("linux-x64/agent-sdk");
+    let one = |binary: &Path, platform: &str| {
+        refused(&["--binary".as_ref(), binary.as_os_str(), "--platform".as_ref(), platform.as_ref()])
+    };
+    assert_eq!(
+        one(&linux, "win32-arm64"),
+        format!(
+            "build.py: {} is for win32-arm64, a Windows platform, but is not an .exe: Windows runs only .exe files \
+             (is it a binary for another platform?)\n",
+            linux.display()
+        )
+    );
+    assert_eq!(
+        one(&linux, "linux-riscv64"),
+        format!(
+            "build.py: no platform 'linux-riscv64' in {} (it has {keys}); add it there, or name one with --platform\n",
+            root().join("packaging/npm/platforms.json").display()
+        )
+    );
+    let nothing = scratch.path().join("not-built-yet");
+    assert_eq!(
+        one(&nothing, "linux-x64"),
+        format!(
+            "build.py: no binary at {}: build it first (`cargo build --release`) or name it with --binary\n",
+            nothing.display()
+        )
+    );
+}
+
+#[test]
+fn build_py_refuses_a_platform_table_that_would_install_the_wrong_binary() {
+    // A copy of packaging/npm/ (and the Cargo.toml it reads) whose platforms.json each case rewrites.
+    let copy = tempfile::tempdir().unwrap();
+    let npm = copy.path().join("packaging/npm");
+    std::fs::create_dir_all(npm.join("cli/bin")).unwrap();
+    for file in ["build.py", "cli/package.json", "cli/launcher.js", "cli/bin/agent-sdk.js", "cli/bin/bdk.js"] {
+        std::fs::copy(root().join("packaging/npm").join(file), npm.join(file)).unwrap();
+    }
+    std::fs::copy(root().join("Cargo.toml"), copy.path().join("Cargo.toml")).unwrap();
+    let binary = copy.path().join("agent-sdk");
+    std::fs::write(&binary, stand_in("linux-x64")).unwrap();
+
+    let linux = r#""linux-x64": { "package": "@agent-sdk/cli-linux-x64", "os": "linux", "cpu": "x64", "libc": "glibc", "binary": "agent-sdk" }"#;
+    let cases = [
+        (
+            r#""linux-x64": { "package": "@agent-sdk/cli-linux-x64", "os": "linux", "cpu": "x64", "binary": "agent-sdk" }"#.to_owned(),
+            r#"'linux-x64' needs "libc": "glibc" or "musl" (both exist on Linux)"#,
+        ),
+        (
+            format!(r#"{linux}, "win32-x64": {{ "package": "@agent-sdk/cli-win32-x64", "os": "win32", "cpu": "x64", "binary": "agent-sdk" }}"#),
+            "'win32-x64' has the binary 'agent-sdk': on Windows, and only there, it is agent-sdk.exe",
+        ),
+        (
+            format!(r#"{linux}, "darwin-x64": {{ "package": "@agent-sdk/cli-darwin-x64", "os": "darwin", "cpu": "x64", "libc": "glibc", "binary": "agent-sdk" }}"#),
+            r#"'darwin-x64' has a "libc", which only Linux packages have"#,
+        ),
+        (
+            format!(r#"{linux}, "linux-x64-gnu": {{ "package": "@agent-sdk/cli-linux-x64-gnu", "os": "linux", "cpu": "x64", "libc": "glibc", "binary": "agent-sdk" }}"#),
+            "'linux-x64-gnu' and 'linux-x64' are for the same os, cpu and libc",
+        ),
+        (
+            format!(r#"{linux}, "linux-x64-musl": {{ "package": "@agent-sdk/cli-linux-x64", "os": "linux", "cpu": "x64", "libc": "musl", "binary": "agent-sdk" }}"#),
+            "'linux-x64-musl' and 'linux-x64' are both @agent-sdk/cli-linux-x64",
+        ),
+        (format!(r#"{linux}, "darwin-arm64": {{ "package": "@agent-sdk/cli-darwin-arm64", "os": "darwin" }}"#), "'darwin-arm64' has no cpu, binary"),
+    ];
+    let table = npm.canonicalize().unwrap().join("platforms.json");
+    for (entries, problem) in cases {
+        std::fs::write(&table, format!("{{ {entries} }}")).unwrap();
+        let output = Command::new("python3")
+            .arg(npm.join("build.py"))
+            .arg("--binary")
+            .arg(&binary)
+            .args(["--platform", "linux-x64", "--out"])
+            .arg(copy.path().join("out"))
+            .output()
+            .unwrap();
+        assert_eq!(exit_code(&output), 1, "{entries}\n{}", both(&output));
+        assert_eq!(String::from_utf8_lossy(&output.stderr), format!("build.py: {}: {problem}\n", table.display()));
+    }
+}
+
+#[test]
+fn the_launcher_picks_the_package_of_each_machine_and_names_them_all_when_none_fits() {
+    let fitting = EVERY_PLATFORM.map(|(key, os, cpu, libc, binary)| ((os, cpu, libc), Some((key, binary))));
+    let unfitting = [
+        ("freebsd", "x64", None),
+        ("linux", "ia32", Some("glibc")),
+        ("linux", "arm", Some("glibc")),
+        ("linux", "riscv64", Some("musl")),
+        ("win32", "ia32", None),
+        ("openbsd", "arm64", None),
+        ("android", "arm64", None),
+    ]
+    .map(|machine| (machine, None));
+    let machines: Vec<_> = fitting.into_iter().chain(unfitting).collect();
+    let asked: Vec<Value> =
+        machines.iter().map(|((os, cpu, libc), _)| serde_json::json!({ "os": os, "cpu": cpu, "libc": libc })).collect();
+
+    let script = "const launcher = require(process.argv[1]);\
+                  const table = require(process.argv[2]);\
+                  const machines = JSON.parse(process.argv[3]);\
+                  console.log(JSON.stringify(machines.map((machine) => launcher.choosePlatform(table, machine))));";
+    let output = Command::new(crate::common::node())
+        .args(["-e", script])
+        .arg(root().join("packaging/npm/cli/launcher.js"))
+        .arg(root().join("packaging/npm/platforms.json"))
+        .arg(Value::from(asked).to_string())
+        .output()
+        .expect("node runs");
+    assert!(output.status.success(), "{}", both(&output));
+    let choices: Vec<Value> = serde_json::from_slice(&output.stdout).unwrap();
+
+    for (((os, cpu, libc), expected), choice) in machines.iter().zip(&choices) {
+        let machine = format!("{os}-{cpu}{}", libc.map(|libc| format!(" ({libc})")).unwrap_or_default());
+        match expected {
+            Some((key, binary)) => {
+                assert_eq!(choice["key"], *key, "{machine}: {choice:#}");
+                assert_eq!(choice["platform"]["package"], package_of(key), "{machine}: {choice:#}");
+                // agent-sdk.exe on Windows.
+                assert_eq!(choice["platform"]["binary"], *binary, "{machine}: {choice:#}");
+            }
+            None => assert_eq!(
+                choice["unsupported"],
+                format!("{MAIN_PACKAGE} has no prebuilt binary for {machine}. {WHAT_THERE_IS}"),
+                "{choice:#}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn on_a_machine_no_package_fits_the_launcher_says_so_and_exits_2() {
+    let project = Project::install("validate", "accepted-forms");
+    // Node as it is on a 32-bit x86 Linux: the binary is never started.
+    let preload = project.npm_home.path().join("ia32.js");
+    std::fs::write(&preload, "Object.defineProperty(process, \"arch\", { value: \"ia32\" });\n").unwrap();
+
+    let launched = project
+        .npm("node")
+        .arg("--require")
+        .arg(&preload)
+        .args(["node_modules/.bin/bdk", "validate"])
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&launched), 2, "{}", both(&launched));
+    assert_eq!(
+        String::from_utf8_lossy(&launched.stderr),
+        format!("bdk: {MAIN_PACKAGE} has no prebuilt binary for linux-ia32 (glibc). {WHAT_THERE_IS}\n")
+    );
+    assert!(launched.stdout.is_empty(), "{}", both(&launched));
+}
+
+fn package_of(key: &str) -> String {
+    format!("@agent-sdk/cli-{key}")
+}
+
+/// A stand-in for the binary of `key`: build.py packs whatever it is given, and a file that
+/// names its platform shows which package it landed in.
+fn stand_in(key: &str) -> String {
+    format!("#!/bin/sh\necho 'the agent-sdk of {key}'\n")
+}
+
+/// DIR as `build.py --binaries DIR` reads it: DIR/<key>/<binary> for every platform, none of
+/// them executable (a CI artefact arrives so).
+fn binaries_folder(scratch: &Path) -> PathBuf {
+    let folder = scratch.join("binaries");
+    for (key, .., binary) in EVERY_PLATFORM {
+        std::fs::create_dir_all(folder.join(key)).unwrap();
+        std::fs::write(folder.join(key).join(binary), stand_in(key)).unwrap();
+    }
+    folder
+}
+
+fn build_py(args: &[&std::ffi::OsStr]) -> Output {
+    Command::new("python3")
+        .arg(root().join("packaging/npm/build.py"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("python3 runs packaging/npm/build.py (it needs python3 ≥ 3.11, node and npm on PATH)")
+}
+
+/// The `package/` folder of the npm tarball `tarball`, unpacked into `into`.
+fn unpack(tarball: &Path, into: &Path) -> PathBuf {
+    std::fs::create_dir_all(into).unwrap();
+    let status = Command::new("tar").arg("-xzf").arg(tarball).arg("-C").arg(into).status().expect("tar runs");
+    assert!(status.success(), "tar could not unpack {}", tarball.display());
+    into.join("package")
+}
+
+fn manifest_of(package: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(package.join("package.json")).unwrap()).unwrap()
+}

@@ -10,7 +10,6 @@ const fs = require("fs");
 const os = require("os");
 const path = require("path");
 
-const PLATFORMS = require("./platforms.json");
 const { name: MAIN_PACKAGE, version: VERSION } = require("./package.json");
 
 // What `launch` exits with when it cannot run the binary at all: the binary's own code for
@@ -46,21 +45,12 @@ function launch(name) {
 
 /** The binary's path inside the installed platform package; exits with a message if none fits. */
 function findBinary(name) {
-  const libc = process.platform === "linux" ? linuxLibc() : undefined;
-  const here = `${process.platform}-${process.arch}${libc ? ` (${libc})` : ""}`;
-  const platform = Object.values(PLATFORMS).find(
-    (p) => p.os === process.platform && p.cpu === process.arch && (!p.libc || p.libc === libc),
-  );
-  if (!platform) {
-    const supported = Object.entries(PLATFORMS)
-      .map(([key, p]) => `${key}${p.libc ? ` (${p.libc})` : ""}`)
-      .join(", ");
-    fail(
-      name,
-      `${MAIN_PACKAGE} has no prebuilt binary for ${here}; it has one for ${supported}.\n` +
-        "Build it from source instead: `cargo install --path .` in a clone of the repository (see its README).",
-    );
-  }
+  // Read here, not at the top: the tests load this file from the source tree, where
+  // platforms.json is not beside it (build.py copies it into the package).
+  const choice = choosePlatform(require("./platforms.json"), thisMachine());
+  if (choice.unsupported) fail(name, choice.unsupported);
+  const { platform } = choice;
+  const here = describe(platform);
   let manifest;
   try {
     manifest = require.resolve(`${platform.package}/package.json`);
@@ -73,9 +63,40 @@ function findBinary(name) {
         `included (\`npm install --include=optional\`), or add it yourself: \`npm install -D ${platform.package}@${VERSION}\`.`,
     );
   }
+  // `binary` is agent-sdk.exe on Windows, where a file runs only with its extension.
   const binary = path.join(path.dirname(manifest), "bin", platform.binary);
   if (!fs.existsSync(binary)) fail(name, `${platform.package} is installed but has no ${binary}: reinstall it.`);
   return binary;
+}
+
+/** This machine in platforms.json's words: Node's `process.platform` and `process.arch`, and on Linux its C library. */
+function thisMachine() {
+  return { os: process.platform, cpu: process.arch, libc: process.platform === "linux" ? linuxLibc() : undefined };
+}
+
+/**
+ * The entry of `platforms` (platforms.json) whose binary runs on `machine` ({ os, cpu, libc }),
+ * as `{ key, platform }`, or `{ unsupported }`: the message saying so, with what there is.
+ * Looks at nothing but its arguments, so that it can be asked about any machine.
+ */
+function choosePlatform(platforms, machine) {
+  const fits = Object.entries(platforms).find(
+    ([, p]) => p.os === machine.os && p.cpu === machine.cpu && (!p.libc || p.libc === machine.libc),
+  );
+  if (fits) return { key: fits[0], platform: fits[1] };
+  const entries = Object.values(platforms);
+  const width = Math.max(...entries.map((p) => describe(p).length));
+  const supported = entries.map((p) => `  ${describe(p).padEnd(width)}  ${p.package}`).join("\n");
+  return {
+    unsupported:
+      `${MAIN_PACKAGE} has no prebuilt binary for ${describe(machine)}. It has one for:\n${supported}\n` +
+      "Build it from source instead: `cargo install --path .` in a clone of the repository (see its README).",
+  };
+}
+
+/** "linux-x64 (musl)", "darwin-arm64": a machine or a platform entry, as the messages name it. */
+function describe({ os, cpu, libc }) {
+  return `${os}-${cpu}${libc ? ` (${libc})` : ""}`;
 }
 
 /** "glibc" or "musl": the C library this Linux runs programs with. */
@@ -113,4 +134,4 @@ function fail(name, message) {
   process.exit(LAUNCH_FAILED);
 }
 
-module.exports = { launch };
+module.exports = { launch, choosePlatform, thisMachine };
