@@ -7,7 +7,6 @@
 //! default.
 
 use std::collections::HashMap;
-use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
@@ -115,7 +114,8 @@ impl Config {
 /// wins over a package.json in the same folder). A file owned by another user (see
 /// [`trusted_owner`]) is not used: the defaults apply, with a `config::not-owned` warning.
 pub fn find(project_dir: &Path) -> Config {
-    let project_owner = std::fs::metadata(project_dir).map(|metadata| metadata.uid()).ok();
+    let project_owner =
+        std::fs::metadata(project_dir).ok().and_then(|metadata| crate::platform::files::owner(&metadata));
     for (depth, path) in candidates(project_dir) {
         // The owner and the text of one open file, so that neither can change in between.
         let Ok(mut file) = std::fs::File::open(&path) else { continue };
@@ -123,7 +123,7 @@ pub fn find(project_dir: &Path) -> Config {
         if std::io::Read::read_to_string(&mut file, &mut text).is_err() {
             continue;
         }
-        let owner = file.metadata().map(|metadata| metadata.uid()).ok();
+        let owner = file.metadata().ok().and_then(|metadata| crate::platform::files::owner(&metadata));
         let up = "../".repeat(depth);
         let config = if path.file_name().is_some_and(|name| name == FILE_NAME) {
             let display_path = format!("{up}{FILE_NAME}");

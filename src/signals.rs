@@ -3,7 +3,11 @@
 //! keyboard), each with its name to say and the exit status it gives: 128 + its number, as
 //! shells report it (130, 143, 129).
 
-use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+/// Their numbers, the same on every Unix (and what the exit status counts from, as shells
+/// report it on any system).
+const SIGHUP: i32 = 1;
+const SIGINT: i32 = 2;
+const SIGTERM: i32 = 15;
 
 /// A stopping signal that was received.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,18 +36,18 @@ impl Stop {
 /// of the signals' default action, which would end the process before it could stop what it
 /// started).
 pub fn on_stop(mut handler: impl FnMut(Stop) + Send + 'static) -> std::io::Result<()> {
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
-    std::thread::Builder::new().name("agent-sdk-signals".to_owned()).spawn(move || {
-        for signal in signals.forever() {
-            handler(Stop(signal));
-        }
-    })?;
-    Ok(())
+    crate::platform::signals::on_signals(&[SIGINT, SIGTERM, SIGHUP], move |signal| handler(Stop(signal)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn the_numbers_are_the_systems() {
+        assert_eq!((SIGHUP, SIGINT, SIGTERM), (libc::SIGHUP, libc::SIGINT, libc::SIGTERM));
+    }
 
     #[test]
     fn each_signal_exits_as_shells_report_it() {

@@ -24,9 +24,10 @@ pub fn escape(text: &str) -> Cow<'_, str> {
 /// A path as [`escape`] shows text, with each byte that is not UTF-8 shown as `\xff`
 /// (where `Path::display` would show a `�` that names no byte).
 pub fn escape_path(path: &std::path::Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
     let mut out = String::new();
-    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+    // On Unix the path's own bytes; on Windows WTF-8, whose bytes that are not UTF-8 are
+    // those of an unpaired surrogate.
+    for chunk in path.as_os_str().as_encoded_bytes().utf8_chunks() {
         out.push_str(&escape(chunk.valid()));
         for byte in chunk.invalid() {
             // Writing into a String cannot fail.
@@ -171,6 +172,7 @@ mod tests {
         assert_eq!(escape("a\u{2028}b"), "a\\u{2028}b");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_path_shows_its_bytes_that_are_not_utf8() {
         use std::os::unix::ffi::OsStrExt;

@@ -55,8 +55,7 @@ pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let mut input = if at_a_terminal { Input::editor()? } else { Input::lines() };
     runtime.block_on(async {
         // One listener for the whole chat: a Ctrl-C between two waits is not lost.
-        let mut interrupts = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-            .context("could not listen for Ctrl-C")?;
+        let mut interrupts = crate::platform::signals::Interrupts::listen().context("could not listen for Ctrl-C")?;
         let mut status = ExitStatus::Success;
         loop {
             let line = tokio::select! {
@@ -381,11 +380,10 @@ impl ChatFile {
     /// made; a chat goes on without it otherwise.
     fn write(&self, dir: &Path) {
         use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
         let Ok(root) = StateRoot::create(dir) else { return };
         let Ok(text) = serde_json::to_string_pretty(&self.servers) else { return };
-        let file =
-            std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(0o600).open(root.chat_file());
+        let file = crate::platform::files::private(std::fs::OpenOptions::new().write(true).create(true).truncate(true))
+            .open(root.chat_file());
         if let Ok(mut file) = file {
             let _ = file.write_all(text.as_bytes());
         }

@@ -117,7 +117,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         ));
         let stopping_agent = Arc::clone(&agent);
         connections::serve(listener, router(server), async move {
-            stop_signal().await;
+            crate::platform::signals::stop_requested().await;
             stopping_agent.stopping.store(true, Ordering::SeqCst);
             let _ = stop_sender.send(true);
         })
@@ -200,19 +200,4 @@ fn listen(address: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
     };
     listener.set_nonblocking(true).context("could not serve the socket")?;
     Ok(listener)
-}
-
-/// Ctrl-C, SIGTERM or SIGHUP (a closed terminal): a requested stop, as hosting stops.
-async fn stop_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let interrupt = tokio::signal::ctrl_c();
-    let (Ok(mut terminate), Ok(mut hang_up)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
-        let _ = interrupt.await;
-        return;
-    };
-    tokio::select! {
-        _ = interrupt => {}
-        _ = terminate.recv() => {}
-        _ = hang_up.recv() => {}
-    }
 }

@@ -89,7 +89,7 @@ fn push_components(pending: &mut Vec<OsString>, path: &Path) {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::symlink;
 

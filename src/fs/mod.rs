@@ -14,8 +14,7 @@ use std::path::Path;
 /// state root holds the event log, the hooks' files and the dev token, for this user
 /// only. A folder that already exists keeps its mode: a user's own choice is not undone.
 pub fn create_private_dir_all(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
+    crate::platform::files::create_private_dir_all(path)
 }
 
 /// Writes `bytes` to a fresh temporary file beside `path`, then renames it over `path`.
@@ -28,15 +27,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// only to a group they are in), its owner and group before it takes the old one's place:
 /// a file root rewrites stays its owner's.
 pub fn replace_keeping_owner(path: &Path, bytes: &[u8], like: &std::fs::Metadata) -> std::io::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    write_then_rename(path, bytes, |file| {
-        if std::os::unix::fs::fchown(file, Some(like.uid()), Some(like.gid())).is_err() {
-            // Not permitted to give it away: at least its group, when that is one of ours.
-            let _ = std::os::unix::fs::fchown(file, None, Some(like.gid()));
-        }
-        // After the owner: a change of owner clears the set-id bits.
-        file.set_permissions(like.permissions())
-    })
+    write_then_rename(path, bytes, |file| crate::platform::files::take_owner_and_mode(file, like))
 }
 
 /// Writes `bytes` over the file at `path` in place, for a file with more than one name (a
@@ -101,12 +92,12 @@ pub fn write_if_changed(
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
-
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn a_replaced_file_keeps_its_permissions() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.ts");
         std::fs::write(&path, "old").unwrap();
@@ -128,6 +119,8 @@ mod tests {
         std::fs::hard_link(&path, &other).unwrap();
         overwrite_in_place(&path, b"short", b"a longer text").unwrap();
         assert_eq!(std::fs::read_to_string(&other).unwrap(), "short");
-        assert_eq!(std::fs::metadata(&path).unwrap().nlink(), 2);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "short");
+        #[cfg(unix)]
+        assert_eq!(crate::platform::files::link_count(&std::fs::metadata(&path).unwrap()), 2);
     }
 }

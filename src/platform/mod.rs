@@ -1,6 +1,15 @@
 //! What differs between operating systems, in one place: a `cfg(unix)` side and a
-//! `cfg(windows)` side with the same names, so the rest of the code asks for what it needs
-//! (an anonymous file in memory, a child that dies with us) and never for how.
+//! `cfg(windows)` side with the same modules and names, so the rest of the code asks for
+//! what it needs (an anonymous file in memory, a child that dies with us, a channel at fds
+//! 3 to 8) and never for how.
+//!
+//! - [`files`]: anonymous files, positioned reads and writes, private files and folders,
+//!   a file's owner, link count and identity;
+//! - [`users`]: who agent-sdk runs as, and a user's name;
+//! - [`process`]: a child's process group and lifetime, and the orphans a check leaves;
+//! - [`channel`]: descriptors given to a child at fixed numbers, non-blocking pipes, and
+//!   waiting on several of them;
+//! - [`signals`]: the signals that ask a command to stop.
 //!
 //! Windows has no side for the hook runtime yet (see docs/ARCHITECTURE.md, "Platforms"): what
 //! it lacks says so with [`Unsupported`], an error a command prints, rather than failing to
@@ -9,12 +18,12 @@
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
-pub use unix::*;
+pub use unix::{channel, files, process, signals, users};
 
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::*;
+pub use windows::{channel, files, process, signals, users};
 
 /// What this platform cannot do yet.
 #[derive(Debug)]
@@ -32,4 +41,14 @@ impl From<Unsupported> for std::io::Error {
     fn from(unsupported: Unsupported) -> Self {
         std::io::Error::new(std::io::ErrorKind::Unsupported, unsupported)
     }
+}
+
+/// The process groups of the Node processes started and not yet killed (each named by its
+/// leader's pid): what a command that must end at once, from wherever it is (a second
+/// Ctrl-C), ends first ([`process::kill_live_groups`]), and what a check ending its orphans
+/// leaves alone.
+pub fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<u32>> {
+    static LIVE: std::sync::Mutex<std::collections::BTreeSet<u32>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

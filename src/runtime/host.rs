@@ -6,7 +6,6 @@
 //! its messages and output on, and kills it (and what it started) when asked.
 
 use std::io::{PipeReader, PipeWriter, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::Arc;
@@ -14,6 +13,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 
 use anyhow::Context;
 
+use crate::platform;
 use crate::protocol::{FromNode, LaneOf, Reply, ToNode};
 use crate::runtime::calls::HostCalls;
 use crate::runtime::lanes::{Lanes, Routed};
@@ -61,8 +61,6 @@ const REPLIES_FD: i32 = 5;
 const SLOT_FD: i32 = 6;
 const MODULE_REQUESTS_FD: i32 = 7;
 const MODULE_ANSWERS_FD: i32 = 8;
-/// Them all, in order.
-const CHANNEL_FDS: [i32; 6] = [TO_NODE_FD, FROM_NODE_FD, REPLIES_FD, SLOT_FD, MODULE_REQUESTS_FD, MODULE_ANSWERS_FD];
 
 /// Where the runtime's pieces are, and whose `ctx` calls it makes.
 #[derive(Debug, Clone)]
@@ -167,25 +165,33 @@ impl Runtime {
         let slot = HandlerSlot::create().map_err(channel_error)?;
         let (module_requests, node_asks) = std::io::pipe().map_err(channel_error)?;
         let (node_reads_answers, module_answers) = std::io::pipe().map_err(channel_error)?;
-        let node_ends = [
-            above_stdio(node_reads.into()).map_err(channel_error)?,
-            above_stdio(node_writes.into()).map_err(channel_error)?,
-            above_stdio(node_reads_replies.into()).map_err(channel_error)?,
-            above_stdio(slot.file().try_clone().map_err(channel_error)?.into()).map_err(channel_error)?,
-            above_stdio(node_asks.into()).map_err(channel_error)?,
-            above_stdio(node_reads_answers.into()).map_err(channel_error)?,
-        ];
         let mut command = Command::new(&config.node);
-        runtime_channel(&mut command, &node_ends);
-        #[cfg(target_os = "linux")]
-        die_with_parent(&mut command);
+        // The channel at fds 3 to 8, in that order (the only descriptors Node gets beyond its
+        // standard streams; Node's own child processes do not inherit them: libuv closes every
+        // other descriptor in the processes it starts), and a process group of its own:
+        // Ctrl-C at the terminal reaches agent-sdk, which ends the turn and its runtime in
+        // order, and killing the group takes the processes hooks started along.
+        let node_ends = platform::channel::give_to_child(
+            &mut command,
+            [
+                (node_reads.into(), TO_NODE_FD),
+                (node_writes.into(), FROM_NODE_FD),
+                (node_reads_replies.into(), REPLIES_FD),
+                (slot.file().try_clone().map_err(channel_error)?.into(), SLOT_FD),
+                (node_asks.into(), MODULE_REQUESTS_FD),
+                (node_reads_answers.into(), MODULE_ANSWERS_FD),
+            ],
+        )
+        .map_err(channel_error)?;
+        platform::process::own_process_group(&mut command);
+        platform::process::die_with_parent(&mut command);
         if config.environment == super::environment::Environment::Minimal {
             command.env_clear().envs(super::environment::minimal(std::env::vars_os()));
         }
         // The live groups stay locked from the spawn until the new group is counted, so that
         // a check ending its orphans ([`super::orphans`]) never takes a runtime still starting
         // for one of its own.
-        let mut live = live_groups();
+        let mut live = platform::live_groups();
         let mut child = command
             .arg(config.runtime_dir.join("host.mjs"))
             .envs(config.env.iter().map(|(key, value)| (key, value)))
@@ -200,9 +206,7 @@ impl Runtime {
                 }
                 _ => anyhow::Error::new(error).context("could not start the hook runtime (node)"),
             })?;
-        if let Ok(group) = libc::pid_t::try_from(child.id()) {
-            live.insert(group);
-        }
+        live.insert(child.id());
         drop(live);
         // Node's ends live on in Node only: the channel closes when Node ends.
         drop(node_ends);
@@ -267,7 +271,7 @@ impl Runtime {
     /// Ends the process at once (a handler that never yields, or a restart), and every
     /// process a hook started that is still in its process group.
     pub fn kill(&mut self) {
-        kill_group(&self.child);
+        platform::process::kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -277,14 +281,10 @@ impl Runtime {
     /// while Node tears down its loader thread and its heap and the kernel the process
     /// (10 to 25 ms, measured from its last `exit` listener to its end).
     pub fn let_go(&mut self) {
-        kill_group(&self.child);
+        platform::process::kill_group(self.child.id());
         let _ = self.child.kill();
         self.let_go = true;
-        let Ok(pid) = libc::pid_t::try_from(self.child.id()) else { return };
-        let _ = std::thread::Builder::new().name("agent-sdk-reaper".to_owned()).spawn(move || {
-            // SAFETY: waitpid(2) of our own child, whose status nobody reads.
-            unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
-        });
+        platform::process::reap_in_background(self.child.id());
     }
 
     /// The exit status, once the process has ended.
@@ -311,7 +311,7 @@ impl Runtime {
     pub fn shutdown(mut self) {
         let _ = self.send(&ToNode::Shutdown);
         let _ = self.child.wait();
-        kill_group(&self.child);
+        platform::process::kill_group(self.child.id());
     }
 }
 
@@ -321,107 +321,6 @@ impl Drop for Runtime {
         if !self.let_go && matches!(self.child.try_wait(), Ok(None)) {
             self.kill();
         }
-    }
-}
-
-/// The runtime is killed when agent-sdk dies, however it dies (`kill -9` too): a runtime
-/// spinning in a hook must never outlive the command that started it. (Linux delivers the
-/// signal when the *thread* that started the runtime ends: runtimes are started by the
-/// thread that owns them for their whole life, `run`'s main thread or a `dev` session's.)
-#[cfg(target_os = "linux")]
-pub(crate) fn die_with_parent(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    let parent = std::process::id();
-    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (prctl,
-    // getppid, _exit) and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // The parent may have died before the request took effect.
-            if libc::getppid() as u32 != parent {
-                libc::_exit(1);
-            }
-            Ok(())
-        });
-    }
-}
-
-/// `fd` moved above the standard streams and the channel's own numbers, so that placing the
-/// channel at fds 3 to 8 in the child never overwrites one end with another.
-fn above_stdio(fd: OwnedFd) -> std::io::Result<OwnedFd> {
-    if fd.as_raw_fd() > MODULE_ANSWERS_FD {
-        return Ok(fd);
-    }
-    // SAFETY: F_DUPFD_CLOEXEC returns a new descriptor we then own (or -1).
-    let moved = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, MODULE_ANSWERS_FD + 1) };
-    if moved == -1 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `moved` is a fresh descriptor owned by nobody else.
-    Ok(unsafe { <OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(moved) })
-}
-
-/// Gives the child the channel at fds 3 to 8, in that order: events, its messages, replies,
-/// the slot, module requests, module answers (the only descriptors it gets beyond its
-/// standard streams), and a process group of its own: Ctrl-C at the terminal reaches
-/// agent-sdk, which ends the turn and its runtime in order, and killing the group takes the
-/// processes hooks started along. (Node's own child processes do not inherit fds 3 to 8:
-/// libuv closes every other descriptor in the processes it starts.)
-fn runtime_channel(command: &mut Command, node_ends: &[OwnedFd; 6]) {
-    use std::os::unix::process::CommandExt;
-    let ends = node_ends.each_ref().map(AsRawFd::as_raw_fd);
-    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (dup2,
-    // setpgid) and allocates nothing. dup2 leaves the new descriptors open across exec.
-    unsafe {
-        command.pre_exec(move || {
-            for (end, fd) in ends.into_iter().zip(CHANNEL_FDS) {
-                if libc::dup2(end, fd) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            if libc::setpgid(0, 0) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
-/// Gives the child a process group of its own (see [`runtime_channel`]), for [`kill_group`].
-pub(crate) fn own_process_group(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: between fork and exec the closure makes one async-signal-safe call (setpgid).
-    unsafe {
-        command.pre_exec(|| if libc::setpgid(0, 0) == -1 { Err(std::io::Error::last_os_error()) } else { Ok(()) });
-    }
-}
-
-/// Kills what is left of the runtime's process group: processes a hook started and left
-/// running. (The group is the runtime's pid; it may be gone already.)
-pub(crate) fn kill_group(child: &Child) {
-    if let Ok(group) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: a plain kill(2) of a process group that only the runtime's processes join.
-        unsafe { libc::kill(-group, libc::SIGKILL) };
-        live_groups().remove(&group);
-    }
-}
-
-/// The process groups of the Node processes started and not yet killed: what a command that
-/// must end at once, from wherever it is (a second Ctrl-C), ends first.
-pub(crate) fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSet<libc::pid_t>> {
-    static LIVE: std::sync::Mutex<std::collections::BTreeSet<libc::pid_t>> =
-        std::sync::Mutex::new(std::collections::BTreeSet::new());
-    LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Kills every process group of Node processes still live, with what their hooks or tests
-/// started: for a process about to exit without unwinding (`std::process::exit`).
-pub fn kill_live_groups() {
-    for group in std::mem::take(&mut *live_groups()) {
-        // SAFETY: a plain kill(2) of a process group a runtime or test run of ours leads.
-        unsafe { libc::kill(-group, libc::SIGKILL) };
     }
 }
 

@@ -9,7 +9,6 @@ pub mod host;
 pub mod lanes;
 pub mod modules;
 pub mod node_version;
-pub mod orphans;
 pub mod otel_api;
 pub mod reader;
 pub mod replies;

@@ -7,7 +7,8 @@
 
 use std::fs::File;
 use std::io::{ErrorKind, Read};
-use std::os::fd::{AsRawFd, OwnedFd};
+
+use crate::platform::channel::{Descriptor, set_nonblocking, wait_readable};
 
 /// Where a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,9 +52,9 @@ struct Input {
 /// Starts the thread. `deliver` gets everything in order and returns `false` when nobody
 /// listens any more, which ends the thread; it ends too once all three have closed.
 pub fn spawn(
-    protocol: OwnedFd,
-    stdout: OwnedFd,
-    stderr: OwnedFd,
+    protocol: Descriptor,
+    stdout: Descriptor,
+    stderr: Descriptor,
     deliver: impl FnMut(Arrived) -> bool + Send + 'static,
 ) -> std::io::Result<()> {
     let mut inputs = Vec::with_capacity(3);
@@ -65,16 +66,6 @@ pub fn spawn(
     Ok(())
 }
 
-pub(crate) fn set_nonblocking(fd: &impl AsRawFd) -> std::io::Result<()> {
-    // SAFETY: fcntl on a descriptor we own, reading then setting its status flags.
-    let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
-    // SAFETY: as above.
-    if flags == -1 || unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) } == -1 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 fn read_all(mut inputs: Vec<Input>, mut deliver: impl FnMut(Arrived) -> bool) {
     let mut buffer = vec![0; CHUNK];
     let mut first = true;
@@ -82,27 +73,17 @@ fn read_all(mut inputs: Vec<Input>, mut deliver: impl FnMut(Arrived) -> bool) {
         if !std::mem::take(&mut first) && !deliver(Arrived::CaughtUp) {
             return;
         }
-        let mut polled: Vec<libc::pollfd> = inputs
-            .iter()
-            .map(|input| libc::pollfd {
-                // A negative descriptor is skipped by poll.
-                fd: input.file.as_ref().map_or(-1, AsRawFd::as_raw_fd),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
-        // SAFETY: `polled` is a valid array of `polled.len()` pollfd structs.
-        let ready = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, -1) };
-        if ready == -1 {
-            if std::io::Error::last_os_error().kind() == ErrorKind::Interrupted {
-                continue;
-            }
-            return;
+        let files: Vec<Option<&File>> = inputs.iter().map(|input| input.file.as_ref()).collect();
+        let mut ready = vec![false; files.len()];
+        match wait_readable(&files, &mut ready) {
+            Ok(()) => {}
+            Err(error) if error.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => return,
         }
         // In order, the protocol first: what it holds now was written before anything the
         // outputs hold now.
-        for (input, polled) in inputs.iter_mut().zip(&polled) {
-            if polled.revents == 0 {
+        for (input, ready) in inputs.iter_mut().zip(ready) {
+            if !ready {
                 continue;
             }
             let limit = if input.source == Source::Protocol { PROTOCOL_FIRST } else { CHUNK };

@@ -6,7 +6,6 @@
 //! very calls that thread has stopped reading.
 
 use std::io::{ErrorKind, PipeWriter, Write};
-use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Sender, channel};
@@ -24,7 +23,7 @@ pub struct Replies {
 
 impl Replies {
     pub fn new(pipe: PipeWriter) -> std::io::Result<Self> {
-        crate::runtime::reader::set_nonblocking(&pipe)?;
+        crate::platform::channel::set_nonblocking(&pipe)?;
         let pipe = Arc::new(pipe);
         let queued = Arc::new(AtomicUsize::new(0));
         let (backlog, lines) = channel::<Vec<u8>>();
@@ -65,9 +64,11 @@ fn write_waiting(mut pipe: &PipeWriter, mut bytes: &[u8]) -> std::io::Result<()>
         match pipe.write(bytes) {
             Ok(written) => bytes = &bytes[written..],
             Err(error) if error.kind() == ErrorKind::WouldBlock => {
-                let mut polled = libc::pollfd { fd: pipe.as_raw_fd(), events: libc::POLLOUT, revents: 0 };
-                // SAFETY: one valid pollfd. An error (EINTR) only means trying the write again.
-                unsafe { libc::poll(&mut polled, 1, -1) };
+                match crate::platform::channel::wait_writable(pipe) {
+                    // Interrupted (EINTR) only means trying the write again.
+                    Err(error) if error.kind() != ErrorKind::Interrupted => return Err(error),
+                    _ => {}
+                }
             }
             Err(error) if error.kind() == ErrorKind::Interrupted => {}
             Err(error) => return Err(error),

@@ -5,7 +5,7 @@
 //! every handler cost a pipe write and a wake-up of two threads here.
 //!
 //! The file has no name (only the two processes hold it) and lives in memory where the
-//! kernel has `memfd_create` (`platform::anonymous_file`). It holds a
+//! kernel has `memfd_create` (`platform::files::anonymous_file`). It holds a
 //! record of 24 bytes for each session lane (`run` has one, at offset 0; a `dev` runtime
 //! one for each session it serves), little-endian: `u32` generation (one counter for every
 //! lane, so the running record with the highest started last), `u32` kind (0 idle, 1 the
@@ -14,7 +14,6 @@
 //! finds the two generations different caught a write half done and reads again.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 /// The size of a lane's record.
@@ -57,8 +56,8 @@ impl HandlerSlot {
     /// A new, empty slot: an anonymous file in memory, which only the two processes hold and
     /// nothing of which reaches a disk, nor is left behind.
     pub fn create() -> std::io::Result<Self> {
-        let file = crate::platform::anonymous_file(c"agent-sdk-handler-slot")?;
-        file.write_all_at(&[0; SLOT_BYTES], 0)?;
+        let file = crate::platform::files::anonymous_file(c"agent-sdk-handler-slot")?;
+        crate::platform::files::write_all_at(&file, &[0; SLOT_BYTES], 0)?;
         Ok(Self { file: Arc::new(file) })
     }
 
@@ -78,7 +77,7 @@ impl HandlerSlot {
         let offset = u64::from(index) * SLOT_BYTES as u64;
         let mut bytes = [0; SLOT_BYTES];
         for _ in 0..100 {
-            if self.file.read_exact_at(&mut bytes, offset).is_err() {
+            if crate::platform::files::read_exact_at(&self.file, &mut bytes, offset).is_err() {
                 return starting;
             }
             if let Some(reading) = decode(&bytes) {
@@ -105,7 +104,8 @@ impl HandlerSlot {
 
     /// Makes lane record `index` read as `Starting` (a lane given to a new session).
     pub fn clear_lane(&self, index: u32) {
-        let _ = self.file.write_all_at(&[0; SLOT_BYTES], u64::from(index) * SLOT_BYTES as u64);
+        let _ =
+            crate::platform::files::write_all_at(&self.file, &[0; SLOT_BYTES], u64::from(index) * SLOT_BYTES as u64);
     }
 }
 
@@ -155,7 +155,7 @@ mod tests {
     fn a_new_slot_reads_as_starting_then_as_written() {
         let slot = HandlerSlot::create().unwrap();
         assert_eq!(slot.read().state, RuntimeState::Starting);
-        slot.file().write_all_at(&bytes(9, 2, 12.0, 1, 9), 0).unwrap();
+        crate::platform::files::write_all_at(slot.file(), &bytes(9, 2, 12.0, 1, 9), 0).unwrap();
         assert_eq!(
             slot.read(),
             SlotReading { generation: 9, state: RuntimeState::Running(RunningHandler { seq: 12, hook: 1, any: true }) }

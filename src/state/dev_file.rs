@@ -76,9 +76,8 @@ impl DevFileLease {
 
     /// Writes `dev` into the file, in place of what it held.
     pub fn write(&mut self, dev: &DevFile) -> anyhow::Result<()> {
-        use std::os::unix::fs::PermissionsExt;
         // An older file may have been created with wider permissions.
-        self.file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        crate::platform::files::make_private(&self.file)?;
         self.file.set_len(0)?;
         self.file.rewind()?;
         self.file.write_all(serde_json::to_string_pretty(dev)?.as_bytes())?;
@@ -88,8 +87,8 @@ impl DevFileLease {
 
 /// Opens `path` to read and write, made readable by its owner only if it is new.
 fn open_private(path: &std::path::Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).mode(0o600).open(path)
+    crate::platform::files::private(std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false))
+        .open(path)
 }
 
 /// What the holder wrote, waiting briefly for it to be written.
@@ -123,7 +122,11 @@ mod tests {
         let mut again = DevFileLease::take(&root).unwrap().expect("free once let go");
         again.write(&DevFile { pid: None, ..dev }).unwrap();
         assert!(!std::fs::read_to_string(root.dev_file()).unwrap().contains("pid"));
-        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(root.dev_file()).unwrap().permissions());
-        assert_eq!(mode & 0o777, 0o600);
+        #[cfg(unix)]
+        {
+            let mode =
+                std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(root.dev_file()).unwrap().permissions());
+            assert_eq!(mode & 0o777, 0o600);
+        }
     }
 }

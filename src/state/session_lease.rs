@@ -88,7 +88,7 @@ impl SessionLease {
 impl Drop for SessionLease {
     /// Removes the lock file while still holding it; closing the file lets go.
     fn drop(&mut self) {
-        if cfg!(unix) {
+        if crate::platform::files::REMOVABLE_WHILE_OPEN {
             let _ = std::fs::remove_file(&self.path);
         }
         let _ = self.file.unlock();
@@ -126,19 +126,16 @@ fn holder_pid(file: &mut File) -> Option<u32> {
 
 /// Whether the locked `file` is still the one at `path` (not removed by a holder that let
 /// go between our open and our lock).
-#[cfg(unix)]
+/// Where a file held open cannot be removed, the holder never removes it, so the locked one
+/// is always current.
 fn still_at(file: &File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
+    if !crate::platform::files::REMOVABLE_WHILE_OPEN {
+        return true;
+    }
     match (file.metadata(), std::fs::metadata(path)) {
-        (Ok(locked), Ok(current)) => locked.dev() == current.dev() && locked.ino() == current.ino(),
+        (Ok(locked), Ok(current)) => crate::platform::files::same_file(&locked, &current).unwrap_or(true),
         _ => false,
     }
-}
-
-/// Elsewhere the holder never removes its file, so the locked one is always current.
-#[cfg(not(unix))]
-fn still_at(_file: &File, _path: &Path) -> bool {
-    true
 }
 
 #[cfg(test)]

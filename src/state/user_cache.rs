@@ -33,8 +33,7 @@ pub fn checks_root(canonical_dir: &Path) -> anyhow::Result<StateRoot> {
 
 /// `<folder name>-<16 hex digits of the path's hash>`: readable, and one per project path.
 fn project_folder_name(canonical_dir: &Path) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    let hash = xxhash_rust::xxh3::xxh3_64(canonical_dir.as_os_str().as_bytes());
+    let hash = xxhash_rust::xxh3::xxh3_64(canonical_dir.as_os_str().as_encoded_bytes());
     let name: String = canonical_dir
         .file_name()
         .map(|name| name.to_string_lossy())

@@ -377,9 +377,9 @@ pub fn check_project_with(
             let setup = crate::runtime::setup::SessionSetup::for_check(project, pass_env, CHECK_TIMEOUT)?;
             let cache = Cache::new(&setup.state_root);
             let mut checked = crate::check::check_located_with(located, Some(&cache), overlay);
-            crate::runtime::orphans::adopt_orphans();
+            crate::platform::process::adopt_orphans();
             mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
-            crate::runtime::orphans::end_adopted();
+            crate::platform::process::end_adopted();
             Ok(checked)
         }
     }

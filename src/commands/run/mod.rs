@@ -108,7 +108,7 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         if flag.swap(true, std::sync::atomic::Ordering::SeqCst) {
             stop.store(true, std::sync::atomic::Ordering::SeqCst);
             std::thread::sleep(std::time::Duration::from_secs(3));
-            crate::runtime::host::kill_live_groups();
+            crate::platform::process::kill_live_groups();
             std::process::exit(i32::from(first.exit_code()));
         }
     });

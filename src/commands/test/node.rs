@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use anyhow::Context;
 
 use crate::exit_status::Exit;
-use crate::runtime::host::{kill_group, own_process_group};
+use crate::platform::process::{die_with_parent, kill_group, own_process_group};
 use crate::runtime::node_version::{NodeUnusable, NodeUse, NodeVersion, read_version, version_command};
 use crate::session::SessionSetup;
 
@@ -90,8 +90,7 @@ impl TestRunner {
     ) -> anyhow::Result<Self> {
         let mut command = Command::new(&setup.node);
         own_process_group(&mut command);
-        #[cfg(target_os = "linux")]
-        crate::runtime::host::die_with_parent(&mut command);
+        die_with_parent(&mut command);
         command
             .arg("--enable-source-maps")
             .arg("--import")
@@ -123,7 +122,7 @@ impl TestRunner {
         let status = self.child.try_wait().context("lost track of the Node.js test runner")?;
         if status.is_some() {
             // What a test started and left running ends with the run.
-            kill_group(&self.child);
+            kill_group(self.child.id());
         }
         if status.is_some_and(|status| status.code() == Some(NODE_INVALID_ARGUMENT)) {
             return Err(Exit::usage("Node.js refused an option of its test runner (see above); the arguments after `--` go to it as they are").into());
@@ -133,7 +132,7 @@ impl TestRunner {
 
     /// Ends the run at once, with every test process it started.
     pub fn kill(&mut self) {
-        kill_group(&self.child);
+        kill_group(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -164,9 +164,8 @@ fn writable(project: &Project, path: &str, checked_text: Option<&String>) -> Res
 /// would: replaced whole, with its owner, group and permissions; or, when it has more than
 /// one name (a hard link), in place, so that every name sees the fix and it stays one file.
 fn write_fixed(target: &Path, text: &str, original: &str) -> std::io::Result<()> {
-    use std::os::unix::fs::MetadataExt;
     let metadata = std::fs::metadata(target)?;
-    if metadata.nlink() > 1 {
+    if crate::platform::files::link_count(&metadata) > 1 {
         return crate::fs::overwrite_in_place(target, text.as_bytes(), original.as_bytes());
     }
     crate::fs::replace_keeping_owner(target, text.as_bytes(), &metadata)
@@ -227,10 +226,14 @@ mod tests {
         for path in ["agent/bot/hooks/a.ts", "agent/node_modules/pkg/index.js", "outside.ts"] {
             std::fs::write(root.path().join(path), &text).unwrap();
         }
+        // A link out (on Unix: a Windows link needs a privilege a test may not have).
+        #[cfg(unix)]
         std::os::unix::fs::symlink("../../../outside.ts", dir.join("bot/hooks/out.ts")).unwrap();
+        let link = cfg!(unix).then_some("bot/hooks/out.ts");
+        let outside = ["node_modules/pkg/index.js", "../outside.ts", "/etc/passwd"].into_iter().chain(link);
         let project = project(&dir);
         assert!(writable(&project, "bot/hooks/a.ts", Some(&text)).is_ok());
-        for path in ["node_modules/pkg/index.js", "../outside.ts", "bot/hooks/out.ts", "/etc/passwd"] {
+        for path in outside {
             assert_eq!(writable(&project, path, Some(&text)), Err(false), "{path}");
         }
         assert_eq!(writable(&project, "bot/hooks/a.ts", None), Err(false));

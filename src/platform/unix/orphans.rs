@@ -6,7 +6,8 @@
 //! orphans are handed to (instead of init), and ends every one of them once the mounts ran.
 
 /// From now on, the orphans of this process's descendants become its children (Linux's
-/// `PR_SET_CHILD_SUBREAPER`), for [`end_adopted`] to end.
+/// `PR_SET_CHILD_SUBREAPER`; elsewhere they go to init, out of reach), for [`end_adopted`]
+/// to end.
 pub fn adopt_orphans() {
     #[cfg(target_os = "linux")]
     // SAFETY: prctl(2) with integer arguments only.
@@ -26,7 +27,7 @@ pub fn end_adopted() -> usize {
     for _ in 0..64 {
         // Held while the round's children are ended: no runtime starts (and is taken for an
         // orphan before its group is counted) meanwhile.
-        let live = crate::runtime::host::live_groups();
+        let live = crate::platform::live_groups();
         let adopted = adopted_children(&live);
         if adopted.is_empty() {
             break;
@@ -44,7 +45,7 @@ pub fn end_adopted() -> usize {
 }
 
 /// This process's children that it did not start (see [`end_adopted`]).
-fn adopted_children(live: &std::collections::BTreeSet<libc::pid_t>) -> Vec<libc::pid_t> {
+fn adopted_children(live: &std::collections::BTreeSet<u32>) -> Vec<libc::pid_t> {
     let (me, group, session) = own_ids();
     let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
     entries
@@ -53,7 +54,7 @@ fn adopted_children(live: &std::collections::BTreeSet<libc::pid_t>) -> Vec<libc:
         .filter(|(_, stat)| stat.parent == me)
         .filter(|(_, stat)| {
             let own = stat.group == group && stat.session == session;
-            !own && !live.contains(&stat.group)
+            !own && !u32::try_from(stat.group).is_ok_and(|group| live.contains(&group))
         })
         .map(|(pid, _)| pid)
         .collect()

@@ -1,0 +1,44 @@
+//! The stopping signals on Unix (SIGINT, SIGTERM, SIGHUP), delivered by signal-hook to a
+//! thread, or to tokio as streams.
+
+/// Calls `handler` on a thread of its own with the number of each of `signals` received,
+/// from now on, in place of their default action.
+pub fn on_signals(signals: &[i32], mut handler: impl FnMut(i32) + Send + 'static) -> std::io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new(signals)?;
+    std::thread::Builder::new().name("agent-sdk-signals".to_owned()).spawn(move || {
+        for signal in signals.forever() {
+            handler(signal);
+        }
+    })?;
+    Ok(())
+}
+
+/// Ctrl-C (SIGINT) as a stream, for one listener that lasts a whole command.
+pub struct Interrupts(tokio::signal::unix::Signal);
+
+impl Interrupts {
+    /// Listens from now on (in a tokio runtime).
+    pub fn listen() -> std::io::Result<Self> {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).map(Self)
+    }
+
+    /// The next Ctrl-C.
+    pub async fn recv(&mut self) {
+        self.0.recv().await;
+    }
+}
+
+/// Ctrl-C, SIGTERM or SIGHUP (a closed terminal), whichever comes first.
+pub async fn stop_requested() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let interrupt = tokio::signal::ctrl_c();
+    let (Ok(mut terminate), Ok(mut hang_up)) = (signal(SignalKind::terminate()), signal(SignalKind::hangup())) else {
+        let _ = interrupt.await;
+        return;
+    };
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate.recv() => {}
+        _ = hang_up.recv() => {}
+    }
+}
