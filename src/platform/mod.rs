@@ -52,3 +52,22 @@ pub fn live_groups() -> std::sync::MutexGuard<'static, std::collections::BTreeSe
         std::sync::Mutex::new(std::collections::BTreeSet::new());
     LIVE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_not_supported_says_so_as_an_io_error_of_its_kind() {
+        let error = std::io::Error::from(Unsupported("the hook runtime's channel"));
+        assert_eq!(error.kind(), std::io::ErrorKind::Unsupported);
+        assert_eq!(error.to_string(), "the hook runtime's channel is not supported on this platform yet");
+    }
+
+    #[test]
+    fn a_group_killed_is_no_longer_live() {
+        live_groups().insert(u32::MAX - 7);
+        process::kill_group(u32::MAX - 7);
+        assert!(!live_groups().contains(&(u32::MAX - 7)));
+    }
+}
