@@ -52,42 +52,6 @@ _agent_sdk() {
             agent_sdk,validate)
                 cmd="agent_sdk__subcmd__validate"
                 ;;
-            agent_sdk__subcmd__help,chat)
-                cmd="agent_sdk__subcmd__help__subcmd__chat"
-                ;;
-            agent_sdk__subcmd__help,completions)
-                cmd="agent_sdk__subcmd__help__subcmd__completions"
-                ;;
-            agent_sdk__subcmd__help,dev)
-                cmd="agent_sdk__subcmd__help__subcmd__dev"
-                ;;
-            agent_sdk__subcmd__help,help)
-                cmd="agent_sdk__subcmd__help__subcmd__help"
-                ;;
-            agent_sdk__subcmd__help,info)
-                cmd="agent_sdk__subcmd__help__subcmd__info"
-                ;;
-            agent_sdk__subcmd__help,init)
-                cmd="agent_sdk__subcmd__help__subcmd__init"
-                ;;
-            agent_sdk__subcmd__help,logs)
-                cmd="agent_sdk__subcmd__help__subcmd__logs"
-                ;;
-            agent_sdk__subcmd__help,lsp)
-                cmd="agent_sdk__subcmd__help__subcmd__lsp"
-                ;;
-            agent_sdk__subcmd__help,run)
-                cmd="agent_sdk__subcmd__help__subcmd__run"
-                ;;
-            agent_sdk__subcmd__help,sdk)
-                cmd="agent_sdk__subcmd__help__subcmd__sdk"
-                ;;
-            agent_sdk__subcmd__help,test)
-                cmd="agent_sdk__subcmd__help__subcmd__test"
-                ;;
-            agent_sdk__subcmd__help,validate)
-                cmd="agent_sdk__subcmd__help__subcmd__validate"
-                ;;
             *)
                 ;;
         esac
@@ -263,180 +227,16 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__help)
-            opts="validate info run dev test logs chat sdk init completions lsp help"
+            opts="-q -h -V --all --json --color --quiet --help --version validate info run dev test logs chat sdk init completions lsp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                *)
-                    COMPREPLY=()
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
                     ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__chat)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__completions)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__dev)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__help)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__info)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__init)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__logs)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__lsp)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__run)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__sdk)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__test)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
-                *)
-                    COMPREPLY=()
-                    ;;
-            esac
-            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-            return 0
-            ;;
-        agent_sdk__subcmd__help__subcmd__validate)
-            opts=""
-            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
-                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
-                return 0
-            fi
-            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -274,67 +274,17 @@ _arguments "${_arguments_options[@]}" : \
 ;;
 (help)
 _arguments "${_arguments_options[@]}" : \
-":: :_agent-sdk__subcmd__help_commands" \
-"*::: :->help" \
+'--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
+'()--all[Print every command'\''s help, one after another]' \
+'--json[Print the arguments and flags as JSON\: the command'\''s, or with no command the program'\''s, with every command'\''s]' \
+'-q[Print only results, findings and errors\: no summary or progress lines]' \
+'--quiet[Print only results, findings and errors\: no summary or progress lines]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'::command -- The command whose help to print (none\: the index):(validate info run dev test logs chat sdk init completions lsp help)' \
 && ret=0
-
-    case $state in
-    (help)
-        words=($line[1] "${words[@]}")
-        (( CURRENT += 1 ))
-        curcontext="${curcontext%:*:*}:agent-sdk-help-command-$line[1]:"
-        case $line[1] in
-            (validate)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(info)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(run)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(dev)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(test)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(logs)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(chat)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(sdk)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(init)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(completions)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(lsp)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-(help)
-_arguments "${_arguments_options[@]}" : \
-&& ret=0
-;;
-        esac
-    ;;
-esac
 ;;
         esac
     ;;
@@ -355,7 +305,7 @@ _agent-sdk_commands() {
 'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
 'completions:Print a shell completion script to stdout' \
 'lsp:Serve the Language Server Protocol over stdio, for editors' \
-'help:Print this message or the help of the given subcommand(s)' \
+'help:Print the command index, a command'\''s help, every command'\''s, or a command as JSON' \
     )
     _describe -t commands 'agent-sdk commands' commands "$@"
 }
@@ -376,81 +326,8 @@ _agent-sdk__subcmd__dev_commands() {
 }
 (( $+functions[_agent-sdk__subcmd__help_commands] )) ||
 _agent-sdk__subcmd__help_commands() {
-    local commands; commands=(
-'validate:Find every hook and check it statically; exit 1 if any has an error' \
-'info:Describe the project\: its agent and the hooks that would load' \
-'run:Run one local turn\: record its events and fire the hooks for real in Node.js' \
-'dev:Serve the agent locally over HTTP\: many sessions, many turns, hooks as in \`run\`' \
-'test:Run the hooks'\'' tests (\`*.test.*\`, \`*.spec.*\` under \`bot/\` or \`agent/\`) with Node'\''s test runner, loading the project'\''s code exactly as \`run\` does' \
-'logs:Tail the serve log of a hosted agent or a local \`agent-sdk dev\`' \
-'chat:Talk to the agent a local \`agent-sdk dev\` (or a hosted agent) serves' \
-'sdk:Write the SDK packages into \`vendor/agent-sdk/\`, with their TypeScript declarations' \
-'init:Create a working agent project\: hooks, their test, tsconfig and the SDK packages' \
-'completions:Print a shell completion script to stdout' \
-'lsp:Serve the Language Server Protocol over stdio, for editors' \
-'help:Print this message or the help of the given subcommand(s)' \
-    )
+    local commands; commands=()
     _describe -t commands 'agent-sdk help commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__chat_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__chat_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help chat commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__completions_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__completions_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help completions commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__dev_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__dev_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help dev commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__help_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__help_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help help commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__info_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__info_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help info commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__init_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__init_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help init commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__logs_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__logs_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help logs commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__lsp_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__lsp_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help lsp commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__run_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__run_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help run commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__sdk_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__sdk_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help sdk commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__test_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__test_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help test commands' commands "$@"
-}
-(( $+functions[_agent-sdk__subcmd__help__subcmd__validate_commands] )) ||
-_agent-sdk__subcmd__help__subcmd__validate_commands() {
-    local commands; commands=()
-    _describe -t commands 'agent-sdk help validate commands' commands "$@"
 }
 (( $+functions[_agent-sdk__subcmd__info_commands] )) ||
 _agent-sdk__subcmd__info_commands() {

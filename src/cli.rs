@@ -14,15 +14,17 @@ use crate::state::session_info::{Mode, Purpose};
 /// hooks statically, info describes the project, run runs one turn with the hooks executed
 /// in Node.js, dev serves the agent over HTTP, chat talks to it, test runs the hooks' tests, logs tails a
 /// server's serve log, sdk writes the SDK packages for tsc and editors, init creates a
-/// project, completions prints a shell completion script, and lsp serves editors.
+/// project, completions prints a shell completion script, lsp serves editors, and help
+/// prints the help of one command, of all (`help --all`), or as JSON (`help run --json`).
 ///
 /// The project is the folder given as PATH or --dir, else the nearest one from the current
 /// folder up that holds `bot/` or `agent/`.
 #[derive(Debug, Parser)]
-#[command(name = "agent-sdk", version, propagate_version = true, max_term_width = 100)]
+#[command(name = "agent-sdk", version, propagate_version = true, max_term_width = 100, disable_help_subcommand = true)]
 pub struct Cli {
+    /// None: the program was run bare, which prints the command index.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 
     /// The name the program was run as (not a flag).
     #[arg(skip)]
@@ -192,6 +194,36 @@ pub enum Command {
     ///
     /// Example: agent-sdk lsp --stdio
     Lsp(LspArgs),
+    /// Print the command index, a command's help, every command's, or a command as JSON.
+    ///
+    /// Bare, `help` (and the program run with no command) prints the index of commands;
+    /// `help <command>` prints what `<command> --help` does; --all prints every command's
+    /// help; --json prints the command's (or, with no command, the program's and every
+    /// command's) arguments and flags as JSON, for tools and scripts.
+    ///
+    /// Example: agent-sdk help run --json
+    Help(HelpArgs),
+}
+
+/// Every command's name, in the order `--help` lists them: what `help` completes and takes.
+pub const COMMANDS: [&str; 12] =
+    ["validate", "info", "run", "dev", "test", "logs", "chat", "sdk", "init", "completions", "lsp", "help"];
+
+/// `agent-sdk help`.
+#[derive(Debug, Args)]
+pub struct HelpArgs {
+    /// The command whose help to print (none: the index).
+    #[arg(value_name = "COMMAND", value_parser = clap::builder::PossibleValuesParser::new(COMMANDS))]
+    pub command: Option<String>,
+
+    /// Print every command's help, one after another.
+    #[arg(long, conflicts_with = "command")]
+    pub all: bool,
+
+    /// Print the arguments and flags as JSON: the command's, or with no command the
+    /// program's, with every command's.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The first argument of the one command no user types: the hook runtime's request for a
@@ -279,7 +311,7 @@ impl Command {
             Command::Chat(args) => Some(args.dir.given_and_place()),
             Command::Sdk(args) => Some(args.dir.given_and_place()),
             Command::Test(args) => Some((args.dir.given.clone(), &mut args.dir.dir)),
-            Command::Init(_) | Command::Completions(_) | Command::Lsp(_) => None,
+            Command::Init(_) | Command::Completions(_) | Command::Lsp(_) | Command::Help(_) => None,
         }
     }
 }
@@ -866,4 +898,16 @@ pub enum ColorChoice {
     Auto,
     Always,
     Never,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_names_help_takes_are_the_commands() {
+        let command = Cli::command_named(ProgramName::AgentSdk);
+        let names: Vec<&str> = command.get_subcommands().map(clap::Command::get_name).collect();
+        assert_eq!(names, COMMANDS);
+    }
 }

@@ -3,6 +3,7 @@
 mod chat;
 mod completions;
 mod dev;
+mod help;
 mod info;
 mod init;
 pub mod load_module;
@@ -19,10 +20,11 @@ use crate::printer::Printer;
 
 /// Runs the command the user asked for.
 pub fn dispatch(mut cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
-    if let Some((given, dir)) = cli.command.project_dir() {
+    if let Some((given, dir)) = cli.command.as_mut().and_then(Command::project_dir) {
         *dir = given.unwrap_or_else(crate::project::find_root);
     }
-    match cli.command {
+    let Some(command) = cli.command else { return help::index(cli.program, printer) };
+    match command {
         Command::Validate(args) => validate::validate(&args, printer),
         Command::Info(args) => info::info(&args, printer),
         Command::Run(args) => run::run(&args, printer),
@@ -34,5 +36,6 @@ pub fn dispatch(mut cli: Cli, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Command::Init(args) => init::init(&args, printer),
         Command::Completions(args) => completions::completions(&args, cli.program, printer),
         Command::Lsp(args) => lsp::lsp(&args, printer),
+        Command::Help(args) => help::help(&args, cli.program, printer),
     }
 }

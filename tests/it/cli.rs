@@ -154,7 +154,9 @@ fn quiet_run_prints_the_reply_and_no_info_lines() {
 #[test]
 fn every_command_has_help_with_an_example() {
     insta::assert_snapshot!("help", transcript(&root(), &["--help"]));
-    for command in ["validate", "info", "run", "dev", "chat", "test", "logs", "sdk", "init", "completions", "lsp"] {
+    for command in
+        ["validate", "info", "run", "dev", "chat", "test", "logs", "sdk", "init", "completions", "lsp", "help"]
+    {
         let help = transcript(&root(), &[command, "--help"]);
         assert!(help.contains("Example: agent-sdk "), "{help}");
         insta::assert_snapshot!(format!("help_{command}"), help);
@@ -165,7 +167,9 @@ fn every_command_has_help_with_an_example() {
 fn the_about_text_names_every_command() {
     let help = String::from_utf8(run_in(&root(), &["--help"]).stdout).unwrap();
     let about = help.split("Usage:").next().unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
-    for command in ["validate", "info", "run", "dev", "chat", "test", "logs", "sdk", "init", "completions", "lsp"] {
+    for command in
+        ["validate", "info", "run", "dev", "chat", "test", "logs", "sdk", "init", "completions", "lsp", "help"]
+    {
         assert!(about.contains(&format!(" {command} ")), "{command} is not named in:\n{about}");
     }
 }
@@ -224,4 +228,78 @@ fn the_project_can_be_given_as_a_path() {
 #[test]
 fn a_path_and_dir_together_are_a_usage_error() {
     insta::assert_snapshot!(transcript(&root(), &["info", "examples/acme-bot", "--dir", "examples/acme-bot"]));
+}
+
+/// The vendor's CLI: bare `agent-sdk` prints the command index on stdout and exits 0.
+#[test]
+fn bare_prints_the_command_index_and_exits_0() {
+    let output = run_in(&root(), &[]);
+    assert_eq!(exit_code(&output), 0, "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(output.stderr.is_empty(), "{}", String::from_utf8_lossy(&output.stderr));
+    let index = String::from_utf8(output.stdout).unwrap();
+    insta::assert_snapshot!("bare_index", index);
+    assert_eq!(String::from_utf8(run_in(&root(), &["help"]).stdout).unwrap(), index);
+}
+
+/// `help <command>` is `<command> --help`; `help --all` is each of them under its heading.
+#[test]
+fn help_of_a_command_and_of_all_is_what_each_command_s_help_says() {
+    let mut all = String::new();
+    for command in
+        ["validate", "info", "run", "dev", "test", "logs", "chat", "sdk", "init", "completions", "lsp", "help"]
+    {
+        let own = String::from_utf8(run_in(&root(), &[command, "--help"]).stdout).unwrap();
+        let asked = run_in(&root(), &["help", command]);
+        assert_eq!(exit_code(&asked), 0);
+        assert_eq!(String::from_utf8(asked.stdout).unwrap(), own, "help {command}");
+        if !all.is_empty() {
+            all.push('\n');
+        }
+        all.push_str(&format!("# agent-sdk {command}\n\n{own}"));
+    }
+    let output = run_in(&root(), &["help", "--all"]);
+    assert_eq!(exit_code(&output), 0);
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), all);
+}
+
+#[test]
+fn help_of_an_unknown_command_is_a_usage_error_naming_the_nearest() {
+    insta::assert_snapshot!(transcript(&root(), &["help", "valdate"]));
+}
+
+/// `help run --json`, as a script reads it.
+#[test]
+fn help_json_prints_a_command_s_arguments_and_flags() {
+    let output = run_in(&root(), &["help", "run", "--json"]);
+    assert_eq!(exit_code(&output), 0);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    insta::assert_json_snapshot!("help_run_json", json);
+}
+
+/// `help --json` has every command, and each lists every flag its `--help` shows.
+#[test]
+fn help_json_of_the_program_has_every_command_and_every_flag_help_shows() {
+    let output = run_in(&root(), &["help", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["name"], "agent-sdk");
+    assert_eq!(json["version"], env!("CARGO_PKG_VERSION"));
+    let commands = json["commands"].as_array().unwrap();
+    let names: Vec<&str> = commands.iter().map(|command| command["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["validate", "info", "run", "dev", "test", "logs", "chat", "sdk", "init", "completions", "lsp", "help"]
+    );
+    let flag = regex::Regex::new(r"(?m)^\s+(?:-\w, )?(--[a-z][a-z-]*)").unwrap();
+    for command in commands {
+        let name = command["name"].as_str().unwrap();
+        let listed: std::collections::BTreeSet<&str> =
+            command["flags"].as_array().unwrap().iter().filter_map(|flag| flag["long"].as_str()).collect();
+        let help = String::from_utf8(run_in(&root(), &[name, "--help"]).stdout).unwrap();
+        // (`--help` groups them under headings, so the order differs.)
+        let shown: std::collections::BTreeSet<&str> =
+            flag.captures_iter(&help).map(|found| found.get(1).unwrap().as_str()).collect();
+        assert_eq!(listed, shown, "{name}");
+        let own = run_in(&root(), &["help", name, "--json"]);
+        assert_eq!(&serde_json::from_slice::<serde_json::Value>(&own.stdout).unwrap(), command, "{name}");
+    }
 }

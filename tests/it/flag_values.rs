@@ -44,9 +44,9 @@ fn parse_one(command: &[&str], flag: &str, value: &str) -> Result<(), TestCaseEr
     let argv = std::iter::once("agent-sdk").chain(command.iter().copied()).chain([flag_and_value.as_str()]);
     let Ok(cli) = Cli::try_parse_from(argv) else { return Ok(()) };
     let durations = match &cli.command {
-        Command::Run(args) => vec![args.hook_timeout],
-        Command::Dev(args) => vec![args.hook_timeout, args.session_idle],
-        Command::Logs(args) => {
+        Some(Command::Run(args)) => vec![args.hook_timeout],
+        Some(Command::Dev(args)) => vec![args.hook_timeout, args.session_idle],
+        Some(Command::Logs(args)) => {
             // `--since` is checked by the command before anything is sent.
             if let Some(Ok(since)) = args.since.as_deref().map(agent_sdk::since::parse_since) {
                 let _ = since.lower_bound(jiff::Timestamp::now());
@@ -145,7 +145,7 @@ fn friendly_and_fractional_durations_are_accepted() {
     let dir = tempfile::tempdir().unwrap();
     for value in ["1.5h", "1h 30m", "500ms", "2 minutes", "PT90M", "1w"] {
         let cli = Cli::try_parse_from(["agent-sdk", "dev", "--hook-timeout", value]).unwrap();
-        let Command::Dev(args) = cli.command else { unreachable!() };
+        let Some(Command::Dev(args)) = cli.command else { unreachable!() };
         assert!(args.hook_timeout >= Duration::from_millis(500), "{value}: {:?}", args.hook_timeout);
     }
     // Through the binary: a friendly `--since` passes the check and reaches the (absent) server.
