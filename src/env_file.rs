@@ -100,9 +100,14 @@ fn read(path: &Path, required: bool) -> Result<Option<Vec<u8>>, EnvFileError> {
 }
 
 fn parse_file(path: &Path, bytes: &[u8]) -> Result<Vec<Variable>, EnvFileError> {
-    let text = std::str::from_utf8(bytes).map_err(|error| EnvFileError::NotUtf8 {
-        path: path.to_path_buf(),
-        line: 1 + bytes[..error.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
+    let text = std::str::from_utf8(bytes).map_err(|error| {
+        let before = &bytes[..error.valid_up_to()];
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |at| at + 1);
+        EnvFileError::NotUtf8 {
+            path: path.to_path_buf(),
+            line: 1 + before.iter().filter(|&&b| b == b'\n').count(),
+            key: setting(&before[line_start..]),
+        }
     })?;
     parse(text).map_err(|Malformed { line, key, problem }| EnvFileError::Syntax {
         path: path.to_path_buf(),
@@ -110,6 +115,14 @@ fn parse_file(path: &Path, bytes: &[u8]) -> Result<Vec<Variable>, EnvFileError> 
         key,
         problem,
     })
+}
+
+/// The variable a line sets, when the line's first bad byte is in its value: what is
+/// before that byte on the line (`before`) holds a whole name and its `=`.
+fn setting(before: &[u8]) -> Option<String> {
+    let before = std::str::from_utf8(before).ok()?;
+    let (name, _) = before.split_once('=')?;
+    variable_name(name).ok()
 }
 
 /// Why a line is not `KEY=value`, a `#` comment or blank. None holds the line's text past a
@@ -172,8 +185,9 @@ impl fmt::Display for Problem {
 pub enum EnvFileError {
     /// A `--env-file` that does not exist, or any env file that cannot be read.
     Unreadable { path: PathBuf, source: std::io::Error },
-    /// A file that is not UTF-8 text; `line` holds the first bad byte.
-    NotUtf8 { path: PathBuf, line: usize },
+    /// A file that is not UTF-8 text; `line` holds the first bad byte, in the value of
+    /// `key` when the name before it could be read.
+    NotUtf8 { path: PathBuf, line: usize, key: Option<String> },
     /// A line that is not `KEY=value`, a `#` comment or blank; `key` is the variable it
     /// sets, when its name could be read.
     Syntax { path: PathBuf, line: usize, key: Option<String>, problem: Problem },
@@ -186,7 +200,10 @@ impl fmt::Display for EnvFileError {
                 let reason = crate::io_error::describe(source);
                 write!(f, "env file `{}` cannot be read: {reason}", named(path))
             }
-            EnvFileError::NotUtf8 { path, line } => {
+            EnvFileError::NotUtf8 { path, line, key: Some(key) } => {
+                write!(f, "{}:{line}: `{key}`: its value is not UTF-8 text; save the env file as UTF-8", named(path))
+            }
+            EnvFileError::NotUtf8 { path, line, key: None } => {
                 write!(f, "{}:{line}: not UTF-8 text; save the env file as UTF-8", named(path))
             }
             EnvFileError::Syntax { path, line, key: Some(key), problem } => {
@@ -435,7 +452,7 @@ mod tests {
         assert!(message.starts_with(".env:1: `A` is followed by `\\u{1b}`, not `=`"), "{message}");
         let message = error_message(b"\0A=1\n");
         assert!(message.starts_with(".env:1: the line starts with `\\u{0}`"), "{message}");
-        let error = EnvFileError::NotUtf8 { path: PathBuf::from("evil\u{1b}[2J.env"), line: 1 };
+        let error = EnvFileError::NotUtf8 { path: PathBuf::from("evil\u{1b}[2J.env"), line: 1, key: None };
         assert!(error.to_string().starts_with("evil\\u{1b}[2J.env:1: "), "{error}");
     }
 
@@ -470,7 +487,11 @@ mod tests {
 
     #[test]
     fn non_utf8_is_an_error_naming_the_line() {
-        assert_eq!(error_message(b"A=1\nB=\xff\n"), ".env:2: not UTF-8 text; save the env file as UTF-8");
+        assert_eq!(error_message(b"A=1\nB=\xff\n"), ".env:2: `B`: its value is not UTF-8 text; save the env file as UTF-8");
+        assert_eq!(error_message(b"A=1\nB=ok\xff\n"), ".env:2: `B`: its value is not UTF-8 text; save the env file as UTF-8");
+        // In the name itself, or on a line with no `=` before it: no name to give.
+        assert_eq!(error_message(b"A=1\nK\xff=1\n"), ".env:2: not UTF-8 text; save the env file as UTF-8");
+        assert_eq!(error_message(b"\xff\n"), ".env:1: not UTF-8 text; save the env file as UTF-8");
     }
 
     fn project(files: &[(&str, &str)]) -> tempfile::TempDir {

@@ -410,6 +410,18 @@ fn a_malformed_env_line_is_named_by_its_key_never_by_its_value() {
     assert!(!ran.log().contains(['\u{1b}', '\u{7}']), "{:?}", ran.log());
 }
 
+/// A value saved in another encoding (Latin-1 here) is named by its variable, never shown.
+#[test]
+fn an_env_value_that_is_not_utf8_is_named_by_its_variable() {
+    let dir = copy_fixture("run", "env");
+    std::fs::write(dir.path().join(".env"), b"ACME_REGION=eu-west\nACME_OWNER=Ren\xe9e\n").unwrap();
+    let ran = run(dir.path(), &["--event", "turn.completed"], &[]);
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    insta::assert_snapshot!(seen(dir.path(), &ran));
+    assert!(!ran.log().contains("Ren"), "{}", ran.log());
+    assert!(ran.record.is_empty());
+}
+
 /// Linux starts no program with a variable over 128 KiB: the one that is is named, with the
 /// limit, rather than Node failing with "Argument list too long".
 #[test]
