@@ -301,7 +301,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__logs)
-            opts="-f -q -h -V --dir --host --token --follow --since --session --level --tail --json --utc --insecure --retry-for --color --quiet --help --version"
+            opts="-f -q -h -V --dir --host --token --follow --since --session --hook --level --tail --json --utc --insecure --retry-for --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -324,6 +324,10 @@ _agent_sdk() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hook)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

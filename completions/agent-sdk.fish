@@ -162,7 +162,8 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l dir -d 'The
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l host -d 'The server\'s URL (else AGENT_SDK_HOST, else the local dev.json)' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l token -d 'The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l since -d 'Only lines from this long ago (`30s`, `10m`, `1.5h`, `1h 30m`) or since an RFC 3339 time' -r
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l session -d 'Only this session\'s lines' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l session -d 'Only this session\'s lines: its id, or the end of it that each line shows (the tag, `43c2d23a`), when one session\'s id ends so' -r
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l hook -d 'Only the lines of this hook (as each line names it, `hook "audit/usage"`); repeat it for several' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand logs" -l level -d 'Only lines at this level or above' -r -f -a "debug\t''
 info\t''
 warn\t''

@@ -175,7 +175,8 @@ _arguments "${_arguments_options[@]}" : \
 '--host=[The server'\''s URL (else AGENT_SDK_HOST, else the local dev.json)]:URL:_default' \
 '--token=[The bearer token (else AGENT_SDK_TOKEN, else the local dev.json). Never printed]:TOKEN:_default' \
 '--since=[Only lines from this long ago (\`30s\`, \`10m\`, \`1.5h\`, \`1h 30m\`) or since an RFC 3339 time]:WHEN:_default' \
-'--session=[Only this session'\''s lines]:ID:_default' \
+'--session=[Only this session'\''s lines\: its id, or the end of it that each line shows (the tag, \`43c2d23a\`), when one session'\''s id ends so]:ID:_default' \
+'*--hook=[Only the lines of this hook (as each line names it, \`hook "audit/usage"\`); repeat it for several]:NAME:_default' \
 '--level=[Only lines at this level or above]:LEVEL:(debug info warn error)' \
 '--tail=[Only the last N lines of the history]:N:_default' \
 '--retry-for=[After a lost connection, how long to keep trying before giving up with exit 1]:DURATION:_default' \

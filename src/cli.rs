@@ -779,9 +779,15 @@ pub struct LogsArgs {
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
 
-    /// Only this session's lines.
+    /// Only this session's lines: its id, or the end of it that each line shows (the tag,
+    /// `43c2d23a`), when one session's id ends so.
     #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
     pub session: Option<String>,
+
+    /// Only the lines of this hook (as each line names it, `hook "audit/usage"`); repeat it
+    /// for several.
+    #[arg(long = "hook", value_name = "NAME")]
+    pub hooks: Vec<String>,
 
     /// Only lines at this level or above.
     #[arg(long, value_name = "LEVEL", value_enum)]

@@ -487,8 +487,14 @@ mod tests {
 
     #[test]
     fn non_utf8_is_an_error_naming_the_line() {
-        assert_eq!(error_message(b"A=1\nB=\xff\n"), ".env:2: `B`: its value is not UTF-8 text; save the env file as UTF-8");
-        assert_eq!(error_message(b"A=1\nB=ok\xff\n"), ".env:2: `B`: its value is not UTF-8 text; save the env file as UTF-8");
+        assert_eq!(
+            error_message(b"A=1\nB=\xff\n"),
+            ".env:2: `B`: its value is not UTF-8 text; save the env file as UTF-8"
+        );
+        assert_eq!(
+            error_message(b"A=1\nB=ok\xff\n"),
+            ".env:2: `B`: its value is not UTF-8 text; save the env file as UTF-8"
+        );
         // In the name itself, or on a line with no `=` before it: no name to give.
         assert_eq!(error_message(b"A=1\nK\xff=1\n"), ".env:2: not UTF-8 text; save the env file as UTF-8");
         assert_eq!(error_message(b"\xff\n"), ".env:1: not UTF-8 text; save the env file as UTF-8");

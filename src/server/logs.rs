@@ -38,6 +38,8 @@ pub const MAX_FOLLOWERS: usize = 64;
 pub enum Refusal {
     /// [`MAX_FOLLOWERS`] streams are being served (429).
     Full,
+    /// The request names no one session (400): a tag that ends several sessions' ids.
+    BadRequest(String),
     /// The store could not be read, e.g. the process is out of file descriptors (503).
     Unavailable(anyhow::Error),
 }
@@ -49,6 +51,7 @@ impl std::fmt::Display for Refusal {
                 f,
                 "{MAX_FOLLOWERS} log followers are connected, the most this server takes; try again when one has left"
             ),
+            Refusal::BadRequest(problem) => f.write_str(problem),
             Refusal::Unavailable(problem) => {
                 write!(f, "could not read the serve log now ({problem:#}); try again shortly")
             }
@@ -80,7 +83,12 @@ impl Followers {
         stopping: tokio::sync::watch::Receiver<bool>,
     ) -> Result<Response, Refusal> {
         let place = Arc::clone(&self.room).try_acquire_owned().map_err(|_| Refusal::Full)?;
-        let LogRequest { filter, start, follow } = request;
+        let LogRequest { mut filter, start, follow } = request;
+        let given = filter.session.clone();
+        let session = with_store(&self.project_dir, &self.store, move |store| resolve_session(store, given.as_deref()))
+            .await
+            .map_err(Refusal::Unavailable)?;
+        filter.session = session.map_err(Refusal::BadRequest)?;
         let reader = LogReader {
             project_dir: self.project_dir.clone(),
             filter: Arc::new(filter),
@@ -101,6 +109,18 @@ pub struct LogQuery {
     pub session: Option<String>,
     pub level: Option<String>,
     pub tail: Option<u64>,
+    /// `hook=` (repeatable): only lines of these hooks. Read from the raw query string,
+    /// as a form decoder keeps one value per key.
+    #[serde(skip)]
+    pub hooks: Vec<String>,
+}
+
+impl LogQuery {
+    /// Every `hook=` of the query string `raw`.
+    pub fn hooks_of(raw: Option<&str>) -> Vec<String> {
+        let pairs = form_urlencoded::parse(raw.unwrap_or_default().as_bytes());
+        pairs.filter(|(key, _)| key == "hook").map(|(_, value)| value.into_owned()).collect()
+    }
 }
 
 /// A checked request: what to send, from where, and whether to keep following.
@@ -157,6 +177,8 @@ pub struct Filter {
     /// RFC 3339 lower bound on `at` (same format everywhere, so strings compare as times).
     since: Option<String>,
     session: Option<String>,
+    /// The hooks named (none: every line), as a JSON array for SQLite's `json_each`.
+    hooks: Option<String>,
     levels: Vec<&'static str>,
 }
 
@@ -173,8 +195,35 @@ impl Filter {
                 .ok_or_else(|| format!("unknown level `{text}` (use debug, info, warn or error)"))?,
         };
         let levels = least.and_above().map(Level::as_str).collect();
-        Ok(Self { since, session: query.session.clone(), levels })
+        let hooks = (!query.hooks.is_empty()).then(|| json!(query.hooks).to_string());
+        Ok(Self { since, session: query.session.clone(), hooks, levels })
     }
+}
+
+/// The session `given` names: an id of the log as it is, else the one session whose id ends
+/// with it (the tag `logs` and `dev` print, `43c2d23a`); an error listing them when several
+/// do. One that names no session yet is kept as it is (a session still to come is followed).
+pub fn resolve_session(
+    store: &crate::state::StateStore,
+    given: Option<&str>,
+) -> anyhow::Result<Result<Option<String>, String>> {
+    let Some(given) = given else { return Ok(Ok(None)) };
+    let ending = store.log_sessions_ending_with(given)?;
+    if ending.iter().any(|id| id == given) {
+        return Ok(Ok(Some(given.to_owned())));
+    }
+    Ok(match ending.as_slice() {
+        [] => Ok(Some(given.to_owned())),
+        [one] => Ok(Some(one.clone())),
+        many => {
+            const SHOWN: usize = 5;
+            let mut listed = many.iter().take(SHOWN).map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", ");
+            if many.len() > SHOWN {
+                listed.push_str(&format!(" and {} more", many.len() - SHOWN));
+            }
+            Err(format!("`{given}` ends the ids of {} sessions ({listed}); give more of the one you mean", many.len()))
+        }
+    })
 }
 
 /// `10m`, `2h`, `30s` ago, or an RFC 3339 time (as [`crate::since::parse_since`] reads
@@ -259,23 +308,32 @@ impl LogReader {
         self.with_store(move |store| query(store, &filter, &from)).await
     }
 
-    /// Runs `work` on a blocking thread with the followers' store connection.
     async fn with_store<T: Send + 'static>(
         &self,
         work: impl FnOnce(&crate::state::StateStore) -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
-        let project_dir = self.project_dir.clone();
-        let store = Arc::clone(&self.store);
-        tokio::task::spawn_blocking(move || {
-            let mut store = store.lock().unwrap_or_else(PoisonError::into_inner);
-            let store = match &mut *store {
-                Some(store) => store,
-                empty => empty.insert(crate::state::StateStore::open(&project_dir)?),
-            };
-            work(store)
-        })
-        .await?
+        with_store(&self.project_dir, &self.store, work).await
     }
+}
+
+/// Runs `work` on a blocking thread with the followers' store connection (opened by the
+/// first to need it).
+async fn with_store<T: Send + 'static>(
+    project_dir: &std::path::Path,
+    store: &SharedStore,
+    work: impl FnOnce(&crate::state::StateStore) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<T> {
+    let project_dir = project_dir.to_path_buf();
+    let store = Arc::clone(store);
+    tokio::task::spawn_blocking(move || {
+        let mut store = store.lock().unwrap_or_else(PoisonError::into_inner);
+        let store = match &mut *store {
+            Some(store) => store,
+            empty => empty.insert(crate::state::StateStore::open(&project_dir)?),
+        };
+        work(store)
+    })
+    .await?
 }
 
 /// The cursor the history starts after.
@@ -299,9 +357,11 @@ pub fn read_history(
     request: &LogRequest,
     mut each: impl FnMut(u64, Value) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let mut cursor = start_cursor(store, &request.filter, request.start)?;
+    let mut filter = request.filter.clone();
+    filter.session = resolve_session(store, filter.session.as_deref())?.map_err(crate::exit_status::Exit::usage)?;
+    let mut cursor = start_cursor(store, &filter, request.start)?;
     loop {
-        let rows = query(store, &request.filter, &QueryFrom::After(cursor))?;
+        let rows = query(store, &filter, &QueryFrom::After(cursor))?;
         let full_page = rows.len() as u64 == PAGE;
         for (line_cursor, record) in rows {
             cursor = line_cursor;
@@ -324,9 +384,17 @@ fn query(store: &crate::state::StateStore, filter: &Filter, from: &QueryFrom) ->
     let sql = format!(
         "SELECT cursor, at, level, message, session_id, turn_id, hook, event FROM serve_log
          WHERE cursor > ?1 AND (?2 IS NULL OR at >= ?2) AND (?3 IS NULL OR session_id = ?3) AND level IN ({levels})
+           AND (?5 IS NULL OR hook IN (SELECT value FROM json_each(?5)))
          ORDER BY cursor {order} LIMIT ?4"
     );
-    let mut rows = store.query_log(&sql, after, filter.since.as_deref(), filter.session.as_deref(), limit)?;
+    let mut rows = store.query_log(
+        &sql,
+        after,
+        filter.since.as_deref(),
+        filter.session.as_deref(),
+        limit,
+        filter.hooks.as_deref(),
+    )?;
     if matches!(from, QueryFrom::Tail(_)) {
         rows.reverse();
     }

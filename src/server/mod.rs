@@ -375,10 +375,11 @@ async fn session_events(State(server): State<Server>, Path(id): Path<String>) ->
 async fn serve_logs(
     State(server): State<Server>,
     headers: HeaderMap,
+    raw_query: axum::extract::RawQuery,
     query: Result<Query<logs::LogQuery>, QueryRejection>,
 ) -> Response {
     let query = match query {
-        Ok(Query(query)) => query,
+        Ok(Query(query)) => logs::LogQuery { hooks: logs::LogQuery::hooks_of(raw_query.0.as_deref()), ..query },
         Err(rejection) => return error(StatusCode::BAD_REQUEST, rejection.body_text()),
     };
     let last_event_id = headers.get("last-event-id").map(|value| value.as_bytes());
@@ -389,6 +390,7 @@ async fn serve_logs(
     match server.followers.respond(request, server.agent.log_cursor.subscribe(), server.stopping.clone()).await {
         Ok(response) => response,
         Err(refusal @ logs::Refusal::Full) => error(StatusCode::TOO_MANY_REQUESTS, refusal.to_string()),
+        Err(refusal @ logs::Refusal::BadRequest(_)) => error(StatusCode::BAD_REQUEST, refusal.to_string()),
         Err(refusal @ logs::Refusal::Unavailable(_)) => error(StatusCode::SERVICE_UNAVAILABLE, refusal.to_string()),
     }
 }

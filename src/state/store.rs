@@ -536,8 +536,19 @@ impl StateStore {
         Ok(newest.unsigned_abs())
     }
 
+    /// The ids of the sessions with serve-log lines whose id ends with `end` (the whole id
+    /// included), in the order their first line was written.
+    pub fn log_sessions_ending_with(&self, end: &str) -> anyhow::Result<Vec<String>> {
+        let mut query = self.connection.prepare_cached(
+            "SELECT session_id FROM serve_log WHERE session_id IS NOT NULL AND substr(session_id, -length(?1)) = ?1
+             GROUP BY session_id ORDER BY MIN(cursor)",
+        )?;
+        let ids = query.query_map(params![end], |row| row.get(0))?;
+        Ok(ids.collect::<Result<_, _>>()?)
+    }
+
     /// Serve-log lines for `sql` (see `dev::logs`), bound to a cursor, optional `since`
-    /// and session filters, and a limit.
+    /// and session filters, a limit, and the hooks (a JSON array) the lines must be of.
     pub fn query_log(
         &self,
         sql: &str,
@@ -545,9 +556,10 @@ impl StateStore {
         since: Option<&str>,
         session: Option<&str>,
         limit: u64,
+        hooks: Option<&str>,
     ) -> anyhow::Result<Vec<LogRow>> {
         let mut query = self.connection.prepare_cached(sql)?;
-        let rows = query.query_map(params![after as i64, since, session, limit as i64], |row| {
+        let rows = query.query_map(params![after as i64, since, session, limit as i64, hooks], |row| {
             Ok(LogRow {
                 cursor: row.get::<_, i64>(0)? as u64,
                 at: row.get(1)?,

@@ -1897,6 +1897,37 @@ fn dev_s_stderr_names_each_line_s_session_as_logs_does() {
         .env_remove("AGENT_SDK_HOST")
         .output()
         .unwrap();
-    let logged = String::from_utf8_lossy(&logged.stdout);
+    let logged = String::from_utf8_lossy(&logged.stdout).into_owned();
     assert!(logged.contains(&format!("[{tag}] session {session} started")), "{logged}");
+    // The tag the line shows is enough for `logs --session` (the server finds the id).
+    let by_tag = common::agent_sdk()
+        .args(["logs", "--session", tag])
+        .current_dir(dir.path())
+        .env_remove("AGENT_SDK_HOST")
+        .output()
+        .unwrap();
+    assert_eq!(by_tag.status.code(), Some(0), "{}", String::from_utf8_lossy(&by_tag.stderr));
+    assert_eq!(String::from_utf8_lossy(&by_tag.stdout), logged);
+}
+
+/// `hook=` (repeated) in `GET /v1/logs` keeps those hooks' lines, and `logs --hook` asks
+/// for it; a hook that logged nothing gets none.
+#[test]
+fn logs_of_named_hooks_only() {
+    let dir = copy_fixture("dev", "playground");
+    let server = DevServer::start(dir.path(), 0);
+    let session = server.create_session();
+    server.send(&session, "hello");
+    wait_for_log(&server, "message.completed: ");
+    let history = server.logs("");
+    let of_transcript: Vec<&Value> = history.iter().filter(|record| record["hook"] == "transcript").collect();
+    assert!(of_transcript.len() >= 2, "{history:?}");
+    assert_eq!(server.logs("?hook=transcript&hook=no-such-hook").iter().collect::<Vec<_>>(), of_transcript);
+    assert!(server.logs("?hook=no-such-hook").is_empty());
+    let output = logs_command(dir.path(), &["--json", "--hook", "transcript"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let printed: Vec<Value> =
+        String::from_utf8_lossy(&output.stdout).lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(printed.len(), of_transcript.len());
+    assert!(printed.iter().all(|line| line["hook"] == "transcript"), "{printed:?}");
 }

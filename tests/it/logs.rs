@@ -307,3 +307,56 @@ fn a_json_object_that_is_not_a_log_record_is_refused_and_retry_for_ends_the_retr
         }
     }
 }
+
+/// `--session` takes the tag each line shows (the id's end) when one session's id ends so;
+/// a tag several end is an error listing them; `--hook` (repeatable) keeps those hooks'
+/// lines; a filter that matches nothing says so.
+#[test]
+fn the_session_tag_and_hooks_filter_the_history_and_no_match_is_said() {
+    let dir = common::copy_fixture("run", "failures");
+    for session in ["ses_first0a1b2c3d", "ses_second0a1b2c3d", "ses_third09f8e7d6"] {
+        let ran = common::run_recorded(
+            dir.path(),
+            &["run", "--message", "hi", "--hook-timeout", "200ms", "--session", session],
+            &[],
+        );
+        assert_eq!(common::exit_code(&ran.output), 3, "{}", ran.log());
+    }
+    let (third, _) = local_logs(dir.path(), &["--utc", "--session", "09f8e7d6"]);
+    assert!(!third.is_empty() && third.lines().all(|line| line.contains(" [09f8e7d6] ")), "{third}");
+    let (whole, _) = local_logs(dir.path(), &["--utc", "--session", "ses_third09f8e7d6"]);
+    assert_eq!(whole, third);
+
+    let output = output_within(logs(dir.path(), &["--session", "0a1b2c3d"]), Duration::from_secs(20));
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(output.stdout.is_empty());
+    assert!(
+        stderr(&output).ends_with(
+            "error: `0a1b2c3d` ends the ids of 2 sessions (`ses_first0a1b2c3d`, `ses_second0a1b2c3d`); give more of the one you mean\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    // The whole id of one of them is that one, though it ends the other's too.
+    let (first, _) = local_logs(dir.path(), &["--session", "second0a1b2c3d"]);
+    assert!(!first.is_empty() && first.lines().all(|line| line.contains("[0a1b2c3d]")), "{first}");
+
+    let (thrower, _) = local_logs(dir.path(), &["--json", "--session", "09f8e7d6", "--hook", "1-thrower"]);
+    let hooks: Vec<serde_json::Value> =
+        thrower.lines().map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["hook"].clone()).collect();
+    assert!(!hooks.is_empty() && hooks.iter().all(|hook| hook == "1-thrower"), "{thrower}");
+    let (two, _) =
+        local_logs(dir.path(), &["--json", "--session", "09f8e7d6", "--hook", "1-thrower", "--hook", "3-sleeper"]);
+    let named: std::collections::BTreeSet<String> = two
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap()["hook"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(named, ["1-thrower".to_owned(), "3-sleeper".to_owned()].into());
+
+    let (none, said) = local_logs(dir.path(), &["--session", "09f8e7d6", "--hook", "no-such-hook"]);
+    assert_eq!(none, "");
+    assert!(said.ends_with("no line of session `09f8e7d6`, hook `no-such-hook` in the log\n"), "{said}");
+    let (none, said) = local_logs(dir.path(), &["--session", "ses_never"]);
+    assert_eq!(none, "");
+    assert!(said.ends_with("no line of session `ses_never` in the log\n"), "{said}");
+}

@@ -94,29 +94,38 @@ fn print_logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<()> {
         args.session.as_deref(),
         args.level.map(crate::state::log_record::Level::as_str),
         args.tail,
-    )?;
+    )?
+    .of_hooks(&args.hooks);
     let flags = Given { host: args.host.clone(), token: args.token.clone() };
     let env = Given { host: std::env::var("AGENT_SDK_HOST").ok(), token: std::env::var("AGENT_SDK_TOKEN").ok() };
     // Only the local server's absence means the local history is the one to read: a
     // server named by --host or AGENT_SDK_HOST keeps logs of its own.
     let local = [&flags.host, &env.host].iter().all(|host| host.as_deref().is_none_or(|host| host.trim().is_empty()));
+    let printed = std::cell::Cell::new(0);
     let style = if args.json { Style::Json } else { Style::Human { color: printer.color(), utc: args.utc } };
     let served = discover(&flags, &env, || read_dev_json(&dev_json_path(&args.dir.dir)))
         .map_err(anyhow::Error::from)
         .and_then(|endpoint| {
             check_transport(&endpoint, args.insecure)?;
-            follow_server(&endpoint, &query, Output::new(printer, style), args.retry_for)
+            follow_server(&endpoint, &query, Output::new(printer, style, &printed), args.retry_for)
         });
-    match served {
+    let printed_all = match served {
         Err(error) if local && error.downcast_ref::<Stop>().is_some_and(|stop| stop.no_server) => {
             let state_db = StateRoot::of(&args.dir.dir).database();
             if !state_db.is_file() {
                 return Err(error);
             }
-            print_local_history(&args.dir.dir, &query, Output::new(printer, style))
+            print_local_history(&args.dir.dir, &query, Output::new(printer, style, &printed))
         }
         served => served,
+    };
+    printed_all?;
+    // A filter that matched nothing is said, not left to look like an empty log (a follow
+    // that ends at Ctrl-C is still waiting for such lines, so it says nothing).
+    if let (0, false, Some(narrowed)) = (printed.get(), args.follow, query.narrowed_to()) {
+        printer.stderr(&format!("no line of {narrowed} in the log\n"));
     }
+    Ok(())
 }
 
 /// Follows the server's log until the history ends, or Ctrl-C.
@@ -153,6 +162,7 @@ fn print_local_history(dir: &Path, query: &Query, mut output: Output<'_>) -> any
             session: query.session.clone(),
             level: query.level.map(str::to_owned),
             tail: query.tail,
+            hooks: query.hooks.clone(),
         },
         None,
     )

@@ -61,11 +61,13 @@ pub struct Output<'a> {
     pub printer: &'a Printer,
     pub style: Style,
     pending: String,
+    /// How many records were printed, for the caller to read once the output is gone.
+    printed: &'a std::cell::Cell<usize>,
 }
 
 impl<'a> Output<'a> {
-    pub fn new(printer: &'a Printer, style: Style) -> Self {
-        Self { printer, style, pending: String::new() }
+    pub fn new(printer: &'a Printer, style: Style, printed: &'a std::cell::Cell<usize>) -> Self {
+        Self { printer, style, pending: String::new(), printed }
     }
 
     /// Adds one record's line to what the next flush writes.
@@ -78,6 +80,7 @@ impl<'a> Output<'a> {
             Style::Json => json_line(record)?,
         };
         self.pending.push_str(&line);
+        self.printed.set(self.printed.get() + 1);
         Ok(())
     }
 

@@ -15,6 +15,8 @@ pub struct Query {
     pub session: Option<String>,
     pub level: Option<&'static str>,
     pub tail: Option<u64>,
+    /// Only these hooks' lines (none: every line).
+    pub hooks: Vec<String>,
 }
 
 impl Query {
@@ -30,7 +32,37 @@ impl Query {
             validate_since(since).map_err(Stop::usage)?;
         }
         let level = level.map(parse_level).transpose()?;
-        Ok(Self { follow, since: since.map(str::to_owned), session: session.map(str::to_owned), level, tail })
+        Ok(Self {
+            follow,
+            since: since.map(str::to_owned),
+            session: session.map(str::to_owned),
+            level,
+            tail,
+            hooks: Vec::new(),
+        })
+    }
+
+    /// The same, with only the lines of `hooks`.
+    pub fn of_hooks(self, hooks: &[String]) -> Self {
+        Self { hooks: hooks.to_vec(), ..self }
+    }
+
+    /// What the filters ask for, as `logs` says it found none: `` session `43c2d23a`, hook
+    /// `audit/usage` ``, or `None` when nothing narrows the log.
+    pub fn narrowed_to(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(session) = &self.session {
+            parts.push(format!("session `{session}`"));
+        }
+        match self.hooks.as_slice() {
+            [] => {}
+            [one] => parts.push(format!("hook `{}`", crate::untrusted::escape(one))),
+            many => parts.push(format!(
+                "hooks {}",
+                many.iter().map(|hook| format!("`{}`", crate::untrusted::escape(hook))).collect::<Vec<_>>().join(", ")
+            )),
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
     }
 
     /// `{host}/v1/logs?…`. A resumed request (`Last-Event-ID` set) leaves out `since` and
@@ -51,6 +83,9 @@ impl Query {
             }
             if let Some(level) = self.level {
                 pairs.append_pair("level", level);
+            }
+            for hook in &self.hooks {
+                pairs.append_pair("hook", hook);
             }
             if let (Some(tail), false) = (self.tail, resuming) {
                 pairs.append_pair("tail", &tail.to_string());
