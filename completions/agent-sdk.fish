@@ -48,6 +48,7 @@ json\t'One JSON document (schemaVersion 1), documented in docs/formats.md'
 github\t'GitHub Actions workflow commands (`::error file=…`), one per line'
 sarif\t'SARIF 2.1.0, for code-scanning uploads'
 concise\t'One line per finding, `path:line:col: severity code message`, for editors and grep'"
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l max-warnings -d 'Fail (exit 1) when there are more than N warnings (errors always fail), as eslint\'s flag of the same name: a budget to bring down over time. 0 is --deny-warnings' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l pass-env -d 'Give the extension mounts\' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
@@ -61,11 +62,13 @@ complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s q -l qu
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand validate" -s V -l version -d 'Print version'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l format -d 'How to print the description: a tree (the default) or JSON (as --json)' -r -f -a "tree\t'The agent and its hooks as an indented tree'
+json\t'The stable JSON description (schemaVersion 1), documented in docs/formats.md'"
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l pass-env -d 'Give the extension mounts\' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out' -r
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l color -d 'When to use colour: `auto` uses it on a terminal, never with `NO_COLOR` set, and even in a pipe with `FORCE_COLOR` or `CLICOLOR_FORCE` set (not `0`)' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l json -d 'Print the stable JSON description (schemaVersion 1) instead of a tree'
+complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l json -d 'Print the stable JSON description (schemaVersion 1) instead of a tree: the same as --format json'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -l no-exec -d 'Run no code at all: extension mounts are checked statically, and each gets an `extensions::not-run` note (what it mounts is not checked). The settings\' "noExec" does the same'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c agent-sdk -n "__fish_agent_sdk_using_subcommand info" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -39,6 +39,7 @@ json\:"One JSON document (schemaVersion 1), documented in docs/formats.md"
 github\:"GitHub Actions workflow commands (\`\:\:error file=…\`), one per line"
 sarif\:"SARIF 2.1.0, for code-scanning uploads"
 concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for editors and grep"))' \
+'--max-warnings=[Fail (exit 1) when there are more than N warnings (errors always fail), as eslint'\''s flag of the same name\: a budget to bring down over time. 0 is --deny-warnings]:N:_default' \
 '(--no-exec)*--pass-env=[Give the extension mounts'\'' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out]:NAME:_default' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
 '--deny-warnings[Fail (exit 1) on warnings too, not only on errors]' \
@@ -59,9 +60,11 @@ concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for
 (info)
 _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
+'--format=[How to print the description\: a tree (the default) or JSON (as --json)]:FORMAT:((tree\:"The agent and its hooks as an indented tree"
+json\:"The stable JSON description (schemaVersion 1), documented in docs/formats.md"))' \
 '(--no-exec)*--pass-env=[Give the extension mounts'\'' Node this variable of the environment (repeatable), for an extension whose options read one; every other variable is left out]:NAME:_default' \
 '--color=[When to use colour\: \`auto\` uses it on a terminal, never with \`NO_COLOR\` set, and even in a pipe with \`FORCE_COLOR\` or \`CLICOLOR_FORCE\` set (not \`0\`)]:COLOR:(auto always never)' \
-'--json[Print the stable JSON description (schemaVersion 1) instead of a tree]' \
+'(--format)--json[Print the stable JSON description (schemaVersion 1) instead of a tree\: the same as --format json]' \
 '--no-exec[Run no code at all\: extension mounts are checked statically, and each gets an \`extensions\:\:not-run\` note (what it mounts is not checked). The settings'\'' "noExec" does the same]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \

@@ -245,7 +245,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__info)
-            opts="-q -h -V --dir --json --no-exec --pass-env --color --quiet --help --version"
+            opts="-q -h -V --dir --json --format --no-exec --pass-env --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,6 +253,10 @@ _bdk() {
             case "${prev}" in
                 --dir)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "tree json" -- "${cur}"))
                     return 0
                     ;;
                 --pass-env)
@@ -550,7 +554,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__validate)
-            opts="-v -q -h -V --dir --format --deny-warnings --fix --unsafe-fixes --verbose --no-exec --pass-env --color --quiet --help --version"
+            opts="-v -q -h -V --dir --format --deny-warnings --max-warnings --fix --unsafe-fixes --verbose --no-exec --pass-env --color --quiet --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -562,6 +566,10 @@ _bdk() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "pretty json github sarif concise" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-warnings)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --pass-env)

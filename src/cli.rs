@@ -338,6 +338,11 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub deny_warnings: bool,
 
+    /// Fail (exit 1) when there are more than N warnings (errors always fail), as eslint's
+    /// flag of the same name: a budget to bring down over time. 0 is --deny-warnings.
+    #[arg(long, value_name = "N")]
+    pub max_warnings: Option<usize>,
+
     /// Apply the safe fixes of the findings that know one, check again, and report what
     /// remains. Only files inside the project change; never one under node_modules/.
     #[arg(long)]
@@ -435,12 +440,33 @@ pub struct InfoArgs {
     #[command(flatten)]
     pub dir: ProjectArg,
 
-    /// Print the stable JSON description (schemaVersion 1) instead of a tree.
-    #[arg(long)]
+    /// Print the stable JSON description (schemaVersion 1) instead of a tree: the same as
+    /// --format json.
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+
+    /// How to print the description: a tree (the default) or JSON (as --json).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<InfoFormat>,
 
     #[command(flatten)]
     pub exec: ExecArgs,
+}
+
+/// `info --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InfoFormat {
+    /// The agent and its hooks as an indented tree.
+    Tree,
+    /// The stable JSON description (schemaVersion 1), documented in docs/formats.md.
+    Json,
+}
+
+impl InfoArgs {
+    /// Whether to print JSON: `--json` or `--format json`.
+    pub fn wants_json(&self) -> bool {
+        self.json || self.format == Some(InfoFormat::Json)
+    }
 }
 
 #[derive(Debug, Args)]

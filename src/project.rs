@@ -157,16 +157,23 @@ fn no_agent_source(dir: &Path) -> Diagnostic {
                 .to_owned()
         }
         [found] => format!("found an agent in {found}: --dir {found} (or create one here with `agent-sdk init`)"),
-        found => format!(
-            "found agents in {}: point --dir at one (or create one here with `agent-sdk init`)",
-            found.join(", ")
-        ),
+        found => {
+            let named = found.iter().take(NAMED_AGENTS).cloned().collect::<Vec<_>>().join(", ");
+            let more = match found.len().saturating_sub(NAMED_AGENTS) {
+                0 => String::new(),
+                more => format!(" and {more} more"),
+            };
+            format!("found agents in {named}{more}: point --dir at one (or create one here with `agent-sdk init`)")
+        }
     };
     Diagnostic::new(Code::NoAgentSource, "no agent source folder: neither `bot/` nor `agent/` exists", help)
 }
 
+/// How many of the agents found below a folder the hint names (the rest are counted).
+const NAMED_AGENTS: usize = 3;
+
 /// The folders one or two levels below `dir` (`agent/`, `apps/agent/`) that hold an agent
-/// (`bot/hooks/` or `agent/hooks/`), relative to `dir`, in byte order; at most three.
+/// (`bot/hooks/` or `agent/hooks/`), relative to `dir`, in byte order.
 /// Dot-folders and `node_modules` are not looked in.
 fn agents_below(dir: &Path) -> Vec<String> {
     let children = |folder: &Path| -> Vec<std::path::PathBuf> {
@@ -193,7 +200,6 @@ fn agents_below(dir: &Path) -> Vec<String> {
         }
     }
     agents.sort();
-    agents.truncate(3);
     agents
 }
 

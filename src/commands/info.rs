@@ -21,7 +21,7 @@ pub fn info(args: &InfoArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if checked.project.is_none() {
         printer.stderr(&report::pretty(&checked, &Printer::new(crate::cli::ColorChoice::Never)));
     }
-    if args.json {
+    if args.wants_json() {
         printer.stdout(&render_json(&checked, &args.dir.dir.to_string_lossy()))?;
         if let Some(note) = broken_hooks_note(&checked) {
             printer.stderr(&format!("{note}\n"));

@@ -303,3 +303,52 @@ fn help_json_of_the_program_has_every_command_and_every_flag_help_shows() {
         assert_eq!(&serde_json::from_slice::<serde_json::Value>(&own.stdout).unwrap(), command, "{name}");
     }
 }
+
+/// At a monorepo's root, the hint names the first agents it found and counts the rest.
+#[test]
+fn at_a_root_of_many_agents_the_hint_names_three_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    for agent in ["apps/a", "apps/b", "apps/c", "apps/d", "e"] {
+        std::fs::create_dir_all(dir.path().join(agent).join("bot/hooks")).unwrap();
+    }
+    let output = run_in(dir.path(), &["validate", "--format", "json"]);
+    assert_eq!(exit_code(&output), 1);
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("found agents in apps/a, apps/b, apps/c and 2 more: point --dir at one"), "{said}");
+}
+
+/// `--max-warnings N`, as eslint's: more warnings than N fail, N or fewer pass; errors
+/// fail whatever N is.
+#[test]
+fn max_warnings_is_a_budget_of_warnings() {
+    let dir = fixture("validate", "duplicate-event");
+    let warnings = {
+        let json = run_in(&dir, &["validate", "--format", "json"]);
+        let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        json["summary"]["warnings"].as_u64().unwrap() as usize
+    };
+    assert!(warnings > 0);
+    let within = run_in(&dir, &["validate", "--max-warnings", &warnings.to_string()]);
+    assert_eq!(exit_code(&within), 0, "{}", String::from_utf8_lossy(&within.stderr));
+    let over = run_in(&dir, &["validate", "--max-warnings", &(warnings - 1).to_string()]);
+    assert_eq!(exit_code(&over), 1);
+    let said = String::from_utf8_lossy(&over.stderr);
+    let expected = format!(
+        "error: {warnings} warning{}, more than --max-warnings {} allows",
+        if warnings == 1 { "" } else { "s" },
+        warnings - 1
+    );
+    assert!(said.contains(&expected), "{said}");
+    let errors = run_in(&fixture("validate", "parse-error"), &["validate", "--max-warnings", "100"]);
+    assert_eq!(exit_code(&errors), 1);
+}
+
+/// `info --format json` is `info --json`; `--format tree` the default.
+#[test]
+fn info_takes_format_json_and_tree() {
+    let dir = fixture("validate", "accepted-forms");
+    let json = run_in(&dir, &["info", "--json"]);
+    assert_eq!(run_in(&dir, &["info", "--format", "json"]).stdout, json.stdout);
+    assert_eq!(run_in(&dir, &["info", "--format", "tree"]).stdout, run_in(&dir, &["info"]).stdout);
+    assert_eq!(exit_code(&run_in(&dir, &["info", "--json", "--format", "tree"])), 2);
+}

@@ -60,7 +60,15 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
         }
     }
     let deny_warnings = args.deny_warnings || checked.config.deny_warnings;
-    let failed = checked.count(Severity::Error) > 0 || (deny_warnings && checked.count(Severity::Warning) > 0);
+    let warnings = checked.count(Severity::Warning);
+    let over_budget = args.max_warnings.filter(|&most| warnings > most);
+    if let Some(most) = over_budget {
+        printer.stderr(&format!(
+            "error: {}, more than --max-warnings {most} allows\n",
+            crate::printer::plural(warnings, "warning")
+        ));
+    }
+    let failed = checked.count(Severity::Error) > 0 || (deny_warnings && warnings > 0) || over_budget.is_some();
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
 }
 
