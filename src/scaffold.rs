@@ -72,6 +72,21 @@ pub fn files(scaffold: &Scaffold) -> Vec<ScaffoldFile> {
     ]
 }
 
+/// The `typescript` a new project names: the current major that the tools around it accept
+/// (typescript-eslint's peer range stops before 6.1; 7, the native compiler, has no stable
+/// JavaScript API for such tools yet).
+pub const TYPESCRIPT: &str = "^6.0.0";
+
+/// The Node.js a new project asks for in `engines`: the vendor's hosting runs ≥ 22.13.
+pub const ENGINES_NODE: &str = ">=22.13";
+
+/// The `@types/node` major for Node.js `node_major`: its LTS line (an odd, short-lived major
+/// takes the even one before it, which vitest's peer range names), and never older than 22,
+/// the oldest line still supported (20 ended in April 2026; vitest 5 refuses its types).
+pub fn types_node_major(node_major: u32) -> u32 {
+    (node_major - node_major % 2).max(22)
+}
+
 /// The `@opentelemetry/api` the agent layout's hooks import (1.9 and later bind the logs API too).
 pub const OPENTELEMETRY_API: &str = "^1.9.0";
 
@@ -89,14 +104,20 @@ pub fn package_json_entries(layout: Layout, node_major: u32) -> Vec<Entry> {
     if layout == Layout::Agent {
         entries.push(Entry::new("dependencies", "@opentelemetry/api", OPENTELEMETRY_API));
     }
-    entries.push(Entry::new("devDependencies", "@types/node", format!("^{node_major}")));
-    entries.push(Entry::new("devDependencies", "typescript", "^5.6.0"));
+    entries.push(Entry::new("devDependencies", "@types/node", format!("^{}", types_node_major(node_major))));
+    entries.push(Entry::new("devDependencies", "typescript", TYPESCRIPT));
     entries
 }
 
 /// A new project's `package.json`: a private ES module package with [`package_json_entries`].
 fn package_json(scaffold: &Scaffold) -> String {
-    let start = serde_json::json!({ "name": scaffold.name, "private": true, "type": "module" }).to_string();
+    let start = serde_json::json!({
+        "name": scaffold.name,
+        "private": true,
+        "type": "module",
+        "engines": { "node": ENGINES_NODE },
+    })
+    .to_string();
     // A JSON object made here always parses, and has no section that is not an object.
     let Ok(mut json) = PackageJson::parse(PathBuf::from("package.json"), &start) else { return start };
     let _ = json.add(&package_json_entries(scaffold.layout, scaffold.node_major));
@@ -170,10 +191,18 @@ mod tests {
     }
 
     #[test]
+    fn node_s_types_follow_its_lts_line_from_22() {
+        let majors: Vec<u32> = [20, 22, 23, 24, 25, 26, 27].into_iter().map(types_node_major).collect();
+        assert_eq!(majors, [22, 22, 22, 24, 24, 26, 26]);
+    }
+
+    #[test]
     fn a_new_package_json_names_the_packages_and_node_s_types() {
         let text = package_json(&agent("@grok/agent-sdk"));
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(json["devDependencies"]["@types/node"], "^22");
+        assert_eq!(json["devDependencies"]["typescript"], TYPESCRIPT);
+        assert_eq!(json["engines"]["node"], ">=22.13");
         assert_eq!(json["dependencies"]["@grok/agent-sdk"], "file:vendor/agent-sdk/grok-agent-sdk");
         assert_eq!(json["scripts"]["validate"], "agent-sdk validate --deny-warnings");
         assert!(

@@ -105,15 +105,16 @@ fn a_package_json_is_kept_and_a_gitignore_gets_only_what_it_lacks() {
 }
 
 /// What the Node.js on PATH (the one `init` asks) says its major version is.
+/// The `@types/node` major init names for the Node.js on PATH: its LTS line, 22 or later.
 fn node_major() -> String {
-    common::major_of("node").to_string()
+    agent_sdk::scaffold::types_node_major(common::major_of("node")).to_string()
 }
 
 fn package_json(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap()
 }
 
-/// What init says to an existing package.json, with the Node.js major as `[NODE]`.
+/// What init says to an existing package.json, with the `@types/node` major as `[NODE]`.
 fn seen(dir: &Path, args: &[&str]) -> String {
     Filters::new().node_range(node_major()).apply(&transcript(dir, args))
 }
@@ -333,4 +334,53 @@ fn links_inside_the_folder_are_followed() {
     let output = agent_sdk(root.path(), &["init", "demo"]);
     assert_eq!(exit_code(&output), 0, "{}", text(&output));
     assert!(project.join("source/hooks/usage.ts").is_file());
+}
+
+/// A new project takes the newest vitest cleanly, on the Node.js on PATH (the matrix runs
+/// this on Node 22, 24 and 26), even when it was made on Node 20 (`@types/node ^20` made
+/// npm fall back to vitest 4 on Node 24, or refuse with ERESOLVE): its `@types/node` and
+/// `typescript` are ones vitest's peer ranges accept. Needs the npm registry, as
+/// `npm i -D vitest` does for a user.
+#[test]
+fn a_new_project_installs_the_newest_vitest_beside_its_types() {
+    let dir = tempfile::tempdir().unwrap();
+    // The project is made where `node` is Node 20 (init asks it its version, nothing more).
+    let node_20 = dir.path().join("node-20");
+    std::fs::write(&node_20, "#!/bin/sh\necho v20.20.2\n").unwrap();
+    std::fs::set_permissions(&node_20, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let made = common::agent_sdk()
+        .args(["init", "fresh"])
+        .current_dir(dir.path())
+        .env("AGENT_SDK_NODE", &node_20)
+        .output()
+        .unwrap();
+    assert_eq!(exit_code(&made), 0, "{}", text(&made));
+    let project = dir.path().join("fresh");
+    let npm = |dir: &Path, args: &[&str]| {
+        let output = Command::new("npm")
+            .args(args)
+            .args(["--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "npm {args:?}:\n{}", text(&output));
+    };
+    let vitest_in = |dir: &Path| -> serde_json::Value {
+        let manifest = std::fs::read_to_string(dir.join("node_modules/vitest/package.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&manifest).unwrap()["version"].clone()
+    };
+    // What npm picks for this Node in a project that constrains nothing (the newest vitest
+    // whose `engines` admit it: vitest 5 leaves Node 20 out).
+    let bare = dir.path().join("bare");
+    std::fs::create_dir(&bare).unwrap();
+    std::fs::write(bare.join("package.json"), r#"{ "name": "bare", "private": true }"#).unwrap();
+    npm(&bare, &["install", "--save-dev", "vitest"]);
+    npm(&project, &["install"]);
+    npm(&project, &["install", "--save-dev", "vitest"]);
+    assert_eq!(vitest_in(&project), vitest_in(&bare), "the scaffold made npm fall back to an older vitest");
+    // Every peer range is met (npm ls exits 1 on an invalid or missing peer).
+    npm(&project, &["ls", "--all"]);
+    let tsc =
+        Command::new(project.join("node_modules/.bin/tsc")).arg("--noEmit").current_dir(&project).output().unwrap();
+    assert!(tsc.status.success(), "the scaffold type-checks with its own typescript:\n{}", text(&tsc));
 }
