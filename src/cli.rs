@@ -175,7 +175,10 @@ pub enum Command {
     /// state root, and the SDK packages. A file that exists is never overwritten without
     /// --force: init lists them and exits 1, having written nothing. An existing
     /// `package.json` is kept: init says what it lacks, or adds it with
-    /// --update-package-json.
+    /// --update-package-json. So is an existing `tsconfig.json` (the repository's build may
+    /// depend on it): the hooks' settings then go into `<src>/tsconfig.json`, and init says
+    /// what to exclude when the repository's takes in `<src>/` too (--force writes the
+    /// scaffold's instead).
     ///
     /// Example: agent-sdk init my-bot && cd my-bot && agent-sdk run --message "hello"
     Init(InitArgs),

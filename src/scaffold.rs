@@ -87,6 +87,44 @@ pub fn types_node_major(node_major: u32) -> u32 {
     (node_major - node_major % 2).max(22)
 }
 
+/// The scaffold's `tsconfig.json` moved into the source folder (`bot/tsconfig.json`,
+/// including `.`): for a repository whose own `tsconfig.json` init keeps. Editors and `tsc
+/// -p bot` take it for the hooks; the repository's build keeps its own.
+pub fn source_tsconfig(layout: Layout) -> ScaffoldFile {
+    ScaffoldFile {
+        path: PathBuf::from(layout.folder()).join("tsconfig.json"),
+        text: include_str!("scaffold/tsconfig.json").replace("{src}", "."),
+        kind: FileKind::Owned,
+    }
+}
+
+/// Whether a repository's `tsconfig.json` (its text) takes in the source folder `src`: it
+/// names no `include` or `files` (then it takes everything), or an `include` that reaches
+/// into `src` (`**/*`, `.`, `src/…`), and does not exclude `src`. Unreadable text: assumed so.
+pub fn tsconfig_reaches(text: &str, src: &str) -> bool {
+    let Ok(config) = crate::fs::json::parse(text) else { return true };
+    let names_src = |pattern: &str| {
+        let pattern = pattern.trim_start_matches("./");
+        pattern.is_empty() || pattern == "." || pattern.starts_with('*') || pattern.split('/').next() == Some(src)
+    };
+    let list = |key: &str| -> Option<Vec<String>> {
+        config
+            .get(key)?
+            .as_array()
+            .map(|items| items.iter().filter_map(|item| item.as_str().map(str::to_owned)).collect())
+    };
+    if list("exclude").is_some_and(|excluded| {
+        excluded.iter().any(|pattern| pattern.trim_start_matches("./").trim_end_matches('/') == src)
+    }) {
+        return false;
+    }
+    match (list("include"), config.get("files")) {
+        (None, None) => true,
+        (None, Some(_)) => false,
+        (Some(included), _) => included.iter().any(|pattern| names_src(pattern)),
+    }
+}
+
 /// The `@opentelemetry/api` the agent layout's hooks import (1.9 and later bind the logs API too).
 pub const OPENTELEMETRY_API: &str = "^1.9.0";
 
@@ -188,6 +226,28 @@ mod tests {
         }
         assert_eq!(default_sdk(Layout::Agent), "@grok/agent-sdk");
         assert_eq!(default_sdk(Layout::Bot), "@cursor/bdk");
+    }
+
+    #[test]
+    fn a_repository_tsconfig_reaches_the_source_folder_unless_it_names_others_or_excludes_it() {
+        for reaches in [
+            "{}",
+            "{ \"compilerOptions\": {} }",
+            r#"{ "include": ["**/*.ts"] }"#,
+            r#"{ "include": ["bot/**/*"] }"#,
+            r#"{ "include": ["./bot"] }"#,
+            "not json",
+        ] {
+            assert!(tsconfig_reaches(reaches, "bot"), "{reaches}");
+        }
+        for apart in [
+            r#"{ "include": ["src"] }"#,
+            r#"{ "files": ["index.ts"] }"#,
+            r#"{ "exclude": ["bot"] }"#,
+            r#"{ "include": ["**/*"], "exclude": ["./bot/"] }"#,
+        ] {
+            assert!(!tsconfig_reaches(apart, "bot"), "{apart}");
+        }
     }
 
     #[test]

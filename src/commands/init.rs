@@ -38,7 +38,10 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let name = agent_name(args, printer);
     let sdk = args.sdk.as_deref().unwrap_or(scaffold::default_sdk(layout));
     let node_major = node_major().unwrap_or(scaffold::NEWEST_LTS_NODE);
-    let files = scaffold::files(&Scaffold { name: &name, layout, sdk, node_major });
+    let mut files = scaffold::files(&Scaffold { name: &name, layout, sdk, node_major });
+    // A repository's own tsconfig.json is kept (its build depends on it): the hooks' settings
+    // go into the source folder instead, unless --force asks for the scaffold's at the root.
+    let kept_tsconfig = keep_tsconfig(dir, &mut files, layout, args.force);
     refuse_links_out(dir, &files)?;
     let in_the_way: Vec<&ScaffoldFile> = files
         .iter()
@@ -83,6 +86,9 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     }
     if let Some(lacking) = lacking {
         report.push_str(&crate::untrusted::escape_keeping_lines(&lacking));
+    }
+    if let Some(kept) = kept_tsconfig {
+        report.push_str(&kept);
     }
     report.push_str("\nNext:\n");
     if dir != Path::new(".") {
@@ -232,6 +238,32 @@ fn write(dir: &Path, file: &ScaffoldFile) -> anyhow::Result<Option<&'static str>
     }
     std::fs::write(&path, text).with_context(|| format!("could not write `{}`", path.display()))?;
     Ok(Some(what))
+}
+
+/// When `dir` has a `tsconfig.json` of its own (not the scaffold's) and `force` is not
+/// given: the scaffold's tsconfig in `files` becomes `<src>/tsconfig.json`, and what to tell
+/// the user comes back (that theirs was kept, and, when it takes in the source folder too,
+/// what to add so that its build leaves the hooks to their own settings).
+fn keep_tsconfig(dir: &Path, files: &mut [ScaffoldFile], layout: Layout, force: bool) -> Option<String> {
+    let at_root = files.iter_mut().find(|file| file.path == Path::new("tsconfig.json"))?;
+    let theirs = dir.join("tsconfig.json");
+    if force || !theirs.exists() || holds(dir, at_root) {
+        return None;
+    }
+    *at_root = scaffold::source_tsconfig(layout);
+    let src = layout.folder();
+    let mut said = format!(
+        "
+Your tsconfig.json was kept; the hooks' own settings are in {src}/tsconfig.json (editors take it for the hooks; check them with `tsc -p {src}`)."
+    );
+    let text = std::fs::read_to_string(&theirs).unwrap_or_default();
+    if scaffold::tsconfig_reaches(&text, src) {
+        said.push_str(&format!(
+            " Your tsconfig.json takes in {src}/ too, so your build would check the hooks with your settings: add \"{src}\" to its \"exclude\" (\"exclude\": [\"{src}\"]) to leave them to theirs."
+        ));
+    }
+    said.push('\n');
+    Some(said)
 }
 
 /// `dir` as a shell word for the "Next" lines: quoted when it has anything but plain characters.

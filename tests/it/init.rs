@@ -384,3 +384,33 @@ fn a_new_project_installs_the_newest_vitest_beside_its_types() {
         Command::new(project.join("node_modules/.bin/tsc")).arg("--noEmit").current_dir(&project).output().unwrap();
     assert!(tsc.status.success(), "the scaffold type-checks with its own typescript:\n{}", text(&tsc));
 }
+
+/// In a repository with a tsconfig.json of its own, init keeps it (its build depends on
+/// it), puts the hooks' settings in `bot/tsconfig.json`, and says what to add to the
+/// repository's when it takes in `bot/` too; `--force` still writes the scaffold's.
+#[test]
+fn a_repository_s_tsconfig_is_kept_and_the_hooks_get_their_own() {
+    let theirs = "{\n  // the repository's build\n  \"compilerOptions\": { \"outDir\": \"dist\" }\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::write(repo.join("tsconfig.json"), theirs).unwrap();
+    let output = agent_sdk(dir.path(), &["init", "repo"]);
+    assert_eq!(exit_code(&output), 0, "{}", text(&output));
+    assert_eq!(std::fs::read_to_string(repo.join("tsconfig.json")).unwrap(), theirs);
+    let own = std::fs::read_to_string(repo.join("bot/tsconfig.json")).unwrap();
+    assert!(own.contains("\"include\": [\".\"]") && own.contains("\"strict\": true"), "{own}");
+    insta::assert_snapshot!(text(&output));
+
+    // One that names its own folders is told nothing more.
+    let apart = tempfile::tempdir().unwrap();
+    std::fs::write(apart.path().join("tsconfig.json"), r#"{ "include": ["src"] }"#).unwrap();
+    let output = agent_sdk(apart.path(), &["init"]);
+    assert_eq!(exit_code(&output), 0, "{}", text(&output));
+    assert!(text(&output).contains("Your tsconfig.json was kept; the hooks' own settings are in bot/tsconfig.json"));
+    assert!(!text(&output).contains("\"exclude\""), "{}", text(&output));
+
+    let forced = agent_sdk(apart.path(), &["init", "--force"]);
+    assert_eq!(exit_code(&forced), 0, "{}", text(&forced));
+    assert!(std::fs::read_to_string(apart.path().join("tsconfig.json")).unwrap().contains("\"include\": [\"bot\"]"));
+}
