@@ -2,8 +2,10 @@
 //! fix (preferred when it is safe), and for a warning or advice "disable for this line", an
 //! `// agent-sdk-ignore <code>` comment on its own line above, indented as the line is, or
 //! the code added to such a comment already there (errors cannot be silenced, so they get
-//! none). The caller hands over only diagnostics of the document's current text; the edits
-//! name the versions they are for when the client takes versioned edits.
+//! none). Asked for `source.fixAll.agent-sdk` (an editor's fix-on-save), one action with every
+//! safe fix of the document that overlaps no other. The caller hands over only diagnostics
+//! of the document's current text; the edits name the versions they are for when the
+//! client takes versioned edits.
 
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit};
 
@@ -13,15 +15,33 @@ use super::text;
 use crate::diagnostics::suppression::DIRECTIVE;
 use crate::diagnostics::{Applicability, Severity};
 
+/// The kind of the action that applies every safe fix of a document, for
+/// `editor.codeActionsOnSave` (`source.fixAll` or `source.fixAll.agent-sdk`).
+pub const FIX_ALL: &str = "source.fixAll.agent-sdk";
+
 /// The actions for the part `range` of `document`, of the diagnostics published for its
-/// current version; `versioned`: the client takes `documentChanges`.
+/// current version; `versioned`: the client takes `documentChanges`; `only`: the kinds the
+/// client asked for (none: the quick fixes). Fix-all comes only when asked for, by its kind
+/// or one it is under (`source`, `source.fixAll`).
 pub fn code_actions(
     document: &Document,
     range: Range,
     published: &[Published],
     versioned: bool,
+    only: Option<&[CodeActionKind]>,
 ) -> Vec<CodeActionOrCommand> {
+    let asked = |kind: &str| {
+        only.is_some_and(|only| {
+            only.iter().any(|asked| kind == asked.as_str() || kind.starts_with(&format!("{}.", asked.as_str())))
+        })
+    };
     let mut actions = Vec::new();
+    if asked(FIX_ALL) {
+        actions.extend(fix_all(published, versioned).map(CodeActionOrCommand::CodeAction));
+    }
+    if only.is_some() && !asked(CodeActionKind::QUICKFIX.as_str()) {
+        return actions;
+    }
     let touches =
         |diagnostic: &lsp_types::Diagnostic| diagnostic.range.start <= range.end && range.start <= diagnostic.range.end;
     for found in published.iter().filter(|found| touches(&found.diagnostic)) {
@@ -48,6 +68,49 @@ pub fn code_actions(
         }
     }
     actions
+}
+
+/// One action with the safe fix of every finding published for the document, in order,
+/// leaving out a fix whose edits overlap one taken before it (`validate --fix` applies it on
+/// its next pass; here the next save does); none when no finding has a safe fix.
+fn fix_all(published: &[Published], versioned: bool) -> Option<CodeAction> {
+    let mut taken: Vec<FileEdits> = Vec::new();
+    let mut fixed = Vec::new();
+    for found in published {
+        let Some((_, Applicability::Safe, edits)) = &found.fix else { continue };
+        let overlaps = edits.iter().any(|file| {
+            let before = taken.iter().filter(|other| other.uri == file.uri).flat_map(|other| &other.edits);
+            before.clone().any(|old| file.edits.iter().any(|new| overlap(&old.range, &new.range)))
+        });
+        if overlaps {
+            continue;
+        }
+        for file in edits {
+            match taken.iter_mut().find(|other| other.uri == file.uri) {
+                Some(other) => other.edits.extend(file.edits.iter().cloned()),
+                None => taken.push(file.clone()),
+            }
+        }
+        fixed.push(found.diagnostic.clone());
+    }
+    if fixed.is_empty() {
+        return None;
+    }
+    Some(CodeAction {
+        title: match fixed.len() {
+            1 => "Fix all safe agent-sdk findings (1 fix)".to_owned(),
+            n => format!("Fix all safe agent-sdk findings ({n} fixes)"),
+        },
+        kind: Some(CodeActionKind::new(FIX_ALL)),
+        diagnostics: Some(fixed),
+        edit: Some(convert::workspace_edit(&taken, versioned)),
+        ..CodeAction::default()
+    })
+}
+
+/// Whether two edits' ranges share a character, or insert at the same place.
+fn overlap(a: &Range, b: &Range) -> bool {
+    (a.start < b.end && b.start < a.end) || a.start == b.start
 }
 
 /// The edit silencing `code` on line `line` (0-based) of `source`: the code added to the

@@ -107,7 +107,13 @@ fn capabilities() -> ServerCapabilities {
         }),
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
-        code_action_provider: Some(CodeActionProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(lsp_types::CodeActionOptions {
+            code_action_kinds: Some(vec![
+                lsp_types::CodeActionKind::QUICKFIX,
+                lsp_types::CodeActionKind::new(actions::FIX_ALL),
+            ]),
+            ..lsp_types::CodeActionOptions::default()
+        })),
         ..ServerCapabilities::default()
     }
 }
@@ -361,7 +367,8 @@ impl Server {
                     // since, and not checked yet, would be cut by their ranges.
                     let current = published.get(path).filter(|file| file.version == Some(document.version));
                     let found = current.map_or(&[][..], |file| file.found.as_slice());
-                    Some(actions::code_actions(document, params.range, found, self.versioned_edits))
+                    let only = params.context.only.as_deref();
+                    Some(actions::code_actions(document, params.range, found, self.versioned_edits, only))
                 })
             }
             _ => Response::new_err(

@@ -715,3 +715,45 @@ fn a_project_outside_the_workspace_folders_or_in_node_modules_is_not_served() {
     assert_eq!(client.try_wait_for(Duration::from_millis(1000), &published), None);
     assert_eq!(client.shut_down(), Some(0));
 }
+
+/// Fix-on-save: asked for `source.fixAll.agent-sdk` (or `source`, or `source.fixAll`), one
+/// action with every safe fix of the document; never among the quick fixes unasked.
+#[test]
+fn fix_all_applies_every_safe_fix_of_the_document_when_asked_for() {
+    let text = "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({\n  events: {\n    \"turn.complete\"() {},\n    \"message.complete\"() {},\n  },\n});\n";
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", text)]);
+    let hook = dir.join("bot/hooks/a.ts");
+    let mut client = Client::start(&[&dir]);
+    client.open(&hook);
+    let found = client.diagnostics(&hook, |diagnostics| diagnostics.len() >= 2);
+    assert_eq!(codes(&found), ["hooks::unknown-event", "hooks::unknown-event"]);
+    let document = json!({ "uri": uri(&hook) });
+    let whole = json!({ "start": { "line": 0, "character": 0 }, "end": { "line": 7, "character": 0 } });
+    let ask = |client: &mut Client, only: Option<Value>| {
+        let mut context = json!({ "diagnostics": [] });
+        if let Some(only) = only {
+            context["only"] = only;
+        }
+        client
+            .request("textDocument/codeAction", json!({ "textDocument": document, "range": whole, "context": context }))
+    };
+    for only in [json!(["source.fixAll.agent-sdk"]), json!(["source.fixAll"]), json!(["source"])] {
+        let actions = ask(&mut client, Some(only.clone()));
+        let actions = actions.as_array().unwrap();
+        assert_eq!(actions.len(), 1, "{only}: {actions:#?}");
+        assert_eq!(actions[0]["kind"], "source.fixAll.agent-sdk");
+        assert_eq!(actions[0]["title"], "Fix all safe agent-sdk findings (2 fixes)");
+        let edits: Vec<&str> = actions[0]["edit"]["changes"][uri(&hook)]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|edit| edit["newText"].as_str().unwrap())
+            .collect();
+        assert_eq!(edits, ["\"turn.completed\"", "\"message.completed\""]);
+    }
+    let unasked = ask(&mut client, None);
+    assert!(unasked.as_array().unwrap().iter().all(|action| action["kind"] == "quickfix"), "{unasked:#?}");
+    let quick_only = ask(&mut client, Some(json!(["quickfix"])));
+    assert!(!quick_only.as_array().unwrap().is_empty());
+    assert!(quick_only.as_array().unwrap().iter().all(|action| action["kind"] == "quickfix"));
+}
