@@ -36,6 +36,7 @@ mod npm_use;
 mod otel;
 mod otlp_receiver;
 mod playground;
+mod pre_commit;
 mod provider_client;
 mod providers;
 mod release;
