@@ -1,14 +1,26 @@
 //! The hooks of `.pre-commit-hooks.yaml`, run by the real pre-commit (`pre-commit try-repo`
-//! of this repository, as a user's `.pre-commit-config.yaml` would name it) in a git
-//! repository holding the example project, with the agent-sdk under test first on PATH.
+//! of a repository holding that file, as a user's `.pre-commit-config.yaml` names this one)
+//! in a git repository holding the example project, with the agent-sdk under test first on
+//! PATH.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::common;
 
-/// `pre-commit try-repo <this repository> <hook> --all-files` in `repo`.
-fn try_hook(repo: &Path, hook: &str, cache: &Path) -> Output {
+/// A git repository holding this one's `.pre-commit-hooks.yaml`, committed, as pre-commit
+/// clones a hook repository (so the test needs no git history of the checkout it runs in).
+fn hooks_repository() -> tempfile::TempDir {
+    let hooks = tempfile::tempdir().unwrap();
+    std::fs::copy(common::root().join(".pre-commit-hooks.yaml"), hooks.path().join(".pre-commit-hooks.yaml")).unwrap();
+    git(hooks.path(), &["init", "-q"]);
+    git(hooks.path(), &["add", "-A"]);
+    git(hooks.path(), &["commit", "-q", "-m", "hooks"]);
+    hooks
+}
+
+/// `pre-commit try-repo <hooks> <hook> --all-files` in `repo`.
+fn try_hook(repo: &Path, hooks: &Path, hook: &str, cache: &Path) -> Output {
     let binary_dir = Path::new(env!("CARGO_BIN_EXE_agent-sdk")).parent().unwrap().to_path_buf();
     let path = std::env::join_paths(
         std::iter::once(binary_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
@@ -16,7 +28,7 @@ fn try_hook(repo: &Path, hook: &str, cache: &Path) -> Output {
     .unwrap();
     Command::new("python3")
         .args(["-m", "pre_commit", "try-repo"])
-        .arg(common::root())
+        .arg(hooks)
         .args([hook, "--all-files", "--color", "never"])
         .current_dir(repo)
         .env("PATH", path)
@@ -41,32 +53,38 @@ fn said(output: &Output) -> String {
 }
 
 #[test]
-fn the_validate_and_test_hooks_pass_a_clean_project_and_fail_a_warning() {
+fn the_validate_and_test_hooks_pass_a_clean_project_and_validate_fails_on_a_warning() {
     let repo = common::copy_project(&common::root().join("examples/acme-bot"));
     let _ = std::fs::remove_dir_all(repo.path().join(".agent-sdk"));
     let cache = tempfile::tempdir().unwrap();
+    let hooks = hooks_repository();
     git(repo.path(), &["init", "-q"]);
     git(repo.path(), &["add", "-A"]);
 
-    let validated = try_hook(repo.path(), "agent-sdk-validate", cache.path());
+    let validated = try_hook(repo.path(), hooks.path(), "agent-sdk-validate", cache.path());
     assert!(validated.status.success(), "{}", said(&validated));
     assert!(
         said(&validated).contains("agent-sdk validate") && said(&validated).contains("Passed"),
         "{}",
         said(&validated)
     );
-    let tested = try_hook(repo.path(), "agent-sdk-test", cache.path());
+    let tested = try_hook(repo.path(), hooks.path(), "agent-sdk-test", cache.path());
     assert!(tested.status.success(), "{}", said(&tested));
     assert!(said(&tested).contains("agent-sdk test") && said(&tested).contains("Passed"), "{}", said(&tested));
 
-    // A handler for an event that does not exist is a warning, which the hook fails on.
+    // Two handlers for one event is a warning (`validate` alone exits 0), which the hook
+    // fails on: it denies warnings, as the scaffold's `validate` script does.
     std::fs::write(
-        repo.path().join("bot/hooks/typo.ts"),
-        "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({ events: { \"turn.complete\"() {} } });\n",
+        repo.path().join("bot/hooks/twice.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({ events: { \"turn.completed\"() {}, [\"turn.completed\"]() {} } });\n",
     )
     .unwrap();
     git(repo.path(), &["add", "-A"]);
-    let refused = try_hook(repo.path(), "agent-sdk-validate", cache.path());
+    let refused = try_hook(repo.path(), hooks.path(), "agent-sdk-validate", cache.path());
     assert_eq!(refused.status.code(), Some(1), "{}", said(&refused));
-    assert!(said(&refused).contains("Failed") && said(&refused).contains("hooks::unknown-event"), "{}", said(&refused));
+    assert!(
+        said(&refused).contains("Failed") && said(&refused).contains("hooks::duplicate-event"),
+        "{}",
+        said(&refused)
+    );
 }
