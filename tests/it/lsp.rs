@@ -489,6 +489,45 @@ fn neovim_shows_an_unsaved_edit_s_warning_and_applies_disable_for_this_line() {
     }
 }
 
+/// docs/editors.md's Neovim 0.7 snippet, as Neovim's whole configuration (the suite's Neovim
+/// is 0.7): opening a hook with a typo'd event key starts the server for its project and
+/// the finding arrives.
+#[test]
+fn the_docs_neovim_0_7_snippet_starts_the_server_for_a_hook() {
+    let docs = std::fs::read_to_string(crate::common::root().join("docs/editors.md")).unwrap();
+    let after = docs.split("Neovim 0.7 (no `vim.fs` yet").nth(1).expect("docs/editors.md has the 0.7 snippet");
+    let snippet = after.split("```lua\n").nth(1).unwrap().split("```").next().unwrap();
+    let text = "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({\n  events: {\n    \"turn.complete\"() {},\n  },\n});\n";
+    let (_temp, dir) = project(&[("bot/hooks/a.ts", text)]);
+    // The snippet runs `agent-sdk` from PATH: the binary under test, first.
+    let binary_dir = std::path::Path::new(env!("CARGO_BIN_EXE_agent-sdk")).parent().unwrap().to_path_buf();
+    let path = std::env::join_paths(
+        std::iter::once(binary_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let init = dir.join("init.lua");
+    let out = dir.join("found.txt");
+    std::fs::write(&init, snippet).unwrap();
+    let check = format!(
+        "lua vim.wait(20000, function() return #vim.diagnostic.get(0) > 0 end, 50); \
+         local codes = {{}}; for _, d in ipairs(vim.diagnostic.get(0)) do table.insert(codes, tostring(d.code)) end; \
+         local f = io.open([[{}]], 'w'); f:write(#vim.lsp.buf_get_clients(0) .. ' ' .. table.concat(codes, ',')); f:close()",
+        out.display()
+    );
+    let ran = Command::new("nvim")
+        .args(["--headless", "-n", "-u"])
+        .arg(&init)
+        .arg(dir.join("bot/hooks/a.ts"))
+        .args(["-c", &check, "-c", "qa!"])
+        .env("PATH", path)
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("nvim runs (scripts/test-setup installs Neovim)");
+    assert!(ran.status.success(), "{ran:?}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "1 hooks::unknown-event", "{ran:?}");
+}
+
 /// `editors/vscode/package.sh` (offline, after `npm ci --prefix editors/vscode`) makes a
 /// `.vsix` holding the compiled extension, its manifest and the language client it needs.
 #[test]
