@@ -45,13 +45,13 @@ pub fn code_actions(
     let touches =
         |diagnostic: &lsp_types::Diagnostic| diagnostic.range.start <= range.end && range.start <= diagnostic.range.end;
     for found in published.iter().filter(|found| touches(&found.diagnostic)) {
-        if let Some((title, applicability, edits)) = &found.fix {
+        if let Some((fix, edits)) = &found.fix {
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                title: title.clone(),
+                title: fix.title.clone(),
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![found.diagnostic.clone()]),
                 edit: Some(convert::workspace_edit(edits, versioned)),
-                is_preferred: Some(*applicability == Applicability::Safe),
+                is_preferred: Some(fix.applicability == Applicability::Safe),
                 ..CodeAction::default()
             }));
         }
@@ -71,20 +71,21 @@ pub fn code_actions(
 }
 
 /// One action with the safe fix of every finding published for the document, in order,
-/// leaving out a fix whose edits overlap one taken before it (`validate --fix` applies it on
-/// its next pass; here the next save does); none when no finding has a safe fix.
+/// leaving out a fix whose edits overlap one taken before it (as `validate --fix` chooses a
+/// round's fixes, by [`crate::diagnostics::fix::overlap`]; the next save takes it up); none
+/// when no finding has a safe fix.
 fn fix_all(published: &[Published], versioned: bool) -> Option<CodeAction> {
+    let mut chosen: Vec<&crate::diagnostics::Edit> = Vec::new();
     let mut taken: Vec<FileEdits> = Vec::new();
     let mut fixed = Vec::new();
     for found in published {
-        let Some((_, Applicability::Safe, edits)) = &found.fix else { continue };
-        let overlaps = edits.iter().any(|file| {
-            let before = taken.iter().filter(|other| other.uri == file.uri).flat_map(|other| &other.edits);
-            before.clone().any(|old| file.edits.iter().any(|new| overlap(&old.range, &new.range)))
-        });
-        if overlaps {
+        let Some((fix, edits)) = found.fix.as_ref().filter(|(fix, _)| fix.applicability == Applicability::Safe) else {
+            continue;
+        };
+        if fix.edits.iter().any(|edit| chosen.iter().any(|other| crate::diagnostics::fix::overlap(edit, other))) {
             continue;
         }
+        chosen.extend(&fix.edits);
         for file in edits {
             match taken.iter_mut().find(|other| other.uri == file.uri) {
                 Some(other) => other.edits.extend(file.edits.iter().cloned()),
@@ -106,11 +107,6 @@ fn fix_all(published: &[Published], versioned: bool) -> Option<CodeAction> {
         edit: Some(convert::workspace_edit(&taken, versioned)),
         ..CodeAction::default()
     })
-}
-
-/// Whether two edits' ranges share a character, or insert at the same place.
-fn overlap(a: &Range, b: &Range) -> bool {
-    (a.start < b.end && b.start < a.end) || a.start == b.start
 }
 
 /// The edit silencing `code` on line `line` (0-based) of `source`: the code added to the
@@ -153,6 +149,42 @@ mod tests {
         let start = text::offset(source, edit.range.start);
         let end = text::offset(source, edit.range.end);
         format!("{}{}{}", &source[..start], edit.new_text, &source[end..])
+    }
+
+    /// A finding with a fix of `start..end` of `a.ts` to `new_text`.
+    fn fixed(start: u32, end: u32, new_text: &str, applicability: Applicability) -> Published {
+        use crate::diagnostics::{Code, Edit, Fix, LineColumn};
+        let at = LineColumn { line: 1, column: 1 };
+        let edit = Edit { path: "a.ts".into(), start, end, start_at: at, end_at: at, new_text: new_text.into() };
+        let uri: lsp_types::Uri = "file:///p/a.ts".parse().unwrap();
+        let editor_edit = TextEdit { range: Range::default(), new_text: new_text.into() };
+        Published {
+            diagnostic: lsp_types::Diagnostic { message: new_text.into(), ..lsp_types::Diagnostic::default() },
+            code: Code::UnknownEvent,
+            severity: Severity::Error,
+            fix: Some((
+                Fix::new("fix", applicability, vec![edit]),
+                vec![FileEdits { uri, version: None, edits: vec![editor_edit] }],
+            )),
+        }
+    }
+
+    /// Fix-all takes each safe fix whole, in order, and leaves out an unsafe one and one
+    /// whose edits overlap a fix taken before it (by the rule `validate --fix` keeps).
+    #[test]
+    fn fix_all_takes_the_safe_fixes_that_overlap_none_before_them() {
+        let published = [
+            fixed(0, 4, "first", Applicability::Safe),
+            fixed(2, 6, "overlaps the first", Applicability::Safe),
+            fixed(4, 4, "inserted where the first ends", Applicability::Safe),
+            fixed(10, 12, "unsafe", Applicability::Unsafe),
+            fixed(20, 22, "apart", Applicability::Safe),
+        ];
+        let action = fix_all(&published, false).unwrap();
+        let fixed: Vec<String> = action.diagnostics.unwrap().into_iter().map(|diagnostic| diagnostic.message).collect();
+        assert_eq!(fixed, ["first", "apart"]);
+        assert_eq!(action.title, "Fix all safe agent-sdk findings (2 fixes)");
+        assert!(fix_all(&published[3..4], false).is_none(), "no safe fix, no action");
     }
 
     #[test]

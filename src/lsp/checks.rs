@@ -19,7 +19,7 @@ use lsp_types::{MessageType, PublishDiagnosticsParams, ShowMessageParams, Uri};
 use super::convert::{self, FileEdits};
 use super::text;
 use crate::check::discover::HookModule;
-use crate::diagnostics::{Applicability, Code, Diagnostic, Severity};
+use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::loader::resolver::{Overlay, Resolver};
 
 /// What the main loop and the workers share.
@@ -59,8 +59,9 @@ pub struct Published {
     pub diagnostic: lsp_types::Diagnostic,
     pub code: Code,
     pub severity: Severity,
-    /// The finding's fix: its title, whether it is safe, its edits.
-    pub fix: Option<(String, Applicability, Vec<FileEdits>)>,
+    /// The finding's fix (its title, whether it is safe, its edits as byte offsets), and
+    /// its edits as the editor takes them.
+    pub fix: Option<(crate::diagnostics::Fix, Vec<FileEdits>)>,
 }
 
 /// What a worker is asked to do.
@@ -354,7 +355,7 @@ impl ProjectChecks {
                     severity: diagnostic.severity(),
                     fix: diagnostic.fix.as_ref().map(|fix| {
                         let edits = convert::file_edits(fix, &self.dir, text_of, document_of);
-                        (fix.title.clone(), fix.applicability, edits)
+                        (fix.clone(), edits)
                     }),
                 })
                 .collect();
