@@ -84,11 +84,13 @@ impl Followers {
     ) -> Result<Response, Refusal> {
         let place = Arc::clone(&self.room).try_acquire_owned().map_err(|_| Refusal::Full)?;
         let LogRequest { mut filter, start, follow } = request;
-        let given = filter.session.clone();
-        let session = with_store(&self.project_dir, &self.store, move |store| resolve_session(store, given.as_deref()))
-            .await
-            .map_err(Refusal::Unavailable)?;
-        filter.session = session.map_err(Refusal::BadRequest)?;
+        // Only a request that names a session reads the store for it (a tag is resolved).
+        if let Some(given) = filter.session.clone() {
+            let session = with_store(&self.project_dir, &self.store, move |store| resolve_session(store, Some(&given)))
+                .await
+                .map_err(Refusal::Unavailable)?;
+            filter.session = session.map_err(Refusal::BadRequest)?;
+        }
         let reader = LogReader {
             project_dir: self.project_dir.clone(),
             filter: Arc::new(filter),
