@@ -6,7 +6,7 @@ use clap::builder::StyledStr;
 use serde_json::{Value, json};
 
 use crate::cli::{Cli, HelpArgs, ProgramName};
-use crate::exit_status::{Exit, ExitStatus};
+use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 
 /// Prints the command index: each command with its one-line summary.
@@ -27,9 +27,9 @@ pub fn index(program: ProgramName, printer: &Printer) -> anyhow::Result<ExitStat
 pub fn help(args: &HelpArgs, program: ProgramName, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let mut cli = built(program);
     let text = match (&args.command, args.json) {
-        (Some(name), true) => pretty(&command_json(subcommand(&mut cli, name, program)?, false))?,
+        (Some(name), true) => pretty(&command_json(subcommand(&mut cli, name)?, false))?,
         (None, true) => pretty(&command_json(&cli, true))?,
-        (Some(name), false) => styled(printer, &subcommand(&mut cli, name, program)?.render_long_help()),
+        (Some(name), false) => styled(printer, &subcommand(&mut cli, name)?.render_long_help()),
         (None, false) if args.all => every_help(&mut cli, printer),
         (None, false) => return index(program, printer),
     };
@@ -45,44 +45,22 @@ fn built(program: ProgramName) -> clap::Command {
     command
 }
 
-/// The command `name`, or a usage error naming the nearest one.
-fn subcommand<'c>(
-    cli: &'c mut clap::Command,
-    name: &str,
-    program: ProgramName,
-) -> anyhow::Result<&'c mut clap::Command> {
-    let names: Vec<String> = visible(cli).map(|command| command.get_name().to_owned()).collect();
-    if let Some(command) = cli.find_subcommand_mut(name).filter(|command| !command.is_hide_set()) {
-        return Ok(command);
-    }
-    let nearest = crate::suggest::nearest(name, names.iter().map(String::as_str))
-        .map(|nearest| format!(" (did you mean `{nearest}`?)"))
-        .unwrap_or_default();
-    Err(Exit::usage(format!(
-        "there is no command `{}`{nearest}; `{} help` lists them",
-        crate::untrusted::escape(name),
-        program.as_str()
-    ))
-    .into())
-}
-
-fn visible(cli: &clap::Command) -> impl Iterator<Item = &clap::Command> {
-    cli.get_subcommands().filter(|command| !command.is_hide_set())
+/// The command `name`. The parser takes only the names of [`crate::cli::COMMANDS`] (a typo
+/// gets its "a similar value exists"), so one missing is a definition out of step.
+fn subcommand<'c>(cli: &'c mut clap::Command, name: &str) -> anyhow::Result<&'c mut clap::Command> {
+    cli.find_subcommand_mut(name).ok_or_else(|| anyhow::anyhow!("the command line defines no command `{name}`"))
 }
 
 /// Every command's help, each under a `# <program> <command>` heading.
 fn every_help(cli: &mut clap::Command, printer: &Printer) -> String {
-    let names: Vec<String> = visible(cli).map(|command| command.get_name().to_owned()).collect();
-    let mut text = String::new();
-    for name in names {
-        let Some(command) = cli.find_subcommand_mut(&name) else { continue };
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        let heading = command.get_bin_name().unwrap_or(&name).to_owned();
-        text.push_str(&format!("# {heading}\n\n{}", styled(printer, &command.render_long_help())));
-    }
-    text
+    let helps: Vec<String> = cli
+        .get_subcommands_mut()
+        .map(|command| {
+            let heading = command.get_bin_name().unwrap_or(command.get_name()).to_owned();
+            format!("# {heading}\n\n{}", styled(printer, &command.render_long_help()))
+        })
+        .collect();
+    helps.join("\n")
 }
 
 /// Help text with its colours when the printer colours, else plain.
@@ -111,14 +89,14 @@ fn command_json(command: &clap::Command, with_commands: bool) -> Value {
     });
     if with_commands {
         value["version"] = json!(command.get_version());
-        value["commands"] = visible(command).map(|command| command_json(command, false)).collect();
+        value["commands"] = command.get_subcommands().map(|command| command_json(command, false)).collect();
     }
     value
 }
 
 fn argument_json(arg: &clap::Arg) -> Value {
     json!({
-        "name": arg.get_value_names().and_then(|names| names.first()).map_or_else(|| arg.get_id().to_string().to_uppercase(), ToString::to_string),
+        "name": value_name(arg),
         "help": help_of(arg),
         "required": arg.is_required_set(),
         "multiple": takes_many(arg),
@@ -132,7 +110,7 @@ fn flag_json(arg: &clap::Arg) -> Value {
     json!({
         "long": arg.get_long().map(|long| format!("--{long}")),
         "short": arg.get_short().map(|short| format!("-{short}")),
-        "value": takes_value.then(|| arg.get_value_names().and_then(|names| names.first()).map_or_else(|| arg.get_id().to_string().to_uppercase(), ToString::to_string)),
+        "value": takes_value.then(|| value_name(arg)),
         "help": help_of(arg),
         "required": arg.is_required_set(),
         "multiple": takes_many(arg) || matches!(arg.get_action(), clap::ArgAction::Append | clap::ArgAction::Count),
@@ -142,6 +120,13 @@ fn flag_json(arg: &clap::Arg) -> Value {
         "global": arg.is_global_set(),
         "heading": arg.get_help_heading(),
     })
+}
+
+/// What `--help` shows for the argument's value: `PATH`, else its id in capitals.
+fn value_name(arg: &clap::Arg) -> String {
+    arg.get_value_names()
+        .and_then(|names| names.first())
+        .map_or_else(|| arg.get_id().to_string().to_uppercase(), ToString::to_string)
 }
 
 fn help_of(arg: &clap::Arg) -> Option<String> {
