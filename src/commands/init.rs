@@ -253,8 +253,7 @@ fn keep_tsconfig(dir: &Path, files: &mut [ScaffoldFile], layout: Layout, force: 
     *at_root = scaffold::source_tsconfig(layout);
     let src = layout.folder();
     let mut said = format!(
-        "
-Your tsconfig.json was kept; the hooks' own settings are in {src}/tsconfig.json (editors take it for the hooks; check them with `tsc -p {src}`)."
+        "\nYour tsconfig.json was kept; the hooks' own settings are in {src}/tsconfig.json (editors take it for the hooks; check them with `tsc -p {src}`)."
     );
     let text = std::fs::read_to_string(&theirs).unwrap_or_default();
     if scaffold::tsconfig_reaches(&text, src) {

@@ -45,10 +45,7 @@ pub fn own_process_group(command: &mut Command) {
 /// Kills what is left of the process group led by `leader` (processes a hook started and
 /// left running; the group may be gone already), and forgets it as live.
 pub fn kill_group(leader: u32) {
-    if let Ok(group) = libc::pid_t::try_from(leader) {
-        // SAFETY: a plain kill(2) of a process group that only our child's processes join.
-        unsafe { libc::kill(-group, libc::SIGKILL) };
-    }
+    signal_group(leader);
     crate::platform::live_groups().remove(&leader);
 }
 
@@ -56,10 +53,15 @@ pub fn kill_group(leader: u32) {
 /// hooks or tests started: for a process about to exit without unwinding.
 pub fn kill_live_groups() {
     for leader in std::mem::take(&mut *crate::platform::live_groups()) {
-        if let Ok(group) = libc::pid_t::try_from(leader) {
-            // SAFETY: a plain kill(2) of a process group a runtime or test run of ours leads.
-            unsafe { libc::kill(-group, libc::SIGKILL) };
-        }
+        signal_group(leader);
+    }
+}
+
+/// SIGKILL to the process group led by `leader` (a pid beyond `pid_t` is no group of ours).
+fn signal_group(leader: u32) {
+    if let Ok(group) = libc::pid_t::try_from(leader) {
+        // SAFETY: a plain kill(2) of a process group that only our children's processes join.
+        unsafe { libc::kill(-group, libc::SIGKILL) };
     }
 }
 
