@@ -1931,3 +1931,32 @@ fn logs_of_named_hooks_only() {
     assert_eq!(printed.len(), of_transcript.len());
     assert!(printed.iter().all(|line| line["hook"] == "transcript"), "{printed:?}");
 }
+
+/// `GET /v1/logs?session=<tag>` resolves a tag that ends one session's id, and refuses one
+/// that ends several (400, listing them), which `logs` reports as a usage error (exit 2).
+#[test]
+fn the_server_resolves_a_session_tag_and_refuses_one_several_ids_end_with() {
+    let dir = copy_fixture("dev", "basic");
+    for session in ["ses_first0a1b2c3d", "ses_second0a1b2c3d", "ses_third09f8e7d6"] {
+        let ran = common::run_recorded(dir.path(), &["run", "--event", "turn.completed", "--session", session], &[]);
+        assert_eq!(common::exit_code(&ran.output), 0, "{}", ran.log());
+    }
+    let server = DevServer::start(dir.path(), 0);
+    let third = server.logs("?session=09f8e7d6");
+    assert!(!third.is_empty() && third.iter().all(|record| record["sessionId"] == "ses_third09f8e7d6"), "{third:?}");
+    let refused = server.get("/v1/logs?session=0a1b2c3d").unwrap();
+    assert_eq!(refused.status().as_u16(), 400);
+    let said = refused.text().unwrap();
+    assert!(
+        said.contains("`0a1b2c3d` ends the ids of 2 sessions (`ses_first0a1b2c3d`, `ses_second0a1b2c3d`)"),
+        "{said}"
+    );
+    let output = logs_command(dir.path(), &["--session", "0a1b2c3d"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("the server refused the request: `0a1b2c3d` ends the ids of 2 sessions"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
