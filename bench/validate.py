@@ -15,11 +15,13 @@ With --realistic, the project is bench/realistic instead (nine hooks importing z
 date-fns, @opentelemetry/api and @slack/webhook, installed with `npm ci --prefix
 bench/realistic` when missing): what `validate` reads of real packages to link their
 imports. With --baseline BINARY, that binary's `validate` runs too, interleaved, and the
-report adds the median of the per-run ratios (this build / baseline).
+report adds the median of the per-run ratios (this build / baseline). With --staged K, two
+more commands run interleaved: `validate <K files>` (what a pre-commit hook runs on K staged
+hooks, spread over the project) and `oxlint <the same K files>`, the peer's pre-commit run.
 
 Run from the repo root (Python 3.11, stdlib only):
 
-  python3 bench/validate.py [--hooks 10000] [--runs 10] [--no-build] [--realistic] [--baseline BINARY]
+  python3 bench/validate.py [--hooks 10000] [--runs 10] [--no-build] [--realistic] [--baseline BINARY] [--staged K]
 
 It builds the release binary first unless --no-build, and installs oxlint (pinned in
 bench/package.json) with `npm ci` if bench/node_modules/.bin/oxlint is missing. It prints a
@@ -126,6 +128,7 @@ def main() -> int:
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     parser.add_argument("--realistic", action="store_true", help="validate bench/realistic instead of generated hooks")
     parser.add_argument("--baseline", type=Path, help="another agent-sdk binary to time beside this build")
+    parser.add_argument("--staged", type=int, metavar="K", help="also time validate and oxlint of K hook files")
     args = parser.parse_args()
 
     build_release(args.no_build)
@@ -150,6 +153,12 @@ def main() -> int:
             "agent-sdk validate": ([str(AGENT_SDK), "validate", "--dir", str(project)], (0,)),
             "oxlint": ([str(OXLINT), str(project / "bot")], (0, 1)),
         }
+        if args.staged:
+            hooks = sorted((project / "bot" / "hooks").rglob("*.ts"))
+            step = max(1, len(hooks) // args.staged)
+            staged = [str(hook) for hook in hooks[::step][: args.staged]]
+            tools[f"agent-sdk validate {len(staged)} files"] = ([str(AGENT_SDK), "validate", *staged], (0,))
+            tools[f"oxlint {len(staged)} files"] = ([str(OXLINT), *staged], (0, 1))
         if args.baseline:
             tools["baseline validate"] = ([str(args.baseline), "validate", "--dir", str(project)], (0,))
         for cmd, ok_codes in tools.values():  # warm-up, discarded

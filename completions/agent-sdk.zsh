@@ -54,7 +54,7 @@ concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-'::path -- The project root\: the folder that holds `bot/` or `agent/`. By default the nearest such folder, from the current one up:_files' \
+'*::path -- A project root (the folder that holds `bot/` or `agent/`; a folder without one checks every agent one or two levels below it), or files\: each file is checked in the project found from its folder up, and only its findings are reported (for pre-commit and lint-staged, which pass the staged files). By default the nearest project from the current folder up:_files' \
 && ret=0
 ;;
 (info)

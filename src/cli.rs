@@ -99,6 +99,9 @@ pub enum Command {
     /// with it; stderr says when. --no-exec runs no code at all. Exit codes: 0 no errors,
     /// 1 errors (or warnings with --deny-warnings), 2 usage or environment error.
     ///
+    /// Given files (a commit's, from pre-commit), it reports only their findings; at a
+    /// monorepo's root, every agent below it, in one report.
+    ///
     /// Example: agent-sdk validate examples/acme-bot --format github
     Validate(ValidateArgs),
     /// Describe the project: its agent and the hooks that would load.
@@ -295,6 +298,28 @@ pub struct ProjectArg {
     pub dir: PathBuf,
 }
 
+/// What `validate` checks: project folders or files (the staged files a pre-commit hook
+/// passes), or `--dir`; with neither, the nearest project from here up.
+#[derive(Debug, Args)]
+pub struct ValidatePaths {
+    /// The project root, as PATH: the folder that holds `bot/` or `agent/`.
+    #[arg(id = "dir", long = "dir", value_name = "PATH")]
+    pub given_dir: Option<PathBuf>,
+
+    /// A project root (the folder that holds `bot/` or `agent/`; a folder without one checks
+    /// every agent one or two levels below it), or files: each file is checked in the project
+    /// found from its folder up, and only its findings are reported (for pre-commit and
+    /// lint-staged, which pass the staged files). By default the nearest project from the
+    /// current folder up.
+    #[arg(id = "path", value_name = "PATH", conflicts_with = "dir")]
+    pub paths: Vec<PathBuf>,
+
+    /// The project root when no PATH is given: `--dir`, else the one found (set by
+    /// `commands::dispatch` before the command runs).
+    #[arg(skip)]
+    pub dir: PathBuf,
+}
+
 impl ProjectArg {
     fn given_and_place(&mut self) -> (Option<PathBuf>, &mut PathBuf) {
         (self.given_dir.clone().or_else(|| self.given_path.clone()), &mut self.dir)
@@ -306,7 +331,7 @@ impl Command {
     /// command works on; `None` for a command that works on no project.
     pub fn project_dir(&mut self) -> Option<(Option<PathBuf>, &mut PathBuf)> {
         match self {
-            Command::Validate(args) => Some(args.dir.given_and_place()),
+            Command::Validate(args) => Some((args.dir.given_dir.clone(), &mut args.dir.dir)),
             Command::Info(args) => Some(args.dir.given_and_place()),
             Command::Run(args) => Some(args.dir.given_and_place()),
             Command::Dev(args) => Some(args.dir.given_and_place()),
@@ -331,7 +356,7 @@ impl ValidateArgs {
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
     #[command(flatten)]
-    pub dir: ProjectArg,
+    pub dir: ValidatePaths,
 
     /// How to print the findings [default: pretty, or github when GITHUB_ACTIONS=true].
     #[arg(long, value_enum)]

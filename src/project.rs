@@ -175,7 +175,7 @@ const NAMED_AGENTS: usize = 3;
 /// The folders one or two levels below `dir` (`agent/`, `apps/agent/`) that hold an agent
 /// (`bot/hooks/` or `agent/hooks/`), relative to `dir`, in byte order.
 /// Dot-folders and `node_modules` are not looked in.
-fn agents_below(dir: &Path) -> Vec<String> {
+pub fn agents_below(dir: &Path) -> Vec<String> {
     let children = |folder: &Path| -> Vec<std::path::PathBuf> {
         let Ok(entries) = std::fs::read_dir(folder) else { return Vec::new() };
         let mut found: Vec<_> = entries

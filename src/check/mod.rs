@@ -70,6 +70,9 @@ pub struct CheckedProject {
     /// What discovery found: every hook module, and its own findings (also in
     /// `diagnostics`), for the editor, which re-checks hooks one by one.
     pub discovery: discover::Discovery,
+    /// When the report covers only the files named (`validate PATH…`): how many, which the
+    /// summary counts instead of the hook modules and mount files.
+    pub files_named: Option<usize>,
 }
 
 impl CheckedProject {

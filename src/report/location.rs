@@ -60,6 +60,12 @@ impl ProjectDir {
         }
     }
 
+    /// Where a finding about the whole project points, relative to it: `package.json`, the
+    /// source folder (`bot/`), or `""`.
+    pub fn anchor(&self) -> &str {
+        &self.anchor
+    }
+
     /// Where `diagnostic` is: its file and span; its file at 1:1 when it has no span; the
     /// project's anchor at 1:1 when it is about the whole project.
     pub fn locate(&self, diagnostic: &Diagnostic) -> Location {

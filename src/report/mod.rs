@@ -54,7 +54,8 @@ pub fn render_diagnostics(
 /// The counts every format reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
-    /// Hook modules and mount files discovered and checked.
+    /// Hook modules and mount files discovered and checked (the files named, when the report
+    /// covers only those).
     pub files: usize,
     /// Hooks that would load.
     pub hooks: usize,
@@ -65,7 +66,9 @@ pub struct Summary {
 impl Summary {
     pub fn of(checked: &CheckedProject) -> Self {
         Self {
-            files: checked.hooks.iter().filter(|hook| hook.mount.is_none()).count() + checked.mounts.len(),
+            files: checked.files_named.unwrap_or_else(|| {
+                checked.hooks.iter().filter(|hook| hook.mount.is_none()).count() + checked.mounts.len()
+            }),
             hooks: checked.loaded().count(),
             errors: checked.count(Severity::Error),
             warnings: checked.count(Severity::Warning),

@@ -21,6 +21,12 @@ fn hooks_repository() -> tempfile::TempDir {
 
 /// `pre-commit try-repo <hooks> <hook> --all-files` in `repo`.
 fn try_hook(repo: &Path, hooks: &Path, hook: &str, cache: &Path) -> Output {
+    try_hook_on(repo, hooks, hook, cache, &["--all-files"])
+}
+
+/// `pre-commit try-repo <hooks> <hook> <files>` in `repo`: `files` is `--all-files`, or
+/// `--files` and the files pre-commit passes the hook (as it passes the staged ones).
+fn try_hook_on(repo: &Path, hooks: &Path, hook: &str, cache: &Path, files: &[&str]) -> Output {
     let binary_dir = Path::new(env!("CARGO_BIN_EXE_agent-sdk")).parent().unwrap().to_path_buf();
     let path = std::env::join_paths(
         std::iter::once(binary_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
@@ -29,7 +35,9 @@ fn try_hook(repo: &Path, hooks: &Path, hook: &str, cache: &Path) -> Output {
     Command::new("python3")
         .args(["-m", "pre_commit", "try-repo"])
         .arg(hooks)
-        .args([hook, "--all-files", "--color", "never"])
+        .arg(hook)
+        .args(files)
+        .args(["--color", "never"])
         .current_dir(repo)
         .env("PATH", path)
         .env("PRE_COMMIT_HOME", cache)
@@ -87,4 +95,30 @@ fn the_validate_and_test_hooks_pass_a_clean_project_and_validate_fails_on_a_warn
         "{}",
         said(&refused)
     );
+}
+
+/// The validate hook is passed the files of the commit, and reports only their findings:
+/// a commit that leaves a broken hook alone passes, one that touches it fails.
+#[test]
+fn the_validate_hook_checks_the_files_of_the_commit() {
+    let repo = common::copy_project(&common::root().join("examples/acme-bot"));
+    let _ = std::fs::remove_dir_all(repo.path().join(".agent-sdk"));
+    let cache = tempfile::tempdir().unwrap();
+    let hooks = hooks_repository();
+    std::fs::write(
+        repo.path().join("bot/hooks/typo.ts"),
+        "import { defineHook } from \"@cursor/bdk/hooks\";\nexport default defineHook({ events: { \"turn.complete\"() {} } });\n",
+    )
+    .unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "-A"]);
+
+    let other =
+        try_hook_on(repo.path(), hooks.path(), "agent-sdk-validate", cache.path(), &["--files", "bot/hooks/pager.ts"]);
+    assert!(other.status.success(), "{}", said(&other));
+    let touched =
+        try_hook_on(repo.path(), hooks.path(), "agent-sdk-validate", cache.path(), &["--files", "bot/hooks/typo.ts"]);
+    assert_eq!(touched.status.code(), Some(1), "{}", said(&touched));
+    assert!(said(&touched).contains("hooks::unknown-event"), "{}", said(&touched));
+    assert!(said(&touched).contains("bot/hooks/typo.ts:2"), "{}", said(&touched));
 }

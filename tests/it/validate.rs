@@ -268,3 +268,88 @@ fn fix_writes_a_hard_linked_file_in_place() {
     assert_eq!(std::fs::metadata(&hook).unwrap().ino(), std::fs::metadata(&other).unwrap().ino());
     assert!(std::fs::read_to_string(&other).unwrap().contains("\"turn.completed\""));
 }
+
+/// At a folder that holds no agent but agents below it (a monorepo's root), `validate`
+/// checks each of them: one report, each finding under its agent's folder, and the exit
+/// code of them all.
+#[test]
+fn at_a_root_of_agents_validate_checks_each_in_one_report() {
+    let dir = fixture("validate", "agents");
+    insta::assert_snapshot!(transcripts(
+        &dir,
+        &[
+            &["validate"],
+            &["validate", "--format", "json"],
+            &["validate", "--format", "github"],
+            &["validate", "--format", "concise"]
+        ]
+    ));
+}
+
+/// The same root named from above it: the paths are named from the current folder.
+#[test]
+fn a_root_of_agents_named_from_above_names_files_from_there() {
+    let dir = fixture("validate", "agents");
+    let output = common::run_in(dir.parent().unwrap(), &["validate", "agents", "--format", "concise"]);
+    assert_eq!(common::exit_code(&output), 1);
+    let said = String::from_utf8(output.stdout).unwrap();
+    assert!(said.starts_with("agents/apps/billing/agent/hooks/typos.ts:5:5: error hooks::unknown-event"), "{said}");
+}
+
+/// Files, as pre-commit and lint-staged pass the staged ones: each is checked in the project
+/// found from its folder up, and only its findings are reported (with those of the modules a
+/// named hook imports, which keep it from loading); a file in no project is said and skipped;
+/// a settings or package file has its whole project reported.
+#[test]
+fn validate_of_files_reports_only_their_findings() {
+    let dir = fixture("validate", "agents");
+    insta::assert_snapshot!(transcripts(
+        &dir,
+        &[
+            &["validate", "apps/billing/agent/hooks/typos.ts"],
+            &["validate", "apps/billing/agent/lib/total.ts"],
+            &["validate", "apps/billing/agent/hooks/invoice.ts"],
+            &["validate", "apps/support/bot/hooks/usage.ts"],
+            &[
+                "validate",
+                "--format",
+                "concise",
+                "apps/support/bot/hooks/usage.ts",
+                "apps/billing/agent/hooks/typos.ts",
+                "tools/release.ts"
+            ],
+            &["validate", "tools/release.ts"],
+            &["validate", "--format", "concise", "apps/billing/package.json"],
+            &["validate", "apps/billing/agent/hooks/missing.ts"],
+        ]
+    ));
+}
+
+/// From inside the project, a file is named as the user typed it relative to there.
+#[test]
+fn a_file_given_from_inside_its_project_is_checked_there() {
+    let dir = fixture("validate", "agents").join("apps/billing/agent/hooks");
+    let output = common::run_in(&dir, &["validate", "--format", "json", "typos.ts"]);
+    assert_eq!(common::exit_code(&output), 1);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let paths: Vec<&str> =
+        report["diagnostics"].as_array().unwrap().iter().map(|d| d["path"].as_str().unwrap()).collect();
+    let project = fixture("validate", "agents").join("apps/billing").canonicalize().unwrap();
+    assert_eq!(paths, [format!("{}/agent/hooks/typos.ts", project.display())]);
+}
+
+/// `--fix` at a root of agents fixes each and says so once, naming files from the root.
+#[test]
+fn fix_at_a_root_of_agents_fixes_each_and_says_so_once() {
+    let dir = common::copy_fixture("validate", "agents");
+    let output = common::run_in(dir.path(), &["validate", "--fix"]);
+    assert_eq!(common::exit_code(&output), 1, "the unresolved import is left");
+    let said = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        said.contains("Fixed 1 finding in 1 file:\n  apps/billing/agent/hooks/typos.ts: hooks::unknown-event\n"),
+        "{said}"
+    );
+    assert!(!said.contains("No fixes applied"), "{said}");
+    let fixed = std::fs::read_to_string(dir.path().join("apps/billing/agent/hooks/typos.ts")).unwrap();
+    assert!(fixed.contains("\"turn.completed\"()"), "{fixed}");
+}

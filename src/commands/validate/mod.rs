@@ -1,7 +1,10 @@
 //! `agent-sdk validate`: check every hook statically and report; the CI gate. With `--fix`,
-//! apply the fixes the findings know first ([`fix`]).
+//! apply the fixes the findings know first ([`fix`]). Its PATHs name a project, a folder of
+//! agents, or files ([`targets`]); several checks are reported as one ([`combine`]).
 
+mod combine;
 mod fix;
+mod targets;
 
 use std::path::Path;
 
@@ -13,33 +16,73 @@ use crate::exit_status::ExitStatus;
 use crate::printer::{Printer, plural};
 use crate::report;
 
-/// Checks the project at `--dir` (its hooks, and whether the SDK packages `tsc` sees are
-/// there and current) and prints the findings in `--format`, naming files from the current
-/// directory in the formats CI and editors read. With `--fix`, writes the fixes first and
-/// says on stderr what it changed. Exit 1 on any error, or on any warning with
-/// `--deny-warnings`.
+/// Checks what the PATHs name (the project at `--dir` or found from here, every agent below
+/// a folder that holds none, or the projects of the files given, reporting only those files'
+/// findings): its hooks, and whether the SDK packages `tsc` sees are there and current. Prints
+/// the findings in `--format`, naming files from the current directory in the formats CI and
+/// editors read. With `--fix`, writes the fixes first and says on stderr what it changed.
+/// Exit 1 on any error, or on any warning with `--deny-warnings` (or an agent's settings).
 pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
+    let targets = targets::resolve(&args.dir)?;
     let runs = MountRuns::from(&args.exec);
-    let (checked, fixed) = if args.fix || args.unsafe_fixes {
-        let check = |dir: &Path| check(dir, &runs);
-        let (checked, fixed) = fix::fix_project(&args.dir.dir, args.unsafe_fixes, check)?;
-        (checked, Some(fixed))
-    } else {
-        (check(&args.dir.dir, &runs)?, None)
+    if let Some(line) = targets_line(&targets).filter(|_| !printer.is_quiet()) {
+        printer.stderr(&line);
+    }
+    if targets.agents.is_empty() {
+        return Ok(ExitStatus::Success);
+    }
+    // What each agent's check says on stderr before the report: its settings and its fixes.
+    let mut said = String::new();
+    let mut parts = Vec::new();
+    let mut denied = false;
+    // What `--fix` did in every agent, each file named from the current directory.
+    let mut all_fixed: Option<fix::Fixed> = None;
+    for agent in &targets.agents {
+        let check = |dir: &Path| {
+            let mut checked = check(dir, &runs)?;
+            if let Some(only) = &agent.only {
+                combine::narrow(&mut checked, only);
+            }
+            Ok(checked)
+        };
+        let (checked, fixed) = if args.fix || args.unsafe_fixes {
+            let (checked, fixed) = fix::fix_project(&agent.dir, args.unsafe_fixes, check)?;
+            (checked, Some(fixed))
+        } else {
+            (check(&agent.dir)?, None)
+        };
+        let dir = report::ProjectDir::new(&agent.dir, &checked);
+        // Which settings apply, first: they decide what was fixed and found.
+        if args.verbose && checked.project.is_some() {
+            said.push_str(&report::settings::read_line(&checked.config, &dir));
+        } else if let Some(line) = report::settings::from_above(&checked.config, &dir) {
+            said.push_str(&line);
+        }
+        if let Some(fixed) = fixed {
+            let all = all_fixed.get_or_insert_default();
+            for (path, codes) in fixed.files {
+                all.files.entry(dir.file(&path)).or_default().extend(codes);
+            }
+            all.changed_meanwhile.extend(fixed.changed_meanwhile.iter().map(|path| dir.file(path)));
+        }
+        denied |= checked.config.deny_warnings && checked.count(Severity::Warning) > 0;
+        let prefix = prefix(&targets.root, &agent.dir);
+        parts.push(combine::Part { prefix, anchor: dir.anchor().to_owned(), checked });
+    }
+    if let Some(fixed) = all_fixed.filter(|fixed| !printer.is_quiet() || fixed.count() > 0) {
+        said.push_str(&fixed_lines(&fixed));
+    }
+    let checked = match parts.as_slice() {
+        [only] if only.prefix.is_empty() => parts.pop().map(|part| part.checked).unwrap_or_default(),
+        _ => combine::join(parts),
     };
     if let Some(line) = MountsRan::of(&checked).line().filter(|_| !printer.is_quiet()) {
         printer.stderr(&line);
     }
-    let dir = report::ProjectDir::new(&args.dir.dir, &checked);
-    // Which settings apply, first: they decide what was fixed and found.
-    if args.verbose && checked.project.is_some() {
-        printer.stderr(&report::settings::read_line(&checked.config, &dir));
-    } else if let Some(line) = report::settings::from_above(&checked.config, &dir) {
-        printer.stderr(&line);
+    if !said.is_empty() {
+        printer.stderr(&said);
     }
-    if let Some(fixed) = fixed.filter(|fixed| !printer.is_quiet() || fixed.count() > 0) {
-        printer.stderr(&fixed_lines(&fixed, &dir));
-    }
+    let dir = report::ProjectDir::new(&targets.root, &checked);
     let format = args.format();
     let rendered = match format {
         // `--quiet`: the findings without the summary line.
@@ -59,7 +102,6 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
             printer.stderr(&hint);
         }
     }
-    let deny_warnings = args.deny_warnings || checked.config.deny_warnings;
     let warnings = checked.count(Severity::Warning);
     let over_budget = args.max_warnings.filter(|&most| warnings > most);
     if let Some(most) = over_budget {
@@ -68,7 +110,8 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
             crate::printer::plural(warnings, "warning")
         ));
     }
-    let failed = checked.count(Severity::Error) > 0 || (deny_warnings && warnings > 0) || over_budget.is_some();
+    let failed =
+        checked.count(Severity::Error) > 0 || denied || (args.deny_warnings && warnings > 0) || over_budget.is_some();
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
 }
 
@@ -85,8 +128,47 @@ fn check(dir: &Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
     Ok(checked)
 }
 
-/// `Fixed 3 findings in 2 files:` and each file with the codes fixed in it, or that none was.
-fn fixed_lines(fixed: &fix::Fixed, dir: &report::ProjectDir) -> String {
+/// An agent's folder under the report's root, as a prefix of its paths: `""` for the root
+/// itself, `a/` below a root `apps`, `apps/a/` (or `../`, or absolute) below the current
+/// folder.
+fn prefix(root: &Path, agent: &Path) -> String {
+    if agent == root {
+        return String::new();
+    }
+    let below = if root == Path::new(".") { agent } else { agent.strip_prefix(root).unwrap_or(agent) };
+    let below = below.to_string_lossy().replace('\\', "/");
+    if below == "." { String::new() } else { format!("{}/", below.trim_end_matches('/')) }
+}
+
+/// What was checked when it is not the one project the user is in: the agents found below
+/// a folder that holds none, and the files given that no project holds.
+fn targets_line(targets: &targets::Targets) -> Option<String> {
+    let mut out = String::new();
+    if let Some((folder, agents)) = &targets.expanded {
+        let escape = crate::untrusted::escape;
+        let count = if agents.len() == 1 { "the agent".to_owned() } else { format!("the {} agents", agents.len()) };
+        out.push_str(&format!(
+            "{} holds no agent (no `bot/` or `agent/`); checking {count} below it: {}\n",
+            escape(&folder.to_string_lossy()),
+            agents.iter().map(|agent| escape(agent).into_owned()).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if !targets.outside.is_empty() {
+        let files: Vec<String> =
+            targets.outside.iter().map(|file| crate::untrusted::escape(&file.to_string_lossy()).into_owned()).collect();
+        let what = if targets.agents.is_empty() { "nothing to check: " } else { "" };
+        out.push_str(&format!(
+            "{what}{} in no agent project (no `bot/` or `agent/` in a folder above): {}\n",
+            if files.len() == 1 { "1 file is".to_owned() } else { format!("{} files are", files.len()) },
+            files.join(", ")
+        ));
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// `Fixed 3 findings in 2 files:` and each file (named from the current directory) with the
+/// codes fixed in it, or that none was.
+fn fixed_lines(fixed: &fix::Fixed) -> String {
     let mut out = match fixed.count() {
         0 => "No fixes applied.\n".to_owned(),
         count => format!("Fixed {} in {}:\n", plural(count, "finding"), plural(fixed.files.len(), "file")),
@@ -100,12 +182,12 @@ fn fixed_lines(fixed: &fix::Fixed, dir: &report::ProjectDir) -> String {
                 count => format!("{} ({count})", run[0].as_str()),
             });
         }
-        out.push_str(&format!("  {}: {}\n", crate::untrusted::escape(&dir.file(path)), counted.join(", ")));
+        out.push_str(&format!("  {}: {}\n", crate::untrusted::escape(path), counted.join(", ")));
     }
     for path in &fixed.changed_meanwhile {
         out.push_str(&format!(
             "  {}: not fixed, it changed while it was checked; run again\n",
-            crate::untrusted::escape(&dir.file(path))
+            crate::untrusted::escape(path)
         ));
     }
     out
