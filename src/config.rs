@@ -1,5 +1,5 @@
-//! The project's settings: `agent-sdk.json` (JSON with comments and trailing commas) or the
-//! `"agentSdk"` key of a `package.json`, the nearest found from the project folder up to the
+//! The project's settings: `agent-sdk.json` or `agent-sdk.jsonc` (either is JSON with comments
+//! and trailing commas) or the `"agentSdk"` key of a `package.json`, the nearest found from the project folder up to the
 //! repository's or workspace's root (as cascading-config tools stop), and only if its owner
 //! is one to trust. Rule severities, `denyWarnings`, extra ignore globs for discovery, and
 //! the defaults of `test`. `validate`, `run`, `dev`, `test` and the language server all read
@@ -15,12 +15,17 @@ use jsonc_parser::common::Ranged;
 
 use crate::diagnostics::{Code, Diagnostic, Severity, SourceFile};
 
-/// The settings file's name.
-pub const FILE_NAME: &str = "agent-sdk.json";
+/// The settings file's names, the one that wins when a folder holds both first: `.json` was
+/// the only name before `.jsonc`, so a folder that has both keeps the settings it had (Biome
+/// reads `biome.json` before `biome.jsonc` the same way).
+pub const FILE_NAMES: [&str; 2] = ["agent-sdk.json", "agent-sdk.jsonc"];
 /// The key of a `package.json` that holds the same settings.
 pub const PACKAGE_KEY: &str = "agentSdk";
-/// The published schema (`$schema` may name it; editors then complete and check the file).
-pub const SCHEMA_URL: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/raw/main/agent-sdk.schema.json");
+/// The published schema (`$schema` may name it; editors then complete and check the file), at
+/// the release's tag: the schema of `main` may list codes this version does not know, which
+/// it would refuse as `config::invalid`.
+pub const SCHEMA_URL: &str =
+    concat!(env!("CARGO_PKG_REPOSITORY"), "/raw/v", env!("CARGO_PKG_VERSION"), "/agent-sdk.schema.json");
 
 /// The settings in effect for one project.
 #[derive(Debug, Default)]
@@ -109,9 +114,9 @@ impl Config {
     }
 }
 
-/// The settings of the project at `project_dir`: from the nearest `agent-sdk.json`, or
-/// `package.json` with an `"agentSdk"` key, among the [`candidates`] (an `agent-sdk.json`
-/// wins over a package.json in the same folder). A file owned by another user (see
+/// The settings of the project at `project_dir`: from the nearest `agent-sdk.json`,
+/// `agent-sdk.jsonc`, or `package.json` with an `"agentSdk"` key, among the [`candidates`]
+/// (in one folder, the first of these that exists wins; the others are not read). A file owned by another user (see
 /// [`trusted_owner`]) is not used: the defaults apply, with a `config::not-owned` warning.
 pub fn find(project_dir: &Path) -> Config {
     let project_owner =
@@ -125,8 +130,9 @@ pub fn find(project_dir: &Path) -> Config {
         }
         let owner = file.metadata().ok().and_then(|metadata| crate::platform::files::owner(&metadata));
         let up = "../".repeat(depth);
-        let config = if path.file_name().is_some_and(|name| name == FILE_NAME) {
-            let display_path = format!("{up}{FILE_NAME}");
+        let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
+        let config = if FILE_NAMES.contains(&name) {
+            let display_path = format!("{up}{name}");
             read(Source { path, display_path, in_package_json: false, text, depth })
         } else if text.contains(&format!("\"{PACKAGE_KEY}\"")) {
             let display_path = format!("{up}package.json");
@@ -173,7 +179,8 @@ fn not_owned(refused: Config, owner: u32) -> Config {
 }
 
 /// Every file that could hold the settings of the project at `project_dir`, nearest first,
-/// each with how many folders up it is: `agent-sdk.json`, then `package.json`, of each of
+/// each with how many folders up it is: `agent-sdk.json`, `agent-sdk.jsonc`, then
+/// `package.json`, of each of
 /// the [`searched_folders`] (`dev` watches them all, so a settings file made or changed
 /// anywhere there re-checks the hooks).
 pub fn candidates(project_dir: &Path) -> Vec<(usize, PathBuf)> {
@@ -181,7 +188,9 @@ pub fn candidates(project_dir: &Path) -> Vec<(usize, PathBuf)> {
     searched_folders(&start)
         .into_iter()
         .enumerate()
-        .flat_map(|(depth, folder)| [(depth, folder.join(FILE_NAME)), (depth, folder.join("package.json"))])
+        .flat_map(|(depth, folder)| {
+            FILE_NAMES.into_iter().chain(["package.json"]).map(move |name| (depth, folder.join(name)))
+        })
         .collect()
 }
 
@@ -230,7 +239,7 @@ fn read(source: Source) -> Config {
             reader.invalid(
                 (range.start, range.end),
                 "not JSON",
-                format!("{FILE_NAME} cannot be read: {}", error.kind()),
+                format!("{} cannot be read: {}", file_name(&source.path), error.kind()),
                 "fix the syntax at the place shown (comments and trailing commas are allowed)",
             );
         }
@@ -424,6 +433,11 @@ impl Reader<'_> {
     }
 }
 
+/// The name of the settings file at `path`, as a message names it.
+fn file_name(path: &Path) -> std::borrow::Cow<'_, str> {
+    path.file_name().map_or("the settings file".into(), |name| name.to_string_lossy())
+}
+
 fn range_of(node: &impl Ranged) -> (usize, usize) {
     let range = node.range();
     (range.start, range.end)
@@ -452,7 +466,7 @@ pub fn schema() -> serde_json::Value {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_URL,
         "title": "agent-sdk settings",
-        "description": "agent-sdk.json, or the \"agentSdk\" key of a package.json: read by validate, run, dev, test and the language server. See docs/configuration.md.",
+        "description": "agent-sdk.json or agent-sdk.jsonc, or the \"agentSdk\" key of a package.json: read by validate, run, dev, test and the language server. See docs/configuration.md.",
         "type": "object",
         "additionalProperties": false,
         "properties": {
@@ -491,7 +505,7 @@ mod tests {
     fn read_text(text: &str) -> Config {
         read(Source {
             path: PathBuf::from("/p/agent-sdk.json"),
-            display_path: FILE_NAME.into(),
+            display_path: FILE_NAMES[0].into(),
             in_package_json: false,
             text: text.into(),
             depth: 0,
@@ -566,7 +580,7 @@ mod tests {
         std::fs::create_dir_all(&project).unwrap();
         let searched = |project: &Path| -> Vec<PathBuf> {
             let mut folders: Vec<PathBuf> = candidates(project).into_iter().map(|(_, path)| path).collect();
-            folders.retain(|path| path.ends_with(FILE_NAME));
+            folders.retain(|path| path.ends_with(FILE_NAMES[0]));
             folders.into_iter().map(|path| path.parent().unwrap().to_path_buf()).collect()
         };
         // No `.git` anywhere above a temporary folder's project: the project folder alone.
@@ -580,6 +594,60 @@ mod tests {
         // A package.json that only mentions the word is not a workspace's.
         std::fs::write(root.join("repo/packages/package.json"), "{ \"description\": \"\\\"workspaces\\\"\" }").unwrap();
         assert_eq!(searched(&project).len(), 3);
+    }
+
+    #[test]
+    fn agent_sdk_jsonc_is_read_and_in_one_folder_json_wins_then_jsonc_then_package_json() {
+        let project = tempfile::tempdir().unwrap();
+        let project = project.path();
+        let write = |name: &str, text: &str| std::fs::write(project.join(name), text).unwrap();
+        let read_from = |project: &Path| {
+            let config = find(project);
+            assert!(config.diagnostics.is_empty(), "{:?}", config.diagnostics);
+            (config.source.unwrap().display_path, config.rules)
+        };
+        write("package.json", r#"{ "agentSdk": { "rules": { "unknown-event": "advice" } } }"#);
+        write(
+            "agent-sdk.jsonc",
+            "{\n  // comments, as in agent-sdk.json\n  \"rules\": { \"unknown-event\": \"off\", },\n}\n",
+        );
+        let (from, rules) = read_from(project);
+        assert_eq!(from, "agent-sdk.jsonc");
+        assert_eq!(rules[&Code::UnknownEvent], Level::Off);
+        write("agent-sdk.json", r#"{ "rules": { "unknown-event": "warning" } }"#);
+        let (from, rules) = read_from(project);
+        assert_eq!(from, "agent-sdk.json");
+        assert_eq!(rules[&Code::UnknownEvent], Level::On(Severity::Warning));
+        let names: Vec<String> = candidates(project)
+            .into_iter()
+            .filter(|(depth, _)| *depth == 0)
+            .map(|(_, path)| path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["agent-sdk.json", "agent-sdk.jsonc", "package.json"]);
+    }
+
+    #[test]
+    fn a_syntax_error_names_the_file_it_is_in() {
+        let source = |name: &str| Source {
+            path: PathBuf::from("/p").join(name),
+            display_path: name.into(),
+            in_package_json: name == "package.json",
+            text: "{ \"agentSdk\": ".into(),
+            depth: 0,
+        };
+        for name in ["agent-sdk.json", "agent-sdk.jsonc", "package.json"] {
+            let config = read(source(name));
+            let message = &config.diagnostics[0].message;
+            assert!(message.starts_with(&format!("{name} cannot be read: ")), "{message}");
+        }
+    }
+
+    #[test]
+    fn the_schema_url_names_this_version_s_tag() {
+        let version = env!("CARGO_PKG_VERSION");
+        let repository = env!("CARGO_PKG_REPOSITORY");
+        assert_eq!(SCHEMA_URL, format!("{repository}/raw/v{version}/agent-sdk.schema.json"));
+        assert_eq!(schema()["$id"], SCHEMA_URL);
     }
 
     #[test]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Builds the npm tarballs of agent-sdk with `npm pack`: the main package `@agent-sdk/cli`
-(the `agent-sdk` and `bdk` commands, a launcher) and the platform packages that carry the
+(the `agent-sdk` and `bdk` commands, a launcher, the settings' JSON schema) and the platform packages that carry the
 binaries. The version of every package is Cargo.toml's; the platforms are platforms.json's.
 
     python3 packaging/npm/build.py [--binary target/release/agent-sdk] [--platform linux-x64] [--out target/npm]
@@ -160,6 +160,9 @@ def this_platform(platforms: dict) -> str:
 def stage_main_package(folder: Path, version: str, repository: str, platforms: dict) -> Path:
     shutil.copytree(HERE / "cli", folder)
     shutil.copy(TABLE, folder / "platforms.json")
+    # The schema of this version, for a `$schema` that works offline and matches the
+    # installed binary: ./node_modules/@agent-sdk/cli/agent-sdk.schema.json.
+    shutil.copy(REPO / "agent-sdk.schema.json", folder / "agent-sdk.schema.json")
     manifest = json.loads((folder / "package.json").read_text())
     del manifest["//"]
     manifest["version"] = version

@@ -198,7 +198,7 @@ codes! {
         "An `agent-sdk-ignore` comment names no code, or a code that does not exist.",
         "Name codes as `validate` prints them, e.g. `// agent-sdk-ignore hooks::unknown-event`; separate several with commas or spaces.";
     InvalidConfig => "config::invalid", Error,
-        "The settings file (`agent-sdk.json`, or the `agentSdk` key of a package.json) has a syntax error, an unknown key or rule, a value of the wrong type, or lowers an error.",
+        "The settings file (`agent-sdk.json` or `agent-sdk.jsonc`, or the `agentSdk` key of a package.json) has a syntax error, an unknown key or rule, a value of the wrong type, or lowers an error.",
         "Fix the setting at the place shown; docs/configuration.md lists every setting, and `$schema` lets an editor check the file as you type.";
     SettingsNotOwned => "config::not-owned", Warning,
         "The nearest settings file is owned by another user (neither you, nor root, nor the project folder's owner), so it is not used: whoever can write a folder above the project could have put it there.",

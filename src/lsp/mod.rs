@@ -56,7 +56,7 @@ use checks::{Document, Job, Shared, Worker};
 pub const DEBOUNCE: Duration = Duration::from_millis(100);
 
 /// The files whose change re-checks their whole project.
-const CONFIG_FILES: [&str; 3] = ["package.json", "tsconfig.json", "agent-sdk.json"];
+const CONFIG_FILES: [&str; 4] = ["package.json", "tsconfig.json", "agent-sdk.json", "agent-sdk.jsonc"];
 
 /// Serves LSP over stdin and stdout until the client says `exit` (or closes stdin).
 pub fn serve() -> anyhow::Result<()> {
@@ -324,13 +324,19 @@ impl Server {
     }
 
     fn register_file_watchers(&self) {
-        let watchers = ["**/package.json", "**/tsconfig.json", "**/agent-sdk.json", "**/*.{ts,mts,cts,js,mjs,cjs}"]
-            .into_iter()
-            .map(|glob| lsp_types::FileSystemWatcher {
-                glob_pattern: lsp_types::GlobPattern::String(glob.to_owned()),
-                kind: None,
-            })
-            .collect();
+        let watchers = [
+            "**/package.json",
+            "**/tsconfig.json",
+            "**/agent-sdk.json",
+            "**/agent-sdk.jsonc",
+            "**/*.{ts,mts,cts,js,mjs,cjs}",
+        ]
+        .into_iter()
+        .map(|glob| lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String(glob.to_owned()),
+            kind: None,
+        })
+        .collect();
         let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
         let registration = lsp_types::Registration {
             id: "agent-sdk-watched-files".to_owned(),

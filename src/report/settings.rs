@@ -2,7 +2,7 @@
 //! the project (`using settings from ../agent-sdk.json`, said by every command that reads
 //! it), and whichever it is for `validate --verbose`.
 
-use crate::config::{Config, FILE_NAME, PACKAGE_KEY, Source};
+use crate::config::{Config, FILE_NAMES, PACKAGE_KEY, Source};
 use crate::report::ProjectDir;
 use crate::untrusted::escape;
 
@@ -23,7 +23,8 @@ pub fn read_line(config: &Config, dir: &ProjectDir) -> String {
     match &config.source {
         Some(source) => format!("settings: {}\n", named(source, dir)),
         None => format!(
-            "settings: none (no {FILE_NAME} or package.json with \"{PACKAGE_KEY}\" in the project's folder or above it, up to the repository's root); the defaults apply\n"
+            "settings: none (no {}, {} or package.json with \"{PACKAGE_KEY}\" in the project's folder or above it, up to the repository's root); the defaults apply\n",
+            FILE_NAMES[0], FILE_NAMES[1],
         ),
     }
 }

@@ -1,4 +1,4 @@
-//! The settings file (`agent-sdk.json`, or package.json's `"agentSdk"`), as `validate`, `run`
+//! The settings file (`agent-sdk.json` or `agent-sdk.jsonc`, or package.json's `"agentSdk"`), as `validate`, `run`
 //! and `test` read it: rule levels, `denyWarnings`, ignore globs, `test`'s defaults, found
 //! from the project folder up, every problem in it a located error; and its published schema.
 
@@ -31,7 +31,10 @@ fn the_nearest_settings_from_the_project_up_apply() {
 #[test]
 fn verbose_says_when_no_settings_file_was_found() {
     let out = transcript(&fixture("validate", "accepted-forms"), &["validate", "--verbose", "--format", "concise"]);
-    assert!(out.contains("settings: none (no agent-sdk.json or package.json with \"agentSdk\""), "{out}");
+    assert!(
+        out.contains("settings: none (no agent-sdk.json, agent-sdk.jsonc or package.json with \"agentSdk\""),
+        "{out}"
+    );
 }
 
 /// An agent-sdk.json beside a package.json with `agentSdk` wins over it.
@@ -41,6 +44,30 @@ fn agent_sdk_json_wins_over_package_json_in_one_folder() {
     std::fs::write(project.path().join("agent-sdk.json"), "{ \"rules\": { \"unknown-event\": \"off\" } }\n").unwrap();
     let out = transcript(project.path(), &["validate", "--verbose", "--format", "concise"]);
     assert!(out.contains("settings: agent-sdk.json") && out.contains("exit: 0"), "{out}");
+}
+
+/// `agent-sdk.jsonc` is read as `agent-sdk.json` is: the rule levels of `fixtures/config/rules`
+/// apply the same from it (one finding off, one lowered to a warning, one raised to an error).
+#[test]
+fn a_rule_level_set_in_agent_sdk_jsonc_applies() {
+    let project = copy_fixture("config", "rules");
+    std::fs::rename(project.path().join("agent-sdk.json"), project.path().join("agent-sdk.jsonc")).unwrap();
+    let from_jsonc = transcript(project.path(), &["validate", "--format", "concise"]);
+    assert_eq!(from_jsonc, transcript(&fixture("config", "rules"), &["validate", "--format", "concise"]));
+    assert!(from_jsonc.contains("exit: 1") && from_jsonc.contains("error hooks::empty-events"), "{from_jsonc}");
+    let verbose = transcript(project.path(), &["validate", "--verbose", "--format", "concise"]);
+    assert!(verbose.contains("settings: agent-sdk.jsonc"), "{verbose}");
+}
+
+/// In one folder `agent-sdk.json` wins over `agent-sdk.jsonc`, as it wins over a package.json's
+/// key: the `.jsonc`, which would fail the check, is not read.
+#[test]
+fn agent_sdk_json_wins_over_agent_sdk_jsonc_in_one_folder() {
+    let project = copy_fixture("config", "rules");
+    std::fs::write(project.path().join("agent-sdk.jsonc"), "{ \"rules\": { \"dynamic-events\": \"error\" } }\n")
+        .unwrap();
+    let out = transcript(project.path(), &["validate", "--verbose", "--format", "concise"]);
+    assert!(out.contains("settings: agent-sdk.json\n") && out.contains("warning hooks::dynamic-events"), "{out}");
 }
 
 /// Each problem is a located `config::invalid` error with "did you mean", and the check
@@ -114,6 +141,11 @@ fn the_published_schema_accepts_good_settings_and_rejects_bad_ones() {
         serde_json::from_str(&std::fs::read_to_string(fixture("config", "package-key").join("package.json")).unwrap())
             .unwrap();
     assert!(validator.is_valid(&package["agentSdk"]));
+    // Every `$schema` the repository shows names the schema of this version, as its `$id` does.
+    let docs = std::fs::read_to_string(repo.join("docs/configuration.md")).unwrap();
+    let shown = docs.lines().find_map(|line| line.trim().strip_prefix("\"$schema\": ")).unwrap();
+    assert_eq!(shown.trim_end_matches(','), format!("{}", schema["$id"]));
+    assert_eq!(read(&fixture("config", "rules").join("agent-sdk.json"))["$schema"], schema["$id"]);
     let invalid = read(&fixture("config", "invalid").join("agent-sdk.json"));
     let errors: Vec<String> = validator.iter_errors(&invalid).map(|error| error.instance_path().to_string()).collect();
     assert!(errors.len() >= 4, "{errors:?}");

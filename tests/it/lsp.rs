@@ -2,9 +2,11 @@
 //! (diagnostics of unsaved buffers in UTF-16 ranges, what an edit of a helper re-checks,
 //! completion, hover, go to definition, code actions, several projects, a bad message), and
 //! Neovim driving it headless (`lsp/neovim.lua`). What the server bounds and refuses (stale
-//! fixes, oversized frames, a client that stops reading, a hook over 1 MiB) is in `bounds`.
+//! fixes, oversized frames, a client that stops reading, a hook over 1 MiB) is in `bounds`; the
+//! VS Code extension, packaged and loaded against a fake editor, in `vscode`.
 
 mod bounds;
+mod vscode;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -526,70 +528,6 @@ fn the_docs_neovim_0_7_snippet_starts_the_server_for_a_hook() {
         .expect("nvim runs (scripts/test-setup installs Neovim)");
     assert!(ran.status.success(), "{ran:?}");
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "1 hooks::unknown-event", "{ran:?}");
-}
-
-/// `editors/vscode/package.sh` (offline, after `npm ci --prefix editors/vscode`) makes a
-/// `.vsix` holding the compiled extension, its manifest and the language client it needs.
-#[test]
-fn the_vscode_extension_packages_to_a_vsix_with_its_compiled_code_and_manifest() {
-    let source = crate::common::root().join("editors/vscode");
-    assert!(
-        source.join("node_modules/.bin/vsce").exists(),
-        "run `npm ci --prefix editors/vscode` (scripts/test-setup)"
-    );
-    // Packaged in a copy, so that the repository's folder gets no `out/` nor `.vsix`.
-    let copy = tempfile::tempdir().unwrap();
-    let skipped = |entry: &walkdir::DirEntry| {
-        let name = entry.file_name().to_string_lossy();
-        name == "node_modules" || name == "out" || name.ends_with(".vsix")
-    };
-    for entry in walkdir::WalkDir::new(&source).into_iter().filter_entry(|entry| !skipped(entry)) {
-        let entry = entry.unwrap();
-        let target = copy.path().join(entry.path().strip_prefix(&source).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-    std::os::unix::fs::symlink(source.join("node_modules"), copy.path().join("node_modules")).unwrap();
-    let packaged = Command::new(copy.path().join("package.sh"))
-        .env("npm_config_offline", "true")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(packaged.status.success(), "{}", String::from_utf8_lossy(&packaged.stderr));
-    let vsix = copy.path().join("agent-sdk.vsix");
-    let listed = Command::new("python3")
-        .args(["-c", "import sys, zipfile; print('\\n'.join(zipfile.ZipFile(sys.argv[1]).namelist()))"])
-        .arg(&vsix)
-        .output()
-        .unwrap();
-    let names = String::from_utf8(listed.stdout).unwrap();
-    let names: Vec<&str> = names.lines().collect();
-    for expected in [
-        "extension.vsixmanifest",
-        "extension/package.json",
-        "extension/out/extension.js",
-        "extension/node_modules/vscode-languageclient/package.json",
-    ] {
-        assert!(names.contains(&expected), "{expected} is not in the .vsix: {names:?}");
-    }
-    assert!(
-        !names.iter().any(|name| name.starts_with("extension/src/")),
-        "the TypeScript source is packaged: {names:?}"
-    );
-    let manifest = Command::new("python3")
-        .args([
-            "-c",
-            "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read('extension/package.json').decode())",
-        ])
-        .arg(&vsix)
-        .output()
-        .unwrap();
-    let manifest: Value = serde_json::from_slice(&manifest.stdout).unwrap();
-    assert_eq!(manifest["main"], "./out/extension.js");
-    assert_eq!(manifest["contributes"]["configuration"]["properties"]["agentSdk.path"]["type"], "string");
 }
 
 /// A config file changed on disk (`workspace/didChangeWatchedFiles`) re-checks its project:

@@ -309,6 +309,11 @@ fn build_py_packs_every_platform_from_a_folder_of_binaries() {
         table,
         "the launcher's table is the repository's"
     );
+    assert_eq!(
+        std::fs::read_to_string(main.join("agent-sdk.schema.json")).ok(),
+        std::fs::read_to_string(root().join("agent-sdk.schema.json")).ok(),
+        "the package's settings schema is the repository's"
+    );
 
     for ((key, os, cpu, libc, binary), tarball) in EVERY_PLATFORM.iter().zip(&tarballs[1..]) {
         let package = unpack(tarball, &scratch.path().join(key));

@@ -3,6 +3,12 @@
 // workspace folders' `node_modules/.bin/agent-sdk` (the npm package's), else `agent-sdk` on PATH.
 // The server runs no code of the workspace unless `agentSdk.runExtensions` is set and the
 // workspace is trusted (package.json declares both settings restricted in untrusted ones).
+//
+// What lives as long as the extension (the listeners that restart the server, the commands,
+// the output channel, the file watcher) is made once in `activate` and handed to VS Code to
+// dispose; a restart replaces only the client. Made again on every restart, each listener
+// would restart the server once more per earlier restart, and VS Code would list one more
+// "agent-sdk" output channel each time.
 
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -10,6 +16,8 @@ import * as vscode from "vscode";
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
 
 let client: LanguageClient | undefined;
+/** Restarts run one after the other: two at once would start two servers. */
+let restarts: Promise<void> = Promise.resolve();
 
 /** The binary to start: the setting, the workspace's npm install, or PATH's. */
 function binary(): string {
@@ -33,7 +41,8 @@ function runExtensions(): boolean {
   return asked && vscode.workspace.isTrusted;
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+/** Starts a client (and its server) with the settings as they are now. */
+async function start(outputChannel: vscode.LogOutputChannel, watcher: vscode.FileSystemWatcher): Promise<void> {
   const command = binary();
   const serverOptions: ServerOptions = { command, args: ["lsp", "--stdio"] };
   const clientOptions: LanguageClientOptions = {
@@ -41,29 +50,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documentSelector: [
       { scheme: "file", language: "typescript" },
       { scheme: "file", language: "javascript" },
-      { scheme: "file", pattern: "**/{package,tsconfig,agent-sdk}.json" },
+      { scheme: "file", pattern: "**/{package.json,tsconfig.json,agent-sdk.json,agent-sdk.jsonc}" },
     ],
-    synchronize: {
-      // The server re-checks a project when its configuration or a module changes on disk.
-      fileEvents: vscode.workspace.createFileSystemWatcher(
-        "**/{package.json,tsconfig.json,agent-sdk.json,*.ts,*.mts,*.cts,*.js,*.mjs,*.cjs}",
-      ),
-    },
+    outputChannel,
+    // The server re-checks a project when its configuration or a module changes on disk.
+    synchronize: { fileEvents: watcher },
   };
-  client = new LanguageClient("agentSdk", "agent-sdk", serverOptions, clientOptions);
-  context.subscriptions.push(
-    vscode.workspace.onDidChangeConfiguration(async (change) => {
-      if (change.affectsConfiguration("agentSdk.path") || change.affectsConfiguration("agentSdk.runExtensions")) {
-        await deactivate();
-        await activate(context);
-      }
-    }),
-    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
-      await deactivate();
-      await activate(context);
-    }),
-  );
   try {
+    client = new LanguageClient("agentSdk", "agent-sdk", serverOptions, clientOptions);
     await client.start();
   } catch (error) {
     void vscode.window.showErrorMessage(
@@ -72,8 +66,47 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 }
 
-export async function deactivate(): Promise<void> {
+/** Stops the running client, if any, and its server. */
+async function stop(): Promise<void> {
   const running = client;
   client = undefined;
-  await running?.stop();
+  try {
+    await running?.stop();
+  } catch {
+    // A client whose server never started has nothing to stop, and it must not keep the next
+    // one from starting (restarts wait for each other).
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  // A log channel: the client writes to it with `info`, `warn` and `error`.
+  const outputChannel = vscode.window.createOutputChannel("agent-sdk", { log: true });
+  const watcher = vscode.workspace.createFileSystemWatcher(
+    "**/{package.json,tsconfig.json,agent-sdk.json,agent-sdk.jsonc,*.ts,*.mts,*.cts,*.js,*.mjs,*.cjs}",
+  );
+  const restart = (): Promise<void> => {
+    restarts = restarts.then(async () => {
+      await stop();
+      await start(outputChannel, watcher);
+    });
+    return restarts;
+  };
+  context.subscriptions.push(
+    outputChannel,
+    watcher,
+    vscode.commands.registerCommand("agentSdk.restartServer", restart),
+    vscode.commands.registerCommand("agentSdk.showOutput", () => outputChannel.show()),
+    vscode.workspace.onDidChangeConfiguration(async (change) => {
+      if (change.affectsConfiguration("agentSdk.path") || change.affectsConfiguration("agentSdk.runExtensions")) {
+        await restart();
+      }
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(restart),
+  );
+  await restart();
+}
+
+export async function deactivate(): Promise<void> {
+  await restarts;
+  await stop();
 }
