@@ -38,7 +38,8 @@ fn try_hook(repo: &Path, hooks: &Path, hook: &str, cache: &Path) -> Output {
         .unwrap()
 }
 
-fn git(repo: &Path, args: &[&str]) {
+/// `git <args>` in `repo`, as a user named `t` (tests/it/action.rs makes its checkouts with it too).
+pub(crate) fn git(repo: &Path, args: &[&str]) {
     let output = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
         .args(args)
