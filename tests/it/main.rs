@@ -10,6 +10,7 @@
 
 mod common;
 
+mod action;
 mod agreement;
 mod analyzer_never_panics;
 mod bad_input;

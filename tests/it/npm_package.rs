@@ -14,13 +14,14 @@ const MAIN_PACKAGE: &str = "@agent-sdk/cli";
 const PLATFORM_PACKAGE: &str = "@agent-sdk/cli-linux-x64";
 
 /// The two tarballs `build.py` writes: the main package's and this platform's.
-struct Tarballs {
-    main: PathBuf,
-    platform: PathBuf,
+pub(crate) struct Tarballs {
+    pub(crate) main: PathBuf,
+    pub(crate) platform: PathBuf,
 }
 
-/// Built once for all the tests here, under the target directory's scratch folder.
-fn tarballs() -> &'static Tarballs {
+/// Built once for all the tests here and tests/it/action.rs's registry, under the target
+/// directory's scratch folder.
+pub(crate) fn tarballs() -> &'static Tarballs {
     static TARBALLS: OnceLock<Tarballs> = OnceLock::new();
     TARBALLS.get_or_init(|| {
         let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("npm-package");

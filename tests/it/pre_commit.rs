@@ -46,7 +46,8 @@ fn try_hook_on(repo: &Path, hooks: &Path, hook: &str, cache: &Path, files: &[&st
         .unwrap()
 }
 
-fn git(repo: &Path, args: &[&str]) {
+/// `git <args>` in `repo`, as a user named `t` (tests/it/action.rs makes its checkouts with it too).
+pub(crate) fn git(repo: &Path, args: &[&str]) {
     let output = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
         .args(args)

