@@ -10,7 +10,7 @@ use crate::cli::DevArgs;
 use crate::exit_status::{Exit, ExitStatus};
 use crate::model::choice::ModelChoice;
 use crate::printer::Printer;
-use crate::runtime::node_version::{NodeUse, probe_node};
+use crate::runtime::node_version::{NodeUse, end_of_life_warning, probe_node};
 use crate::server::agent::{Agent, Described, HookSet};
 use crate::server::auth::Auth;
 use crate::server::logs::Followers;
@@ -38,9 +38,15 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         refused: "the server did not start",
     };
     let started = session::start(&options, printer, |_, _| Ok(()))?;
-    probe_node(&started.setup.node, &started.setup.env, NodeUse::Hooks)?;
+    let node = probe_node(&started.setup.node, &started.setup.env, NodeUse::Hooks)?;
     let model = ModelChoice::choose(&args.model, None, &|name| started.env.lookup(name))?;
-    let startup_lines = started.startup_lines(&model);
+    // First of the start-up lines, and in the serve log, so `logs` and the playground say
+    // it too; taken here, no session's runtime says it again.
+    let startup_lines: Vec<Record> = end_of_life_warning(node)
+        .map(|warning| Record::new(Level::Warn, warning))
+        .into_iter()
+        .chain(started.startup_lines(&model))
+        .collect();
     let described = Described::of(&started.checked, &started.setup.project.dir);
     let Started { setup, plan, .. } = started;
     let state_root = setup.state_root.clone();

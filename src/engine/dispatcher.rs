@@ -21,6 +21,7 @@ use crate::runtime::calls::{OtelSummary, attributes_text};
 use crate::runtime::host::{
     FromRuntime, Runtime, RuntimeConfig, RuntimeLink, Stream, check_node_version, diagnose_node,
 };
+use crate::runtime::node_version::{NodeVersion, end_of_life_warning};
 use crate::runtime::slot::{RunningHandler, RuntimeState};
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
@@ -341,6 +342,11 @@ impl<'s> Dispatcher<'s> {
                             if let Err(too_old) = check_node_version(&node) {
                                 self.runtime.kill();
                                 return Err(too_old.into());
+                            }
+                            // Said before the hooks' lines, once per invocation (not per
+                            // restart, nor per session of `dev`, whose start said it already).
+                            if let Some(warning) = NodeVersion::parse(&node).and_then(end_of_life_warning) {
+                                self.log.warn(warning);
                             }
                         }
                         FromNode::Loading { .. } => loading = Some(Instant::now()),

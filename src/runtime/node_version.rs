@@ -5,9 +5,28 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The oldest Node.js hooks run in (SPEC §8).
 pub const MIN_NODE: (u32, u32) = (20, 6);
+
+/// The oldest Node.js the vendor asks for; an older one past its end of life still runs
+/// the hooks, with [`end_of_life_warning`].
+pub const RECOMMENDED_NODE: (u32, u32) = (22, 13);
+
+/// The Node.js lines this binary runs that are past their end of life, with the day each
+/// ended (https://github.com/nodejs/Release): the odd ones never were LTS.
+const ENDED: [(u32, &str); 3] = [(20, "2026-04-30"), (21, "2024-06-01"), (23, "2025-06-01")];
+
+/// Set (and not empty), no end-of-life warning is said: for a user who knows, and for the
+/// test suite, whose snapshots must read the same on every Node it runs on.
+pub const NO_NODE_WARNING: &str = "AGENT_SDK_NO_NODE_WARNING";
+
+/// Whether this process has said the end-of-life warning: once per invocation, however
+/// often the runtime restarts and however many sessions `dev` serves. Once a day (a stamp
+/// in the user's cache, as npm's update notifier keeps) would hide it from CI logs, where
+/// an old Node lingers longest, and make one command's output depend on another's.
+static WARNED: AtomicBool = AtomicBool::new(false);
 
 /// A Node.js that cannot run hooks (exit 2: an environment error).
 #[derive(Debug, Clone)]
@@ -47,6 +66,24 @@ impl std::fmt::Display for NodeVersion {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "v{}.{}.{}", self.major, self.minor, self.patch)
     }
+}
+
+/// The warning for a Node.js past its end of life, the first time this process asks and
+/// unless [`NO_NODE_WARNING`] is set; `None` otherwise. The caller says it where its
+/// command says warnings (the serve log for `run` and `dev`, stderr for `test`).
+pub fn end_of_life_warning(version: NodeVersion) -> Option<String> {
+    let silenced = std::env::var_os(NO_NODE_WARNING).is_some_and(|value| !value.is_empty());
+    let warning = past_end_of_life(version).filter(|_| !silenced)?;
+    (!WARNED.swap(true, Ordering::SeqCst)).then_some(warning)
+}
+
+/// What [`end_of_life_warning`] says of `version`, every time.
+fn past_end_of_life(version: NodeVersion) -> Option<String> {
+    let (_, ended) = ENDED.iter().find(|(major, _)| *major == version.major)?;
+    Some(format!(
+        "Node.js {version} is past its end of life ({ended}); agent-sdk supports it for now, use Node.js {}.{} or newer",
+        RECOMMENDED_NODE.0, RECOMMENDED_NODE.1
+    ))
 }
 
 /// What the Node.js is asked for: `hooks` or `tests`, as the messages say it.
@@ -185,6 +222,20 @@ mod tests {
         assert!(NodeVersion::parse("v20.10.0").unwrap() > NodeVersion::parse("v20.9.1").unwrap());
         assert_eq!(NodeVersion::parse(""), None);
         assert_eq!(NodeVersion::parse("v22"), None);
+    }
+
+    #[test]
+    fn only_a_line_past_its_end_of_life_is_warned_of() {
+        let said = |text: &str| past_end_of_life(NodeVersion::parse(text).unwrap());
+        assert_eq!(
+            said("v20.20.2").as_deref(),
+            Some(
+                "Node.js v20.20.2 is past its end of life (2026-04-30); agent-sdk supports it for now, use Node.js 22.13 or newer"
+            )
+        );
+        assert!(said("v23.11.1").is_some_and(|warning| warning.contains("(2025-06-01)")));
+        assert_eq!(said("v22.12.0"), None);
+        assert_eq!(said("v24.0.0"), None);
     }
 
     #[test]

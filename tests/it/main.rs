@@ -32,6 +32,7 @@ mod init;
 mod logs;
 mod lsp;
 mod memory;
+mod node_eol;
 mod npm_package;
 mod npm_use;
 mod otel;

@@ -39,7 +39,7 @@ use crate::printer::Printer;
 use crate::printer::plural;
 use crate::project;
 use crate::report::{self, ProjectDir};
-use crate::runtime::node_version::NodeVersion;
+use crate::runtime::node_version::{NodeVersion, end_of_life_warning};
 use crate::session::SessionSetup;
 use crate::signals::{self, Stop};
 use files::{Patterns, TestFile};
@@ -286,6 +286,10 @@ impl Tests<'_> {
         let results = results.map(|file| (results_module.as_path(), file.path()));
         let args = self.options.node_args(version, files, &own_folders, results)?;
         if !self.noted.replace(true) {
+            // A warning about the machine, not a progress line: said with --quiet too.
+            if let Some(warning) = end_of_life_warning(version) {
+                self.printer.stderr(&format!("warning: {warning}\n"));
+            }
             for note in self.options.notes(version) {
                 self.printer.stderr(&format!("{note}\n"));
             }

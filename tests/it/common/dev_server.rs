@@ -238,6 +238,8 @@ pub fn in_project(mut command: Command, dir: &Path) -> Command {
     command
         .current_dir(dir)
         .env("AGENT_SDK_TEST_RECORD", dir.join("record.txt"))
+        // The same serve log on every Node, as `common::agent_sdk` has it.
+        .env(super::NO_NODE_WARNING, "1")
         .stdout(Stdio::null())
         .stderr(Stdio::from(std::fs::File::create(dir.join("dev.log")).unwrap()));
     command

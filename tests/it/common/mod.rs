@@ -10,6 +10,9 @@ pub mod tls;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// Set, agent-sdk does not warn of a Node.js past its end of life (docs/install.md).
+pub const NO_NODE_WARNING: &str = "AGENT_SDK_NO_NODE_WARNING";
+
 /// One `agent-sdk` invocation and what the hooks recorded during it.
 pub struct Ran {
     pub output: Output,
@@ -62,7 +65,9 @@ pub fn recorded(mut command: Command, cwd: &Path, args: &[&str], env: &[(&str, &
 /// `agent-sdk` as the tests run it: without the developer's model variables
 /// (`AGENT_SDK_MODEL`, the providers' keys and base URL) and `OTEL_*` variables, so that no
 /// test reaches a real model or collector, nor the CI's `GITHUB_ACTIONS`, nor the CA files
-/// their machine trusts (`SSL_CERT_FILE`, …: a test names its own).
+/// their machine trusts (`SSL_CERT_FILE`, …: a test names its own); and without the
+/// warning for a Node.js past its end of life, so that what a test sees reads the same on
+/// the suite's Node 20 as on the matrix's 22, 24 and 26 (`node_eol` tests the warning).
 pub fn agent_sdk() -> Command {
     agent_sdk_at(Path::new(env!("CARGO_BIN_EXE_agent-sdk")))
 }
@@ -86,6 +91,7 @@ pub fn agent_sdk_at(binary: &Path) -> Command {
     ] {
         command.env_remove(variable);
     }
+    command.env(NO_NODE_WARNING, "1");
     // Nor the developer's OpenTelemetry collector: a test exports only where it says.
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("OTEL_") {
