@@ -340,6 +340,14 @@ fn max_warnings_is_a_budget_of_warnings() {
         warnings - 1
     );
     assert!(said.contains(&expected), "{said}");
+    // Two warnings, as docs/commands/validate.md quotes the sentence.
+    let two = crate::common::copy_fixture("validate", "duplicate-event");
+    let hooks = two.path().join("bot/hooks");
+    std::fs::copy(hooks.join("twice.ts"), hooks.join("again.ts")).unwrap();
+    let over = run_in(two.path(), &["validate", "--max-warnings", "1"]);
+    assert_eq!(exit_code(&over), 1);
+    let said = String::from_utf8_lossy(&over.stderr);
+    assert!(said.contains("error: 2 warnings, more than --max-warnings 1 allows\n"), "{said}");
     let errors = run_in(&fixture("validate", "parse-error"), &["validate", "--max-warnings", "100"]);
     assert_eq!(exit_code(&errors), 1);
 }

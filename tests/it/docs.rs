@@ -218,7 +218,8 @@ fn verified_output() -> String {
         let text = || std::fs::read_to_string(path).unwrap();
         match path.extension().and_then(|extension| extension.to_str()) {
             Some("snap") => seen.push_str(&text()),
-            Some("rs") if path.starts_with(root.join("tests/it")) => {
+            // Not this file: its own quotes would vouch for themselves.
+            Some("rs") if path.starts_with(root.join("tests/it")) && !path.ends_with("tests/it/docs.rs") => {
                 for literal in string_literals(&text()) {
                     seen.push_str(&literal);
                     seen.push('\n');
