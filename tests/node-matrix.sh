@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 read -r -a versions <<<"${AGENT_SDK_NODE_MATRIX:-22.23.3 24.21.0 26.10.0}"
 # As libtest takes them: a module's path, `<suite>::`, filters the one test crate to it.
 node_suites=()
-for suite in runtime agreement run dev hosting_api playground chat test_command hostile init types extensions what_runs otel config lsp; do
+for suite in runtime agreement run dev hosting_api playground chat test_command hostile init types extensions what_runs otel config lsp node_eol; do
   node_suites+=("$suite::")
 done
 both_paths=()

@@ -30,22 +30,12 @@ fn docs_examples_run() {
 /// stderr lines and of the serve log's levels, and a hook's own lines.
 const MESSAGE_STARTS: [&str; 7] = ["error: ", "warning: ", "note: ", "ERROR ", "WARN  ", "INFO  ", "hook \""];
 
-/// Quoted messages no snapshot or test of a real run shows yet (each is said by the code as
-/// quoted, by reading it, but not checked): each wants a test that produces it, and then
-/// comes off this list, which the check below keeps honest both ways.
-const NOT_YET_SEEN: [(&str, &str); 15] = [
-    ("docs/failures.md", "hook \"a\" called process.exit(4) while hook \"b\""),
-    ("docs/failures.md", "error: session ses_… is in use by another agent-sdk (pid N)"),
-    ("docs/opentelemetry.md", "hook \"pager\": span \"acme.page\" failed"),
-    ("docs/commands/dev.md", "error: could not listen on 127.0.0.1:7311"),
-    ("docs/commands/dev.md", "error: agent-sdk dev already serves this project"),
-    ("docs/commands/dev.md", "INFO  [d98bab8a] session ses_4a9b49cbd98bab8a started"),
-    ("docs/commands/logs.md", "hook \"pager\" handler for turn.completed threw"),
-    ("docs/commands/logs.md", "hook \"pager\": <what it printed>"),
-    ("docs/commands/logs.md", "error: the server refused the request: `0a1b2c3d`"),
-    ("docs/commands/logs.md", "warning: the server sent a JSON object that is not a log record"),
-    ("docs/commands/run.md", "ERROR turn failed: message"),
-    ("docs/commands/test.md", "error: no test's name matches --test-name-pattern `refund$`"),
+/// Quoted messages no snapshot or test of a real run shows: the coverage notes of Node
+/// 20.6–22.7, which the suite's Nodes (20.20, 22.23, 24, 26) say only in part, and which
+/// `commands::test::coverage`'s unit tests check against each version instead; and the dev
+/// serve log's session line as `logs` prints it with its tag. The check below keeps this list
+/// honest both ways: a listed quote that is seen fails it too.
+const NOT_YET_SEEN: [(&str, &str); 3] = [
     ("docs/commands/test.md", "note: … measures coverage on the compiled JavaScript"),
     ("docs/commands/test.md", "note: … cannot leave files out"),
     ("docs/commands/test.md", "note: … inexactly"),
@@ -184,11 +174,15 @@ fn spans_of(paragraph: &[(usize, &str)]) -> Vec<(usize, String)> {
 }
 
 /// A quote as a regex over the suite's output: `…` and `<placeholder>`s match anything,
-/// numbers, names in backticks and paths or URLs match any one of their kind (a doc's
+/// numbers, names in backticks or double quotes (a hook's, a span's), session ids and
+/// their `[tag]`s, and paths or URLs match any one of their kind (a doc's
 /// `pid 31833` is a snapshot's `pid [PID]`), and a line break or a run of spaces any
 /// whitespace; every other word must be there as written.
 fn quote_pattern(quote: &str) -> regex::Regex {
-    let parts = regex::Regex::new(r"`[^`]*`|…|<[^<>\s][^<>]*>|\s+|\S*/\S*|\d+(?:\.\d+)*").unwrap();
+    let parts = regex::Regex::new(
+        r#"`[^`]*`|"[^"\s]*"|…|<[^<>\s][^<>]*>|\[[0-9a-f]{8}\]|ses_[0-9A-Za-z]+|\s+|\S*/\S*|\d+(?:\.\d+)*"#,
+    )
+    .unwrap();
     let mut pattern = String::new();
     let mut last = 0;
     for part in parts.find_iter(quote) {
@@ -196,6 +190,8 @@ fn quote_pattern(quote: &str) -> regex::Regex {
         let text = part.as_str();
         pattern.push_str(match text.chars().next().unwrap() {
             '`' => r"`[^`\n]*`",
+            '"' => r#""[^"\n]*""#,
+            '[' => r"\[\S+\]",
             '…' | '<' => r".*?",
             c if c.is_whitespace() => r"\s+",
             _ => r"\S+",

@@ -360,3 +360,29 @@ fn the_session_tag_and_hooks_filter_the_history_and_no_match_is_said() {
     assert_eq!(none, "");
     assert!(said.ends_with("no line of session `ses_never` in the log\n"), "{said}");
 }
+
+/// A JSON object that is not a record is skipped with a warning naming its id, never printed
+/// as a line made up of defaults; the lines around it are printed.
+#[test]
+fn a_json_object_that_is_not_a_record_is_skipped_with_a_warning() {
+    let (first, third) = (log_event(1, "the line before"), log_event(3, "the line after"));
+    let url = serve(vec![Box::new(move |_, stream| {
+        let _ = stream.write_all(EVENT_STREAM.as_bytes());
+        let _ = stream.write_all(first.as_bytes());
+        let _ = stream.write_all(b"id: 2\ndata: {\"cursor\": 2, \"level\": \"info\"}\n\n");
+        let _ = stream.write_all(third.as_bytes());
+    })]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = output_within(logs(dir.path(), &["--host", &url, "-f", "--retry-for", "1s"]), Duration::from_secs(30));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("the line before") && stdout.contains("the line after"), "{stdout}");
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    // Whole, as docs/commands/logs.md quotes it (tests/it/docs.rs checks the quote against this).
+    assert!(
+        stderr(&output).contains(
+            "warning: the server sent a JSON object that is not a log record (a record has a cursor, `at`, `level` and `message`) (id 2); skipped\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}

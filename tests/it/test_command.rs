@@ -552,6 +552,9 @@ fn a_test_name_pattern_runs_the_tests_it_names_and_one_that_names_none_fails() {
     let (code, _, stderr) = test_with(dir.path(), &["-t", "refund$", "-t", "discount"], &[]);
     assert_eq!(code, 1, "{stderr}");
     assert_eq!(stderr, "error: no test's name matches --test-name-pattern `refund$` or `discount`, so no test ran\n");
+    let (code, _, stderr) = test_with(dir.path(), &["-t", "refund$"], &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(stderr, "error: no test's name matches --test-name-pattern `refund$`, so no test ran\n");
 }
 
 /// `--coverage`: Node's coverage of the agent's code, after the results, on the `.ts`
