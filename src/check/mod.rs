@@ -92,20 +92,34 @@ impl CheckedProject {
     }
 }
 
+/// Which of a project's hooks a check analyses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Scope {
+    /// Every hook (and mount).
+    #[default]
+    Project,
+    /// These files (relative to the project, with `/`), when every one of them is a hook
+    /// module: only they are analysed and their imports followed (`validate FILE…`, on a
+    /// commit's hooks). A file that is not (a module they import, a mount, a settings file)
+    /// needs the whole check to say which hooks reach it, so the whole project is checked.
+    Files(std::collections::BTreeSet<String>),
+}
+
 /// Checks a located project statically, keeping the compiled modules in `cache` (`validate`
 /// and `info` go through [`crate::check::extensions::check_project`], `run`, `dev` and its
 /// watcher through [`crate::session::check`]: both run the mounts too). Every problem
 /// inside the project is a diagnostic.
 pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject {
-    check_located_with(located, cache, std::sync::Arc::default())
+    check_located_with(located, cache, std::sync::Arc::default(), &Scope::Project)
 }
 
-/// [`check_located`] of the project as an editor shows it: the files `overlay` holds are
-/// read from it instead of the disk (`agent-sdk lsp`).
+/// [`check_located`] of the project as an editor shows it (the files `overlay` holds are
+/// read from it instead of the disk: `agent-sdk lsp`), of the hooks `scope` names.
 pub fn check_located_with(
     located: Located,
     cache: Option<&Cache>,
     overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
+    scope: &Scope,
 ) -> CheckedProject {
     let mut checked = CheckedProject { diagnostics: located.diagnostics, ..CheckedProject::default() };
     let Some(project) = located.project else {
@@ -117,23 +131,26 @@ pub fn check_located_with(
     resolver.set_overlay(overlay);
     let name_problems: Vec<Option<Code>> =
         (0..discovery.modules.len()).map(|index| name_problem(&discovery.modules, index)).collect();
+    let analysed = analysed(&discovery, scope);
     // One pass per hook: read, parse, analyse and, when it would load, compile it and
     // resolve its imports from that same parse.
-    let check = |index: usize| check_module(&discovery.modules[index], name_problems[index], &resolver, cache);
+    let check = |&index: &usize| check_module(&discovery.modules[index], name_problems[index], &resolver, cache);
     let checks: Vec<ModuleCheck> = match analysis_pool() {
-        Some(pool) => pool.install(|| (0..discovery.modules.len()).into_par_iter().map(check).collect()),
-        None => (0..discovery.modules.len()).map(check).collect(),
+        Some(pool) => pool.install(|| analysed.par_iter().map(check).collect()),
+        None => analysed.iter().map(check).collect(),
     };
 
     let mut entries = Vec::new();
     let mut entry_hooks = Vec::new();
-    for (index, (module, check)) in discovery.modules.iter().zip(checks).enumerate() {
+    for (index, check) in analysed.into_iter().zip(checks) {
+        let module = &discovery.modules[index];
         if let Some(source) = check.source {
             checked.sources.insert(module.display_path.clone(), source);
         }
         if let Some(entry) = check.entry {
             entries.push(entry);
-            entry_hooks.push(index);
+            // Its place in `checked.hooks`, which holds the analysed modules only.
+            entry_hooks.push(checked.hooks.len());
         }
         checked.hooks.push(HookReport {
             name: module.name.clone(),
@@ -173,6 +190,16 @@ pub fn check_located_with(
     checked.config = config;
     checked.project = Some(project);
     checked
+}
+
+/// The indexes of the discovered modules `scope` has analysed, in discovery order: the files
+/// it names when each is a hook module, else every one.
+fn analysed(discovery: &discover::Discovery, scope: &Scope) -> Vec<usize> {
+    let every = 0..discovery.modules.len();
+    let Scope::Files(files) = scope else { return every.collect() };
+    let named: Vec<usize> =
+        every.clone().filter(|&index| files.contains(&discovery.modules[index].display_path)).collect();
+    if named.len() == files.len() { named } else { every.collect() }
 }
 
 /// Applies the `agent-sdk-ignore` comments of every file read with a finding or such a
@@ -321,4 +348,29 @@ pub(crate) fn skip_reason(name_problem: Option<Code>, diagnostics: &[Diagnostic]
         .find(|diagnostic| diagnostic.stops_loading())
         .or_else(|| sorted.iter().find(|diagnostic| diagnostic.code == Code::EmptyEvents))
         .map(|diagnostic| diagnostic.code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn discovery(paths: &[&str]) -> discover::Discovery {
+        let module = |path: &&str| discover::HookModule {
+            name: path.trim_start_matches("bot/hooks/").trim_end_matches(".ts").to_owned(),
+            path: path.into(),
+            real_path: path.into(),
+            display_path: (*path).to_owned(),
+        };
+        discover::Discovery { modules: paths.iter().map(module).collect(), diagnostics: Vec::new() }
+    }
+
+    #[test]
+    fn a_scope_of_hook_modules_analyses_only_them_and_any_other_file_the_whole_project() {
+        let found = discovery(&["bot/hooks/a.ts", "bot/hooks/b.ts", "bot/hooks/c.ts"]);
+        let files = |paths: &[&str]| Scope::Files(paths.iter().map(|path| (*path).to_owned()).collect());
+        assert_eq!(analysed(&found, &Scope::Project), [0, 1, 2]);
+        assert_eq!(analysed(&found, &files(&["bot/hooks/c.ts", "bot/hooks/a.ts"])), [0, 2]);
+        // A module a hook imports: which hooks reach it is known only from all of them.
+        assert_eq!(analysed(&found, &files(&["bot/hooks/a.ts", "bot/lib/util.ts"])), [0, 1, 2]);
+    }
 }

@@ -232,6 +232,7 @@ impl ProjectChecks {
             &self.dir,
             Arc::clone(&overlay),
             &self.shared.mount_runs,
+            &crate::check::Scope::Project,
         ) {
             Ok(checked) => checked,
             Err(error) => {

@@ -16,7 +16,7 @@ pub mod mount_file;
 pub mod mounted;
 pub mod probe;
 
-use crate::check::CheckedProject;
+use crate::check::{CheckedProject, Scope};
 use crate::loader::cache::Cache;
 use crate::loader::graph::{self, Visited};
 use crate::loader::resolver::Resolver;
@@ -346,19 +346,20 @@ impl Forbidden {
 /// and nothing is written; one with them has, when they may run, its modules compiled into
 /// its folder of the user's cache, where the loader serves them from.
 pub fn check_project(dir: &std::path::Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
-    check_project_with(dir, std::sync::Arc::default(), runs)
+    check_project_with(dir, std::sync::Arc::default(), runs, &Scope::Project)
 }
 
-/// [`check_project`] of the project as an editor shows it: the files `overlay` holds are read
-/// from it instead of the disk (`agent-sdk lsp`).
+/// [`check_project`] of the project as an editor shows it (the files `overlay` holds are read
+/// from it instead of the disk: `agent-sdk lsp`), of the hooks `scope` names.
 pub fn check_project_with(
     dir: &std::path::Path,
     overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
     runs: &MountRuns,
+    scope: &Scope,
 ) -> anyhow::Result<CheckedProject> {
     let located = crate::project::locate(dir)?;
     let Some(project) = located.project.clone().filter(discover::has_mounts) else {
-        return Ok(crate::check::check_located_with(located, None, overlay));
+        return Ok(crate::check::check_located_with(located, None, overlay, scope));
     };
     let runs = match runs {
         MountRuns::Contained { .. } if crate::config::find(&project.dir).no_exec => {
@@ -368,7 +369,7 @@ pub fn check_project_with(
     };
     match runs {
         MountRuns::Forbidden(why) => {
-            let mut checked = crate::check::check_located_with(located, None, overlay);
+            let mut checked = crate::check::check_located_with(located, None, overlay, scope);
             not_run(&mut checked, *why);
             finish(&mut checked);
             Ok(checked)
@@ -376,7 +377,7 @@ pub fn check_project_with(
         MountRuns::Contained { pass_env } => {
             let setup = crate::runtime::setup::SessionSetup::for_check(project, pass_env, CHECK_TIMEOUT)?;
             let cache = Cache::new(&setup.state_root);
-            let mut checked = crate::check::check_located_with(located, Some(&cache), overlay);
+            let mut checked = crate::check::check_located_with(located, Some(&cache), overlay, scope);
             crate::platform::process::adopt_orphans();
             mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
             crate::platform::process::end_adopted();

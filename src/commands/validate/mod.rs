@@ -8,8 +8,8 @@ mod targets;
 
 use std::path::Path;
 
-use crate::check::CheckedProject;
-use crate::check::extensions::{MountRuns, MountsRan, check_project};
+use crate::check::extensions::{MountRuns, MountsRan, check_project_with};
+use crate::check::{CheckedProject, Scope};
 use crate::cli::{OutputFormat, ValidateArgs};
 use crate::diagnostics::{Applicability, Severity};
 use crate::exit_status::ExitStatus;
@@ -38,8 +38,9 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
     // What `--fix` did in every agent, each file named from the current directory.
     let mut all_fixed: Option<fix::Fixed> = None;
     for agent in &targets.agents {
+        let scope = agent.only.clone().map_or(Scope::Project, Scope::Files);
         let check = |dir: &Path| {
-            let mut checked = check(dir, &runs)?;
+            let mut checked = check(dir, &runs, &scope)?;
             if let Some(only) = &agent.only {
                 combine::narrow(&mut checked, only);
             }
@@ -115,10 +116,11 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
 }
 
-/// The whole check `validate` reports: the project's, and whether the SDK packages are
-/// there and current (only `validate` looks: `run` and `info` never depend on them).
-fn check(dir: &Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
-    let mut checked = check_project(dir, runs)?;
+/// The whole check `validate` reports: the project's (of the hooks `scope` names), and
+/// whether the SDK packages are there and current (only `validate` looks: `run` and `info`
+/// never depend on them).
+fn check(dir: &Path, runs: &MountRuns, scope: &Scope) -> anyhow::Result<CheckedProject> {
+    let mut checked = check_project_with(dir, std::sync::Arc::default(), runs, scope)?;
     if checked.project.is_some() {
         let mut packages = crate::sdk::freshness::check_packages(dir);
         checked.config.apply(&mut packages);
