@@ -35,6 +35,7 @@ mod memory;
 mod node_eol;
 mod npm_package;
 mod npm_use;
+mod orphans;
 mod otel;
 mod otlp_receiver;
 mod playground;
