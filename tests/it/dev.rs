@@ -413,8 +413,9 @@ fn the_serve_log_says_each_session_s_start_turns_and_summary() {
 fn a_port_another_server_holds_is_refused_naming_it_and_nothing_is_logged() {
     let dir = copy_fixture("dev", "basic");
     std::fs::write(dir.path().join(".env"), "GREETING=hello\n").unwrap();
-    let port = free_port();
-    let server = DevServer::start(dir.path(), port);
+    // `--port 0`: the system picks a port free now, not one free a moment ago.
+    let server = DevServer::start(dir.path(), 0);
+    let port = port_of(&server);
     let logged = |server: &DevServer| {
         server.logs("").iter().filter(|record| record["message"] == "loaded 1 variable from .env").count()
     };
@@ -757,8 +758,15 @@ fn logs_command(dir: &Path, args: &[&str]) -> Command {
     command
 }
 
+/// A port free a moment ago, for what must not be a server's own (another may take it meanwhile:
+/// a server of the test's own starts on `--port 0`, and [`port_of`] tells where it is).
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// The port a server started on `--port 0` listens on (its URL's).
+fn port_of(server: &DevServer) -> u16 {
+    server.url.rsplit_once(':').and_then(|(_, port)| port.parse().ok()).expect("a server URL ends in its port")
 }
 
 #[test]
@@ -790,8 +798,9 @@ fn logs_prints_the_history_as_json_and_as_lines() {
 #[test]
 fn logs_with_tail_0_across_a_restart_prints_the_lines_logged_meanwhile() {
     let dir = copy_fixture("dev", "basic");
-    let port = free_port();
-    let server = DevServer::start(dir.path(), port);
+    // `--port 0`: the system picks a port free now, not one free a moment ago.
+    let server = DevServer::start(dir.path(), 0);
+    let port = port_of(&server);
     let mut follower = logs_command(dir.path(), &["-f", "--json", "--tail", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -853,8 +862,9 @@ fn follow_json(
 #[test]
 fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat() {
     let dir = copy_fixture("dev", "basic");
-    let port = free_port();
-    let server = DevServer::start(dir.path(), port);
+    // `--port 0`: the system picks a port free now, not one free a moment ago.
+    let server = DevServer::start(dir.path(), 0);
+    let port = port_of(&server);
     let session = server.create_session();
     server.send(&session, "before");
     let (mut follower, printed, reader) = follow_json(dir.path());
@@ -895,8 +905,9 @@ fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat()
 #[test]
 fn logs_follows_a_server_whose_log_was_reset_from_the_new_start_and_says_so() {
     let dir = copy_fixture("dev", "basic");
-    let port = free_port();
-    let server = DevServer::start(dir.path(), port);
+    // `--port 0`: the system picks a port free now, not one free a moment ago.
+    let server = DevServer::start(dir.path(), 0);
+    let port = port_of(&server);
     let session = server.create_session();
     server.send(&session, "before");
     wait_for_log(&server, "turn completed");
