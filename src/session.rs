@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::check::{CheckedProject, check_located};
+use crate::check::CheckedProject;
 use crate::cli::{ColorChoice, EnvFiles};
 use crate::diagnostics::Severity;
 use crate::engine::dispatcher::Dispatcher;
@@ -53,10 +53,15 @@ pub enum Checked {
 /// modules cached under the state root), each extension's mount run in Node (as the runtime
 /// `mount_as` would), the gate, then the load plan.
 pub fn check(located: Located, setup: Option<&SessionSetup>, mount_as: &str) -> anyhow::Result<Checked> {
+    use crate::check::full::{self, Mounts, Options};
     let cache = setup.map(|setup| Cache::new(&setup.state_root));
-    let mut checked = check_located(located, cache.as_ref());
-    let Some(setup) = setup else { return Ok(Checked::Refused(checked)) };
-    crate::check::extensions::mount(&mut checked, &setup.runtime_config(mount_as), setup.hook_timeout);
+    let Some(setup) = setup else {
+        return Ok(Checked::Refused(full::check(located, Options::static_only(cache.as_ref()))));
+    };
+    let config = setup.runtime_config(mount_as);
+    let mounts = Mounts::Run { config: &config, timeout: setup.hook_timeout };
+    let options = Options { mounts, ..Options::static_only(cache.as_ref()) };
+    let checked = full::check(located, options);
     if checked.stops_loading() || checked.project.is_none() {
         return Ok(Checked::Refused(checked));
     }

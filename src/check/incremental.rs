@@ -1,7 +1,7 @@
 //! Re-checking a few hook modules of a project checked before, as an editor needs on every
 //! keystroke (`agent-sdk lsp`): each hook is read (from the editor's unsaved text when the
 //! resolver's overlay holds it), analysed, compiled and walked exactly as
-//! [`crate::check::check_located`] does, but only those hooks and the modules they reach;
+//! [`crate::check::full::check`] does, but only those hooks and the modules they reach;
 //! the rest of the project keeps its last result.
 
 use std::collections::HashMap;
@@ -91,7 +91,8 @@ pub fn recheck_hooks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{check_located, discover};
+    use crate::check::discover;
+    use crate::check::full::{self, Options};
 
     /// Re-checking every hook of a project finds, file by file, what the full check found
     /// (but for discovery's own findings, which the editor keeps from the full check).
@@ -113,7 +114,7 @@ mod tests {
             let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/validate").join(case);
             let located = crate::project::locate(&dir).unwrap();
             let project = located.project.clone().unwrap();
-            let full = check_located(located, None);
+            let full = full::check(located, Options::static_only(None));
             let discovery = discover::discover(&project, &full.config);
             let resolver = Resolver::new(&project.canonical_dir);
             let all: Vec<usize> = (0..discovery.modules.len()).collect();

@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod discover;
 pub mod extensions;
+pub mod full;
 pub mod incremental;
 
 use std::collections::HashMap;
@@ -105,17 +106,11 @@ pub enum Scope {
     Files(std::collections::BTreeSet<String>),
 }
 
-/// Checks a located project statically, keeping the compiled modules in `cache` (`validate`
-/// and `info` go through [`crate::check::extensions::check_project`], `run`, `dev` and its
-/// watcher through [`crate::session::check`]: both run the mounts too). Every problem
-/// inside the project is a diagnostic.
-pub fn check_located(located: Located, cache: Option<&Cache>) -> CheckedProject {
-    check_located_with(located, cache, std::sync::Arc::default(), &Scope::Project)
-}
-
-/// [`check_located`] of the project as an editor shows it (the files `overlay` holds are
-/// read from it instead of the disk: `agent-sdk lsp`), of the hooks `scope` names.
-pub fn check_located_with(
+/// The static check of a located project (every problem inside it is a diagnostic), not yet
+/// finished: [`full::check`] composes it with the mounts and finishes it once, for every
+/// command. The files `overlay` holds are read from it instead of the disk (`agent-sdk
+/// lsp`); compiled modules are kept in `cache`; `scope` says which hooks are analysed.
+pub(crate) fn check_statically(
     located: Located,
     cache: Option<&Cache>,
     overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
@@ -174,8 +169,7 @@ pub fn check_located_with(
             checked.mounts[index].loads = false;
         }
     }
-    apply_suppressions(&mut checked);
-    config.apply(&mut checked.diagnostics);
+    // The editor's copy of discovery's own findings, at the settings' levels.
     config.apply(&mut discovery.diagnostics);
     checked.discovery = discovery;
     checked.diagnostics.append(&mut config.diagnostics);
@@ -186,7 +180,6 @@ pub fn check_located_with(
             checked.sources.insert(source.display_path.clone(), source.text.clone());
         }
     }
-    checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     checked.config = config;
     checked.project = Some(project);
     checked
@@ -200,25 +193,6 @@ fn analysed(discovery: &discover::Discovery, scope: &Scope) -> Vec<usize> {
     let named: Vec<usize> =
         every.clone().filter(|&index| files.contains(&discovery.modules[index].display_path)).collect();
     if named.len() == files.len() { named } else { every.collect() }
-}
-
-/// Applies the `agent-sdk-ignore` comments of every file read with a finding or such a
-/// comment: only hook modules can have warnings or advice, and a module they import can
-/// have only errors, which no comment silences.
-fn apply_suppressions(checked: &mut CheckedProject) {
-    // A mount file's are applied once its mount ran ([`crate::check::extensions::mount`]): what it
-    // mounts is found only then.
-    let is_mount = |path: &str| checked.mounts.iter().any(|mount| mount.file.display_path == path);
-    let mut paths: Vec<&String> = checked
-        .sources
-        .iter()
-        .filter(|(path, text)| text.contains(suppression::DIRECTIVE) && !is_mount(path))
-        .map(|(path, _)| path)
-        .collect();
-    paths.sort();
-    for path in paths {
-        apply_suppressions_of(&mut checked.diagnostics, path, &checked.sources[path]);
-    }
 }
 
 /// Applies the `agent-sdk-ignore` comments of the file at `path`, whose text is `text`, to

@@ -233,6 +233,7 @@ impl ProjectChecks {
             Arc::clone(&overlay),
             &self.shared.mount_runs,
             &crate::check::Scope::Project,
+            false,
         ) {
             Ok(checked) => checked,
             Err(error) => {

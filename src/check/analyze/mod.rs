@@ -20,7 +20,7 @@ use scope::ModuleScope;
 
 /// Analyses `text` on a thread whose stack is big enough for any nesting it could hold:
 /// the calling thread for ordinary modules, a thread of its own for big ones. The caller's
-/// thread must have a stack of [`STACK_BYTES`] (`check::check_located`'s pool does); then
+/// thread must have a stack of [`STACK_BYTES`] (`check::check_statically`'s pool does); then
 /// no input can overflow the stack.
 pub fn analyze_module(display_path: &str, text: &str) -> HookAnalysis {
     on_a_big_enough_stack(text.len(), || analyze_source(display_path, text)).unwrap_or_else(|| HookAnalysis {

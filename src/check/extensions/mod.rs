@@ -127,34 +127,13 @@ pub fn any_to_run(checked: &CheckedProject) -> bool {
 
 /// Runs the mount files that can run (in Node, through the loader `run` uses; see
 /// [`probe`]) and takes in what they mount: hooks `<ns>__<key>` join `checked.hooks` in
-/// discovery order, and every problem is a diagnostic at the mount's call. Without mount
-/// files it does nothing (and starts nothing).
+/// discovery order, and every problem is a diagnostic at the mount's call (the mount file's
+/// `agent-sdk-ignore` comments apply to them in [`crate::check::full`]'s finishing pass, so
+/// a warning about an extension's own hook can be silenced where the mount is written).
+/// Without mount files it does nothing (and starts nothing).
 pub fn mount(checked: &mut CheckedProject, config: &crate::runtime::host::RuntimeConfig, timeout: std::time::Duration) {
     if any_to_run(checked) {
         run_and_take_in(checked, config, timeout);
-    }
-    finish(checked);
-}
-
-/// What follows the findings about mounts: the mount files' suppressions, the settings'
-/// levels (as for the project's own hooks; applying them again to those changes nothing),
-/// the order.
-fn finish(checked: &mut CheckedProject) {
-    apply_suppressions(checked);
-    checked.config.apply(&mut checked.diagnostics);
-    checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-}
-
-/// The `agent-sdk-ignore` comments of the mount files, once what they mount is known: a
-/// warning about an extension's own hook (`hooks::unknown-event` at the mount's call) can be
-/// silenced where the mount is written.
-fn apply_suppressions(checked: &mut CheckedProject) {
-    for mount in &checked.mounts {
-        if let Some(text) = checked.sources.get(&mount.file.display_path)
-            && text.contains(crate::diagnostics::suppression::DIRECTIVE)
-        {
-            crate::check::apply_suppressions_of(&mut checked.diagnostics, &mount.file.display_path, text);
-        }
     }
 }
 
@@ -341,25 +320,29 @@ impl Forbidden {
     }
 }
 
-/// The static check ([`crate::check::check_located`]), then the mounts run as `runs` allows:
-/// what `validate` and `info` report. A project without mount files is checked statically,
-/// and nothing is written; one with them has, when they may run, its modules compiled into
-/// its folder of the user's cache, where the loader serves them from.
+/// The full check ([`crate::check::full`]) with the mounts run as `runs` allows: what
+/// `validate` and `info` report. A project without mount files is checked statically, and
+/// nothing is written; one with them has, when they may run, its modules compiled into its
+/// folder of the user's cache, where the loader serves them from.
 pub fn check_project(dir: &std::path::Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
-    check_project_with(dir, std::sync::Arc::default(), runs, &Scope::Project)
+    check_project_with(dir, std::sync::Arc::default(), runs, &Scope::Project, false)
 }
 
 /// [`check_project`] of the project as an editor shows it (the files `overlay` holds are read
-/// from it instead of the disk: `agent-sdk lsp`), of the hooks `scope` names.
+/// from it instead of the disk: `agent-sdk lsp`), of the hooks `scope` names, and of the SDK
+/// packages `tsc` sees when `sdk_packages` (`validate`).
 pub fn check_project_with(
     dir: &std::path::Path,
     overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
     runs: &MountRuns,
     scope: &Scope,
+    sdk_packages: bool,
 ) -> anyhow::Result<CheckedProject> {
+    use crate::check::full::{self, Mounts, Options};
     let located = crate::project::locate(dir)?;
+    let options = |cache, mounts| Options { cache, overlay, scope, mounts, sdk_packages };
     let Some(project) = located.project.clone().filter(discover::has_mounts) else {
-        return Ok(crate::check::check_located_with(located, None, overlay, scope));
+        return Ok(full::check(located, options(None, Mounts::Skip)));
     };
     let runs = match runs {
         MountRuns::Contained { .. } if crate::config::find(&project.dir).no_exec => {
@@ -368,18 +351,14 @@ pub fn check_project_with(
         runs => runs,
     };
     match runs {
-        MountRuns::Forbidden(why) => {
-            let mut checked = crate::check::check_located_with(located, None, overlay, scope);
-            not_run(&mut checked, *why);
-            finish(&mut checked);
-            Ok(checked)
-        }
+        MountRuns::Forbidden(why) => Ok(full::check(located, options(None, Mounts::NotRun(*why)))),
         MountRuns::Contained { pass_env } => {
             let setup = crate::runtime::setup::SessionSetup::for_check(project, pass_env, CHECK_TIMEOUT)?;
             let cache = Cache::new(&setup.state_root);
-            let mut checked = crate::check::check_located_with(located, Some(&cache), overlay, scope);
+            let config = setup.runtime_config("check");
             crate::platform::process::adopt_orphans();
-            mount(&mut checked, &setup.runtime_config("check"), setup.hook_timeout);
+            let mounts = Mounts::Run { config: &config, timeout: setup.hook_timeout };
+            let checked = full::check(located, options(Some(&cache), mounts));
             crate::platform::process::end_adopted();
             Ok(checked)
         }
@@ -387,7 +366,7 @@ pub fn check_project_with(
 }
 
 /// One `extensions::not-run` at the call of each mount that would have run.
-fn not_run(checked: &mut CheckedProject, why: Forbidden) {
+pub(crate) fn not_run(checked: &mut CheckedProject, why: Forbidden) {
     checked.mounts_forbidden = Some(why);
     name_packages(checked);
     for mount in checked.mounts.iter().filter(|mount| mount.loads) {

@@ -117,17 +117,9 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
 }
 
 /// The whole check `validate` reports: the project's (of the hooks `scope` names), and
-/// whether the SDK packages are there and current (only `validate` looks: `run` and `info`
-/// never depend on them).
+/// whether the SDK packages are there and current.
 fn check(dir: &Path, runs: &MountRuns, scope: &Scope) -> anyhow::Result<CheckedProject> {
-    let mut checked = check_project_with(dir, std::sync::Arc::default(), runs, scope)?;
-    if checked.project.is_some() {
-        let mut packages = crate::sdk::freshness::check_packages(dir);
-        checked.config.apply(&mut packages);
-        checked.diagnostics.extend(packages);
-        checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    }
-    Ok(checked)
+    check_project_with(dir, std::sync::Arc::default(), runs, scope, true)
 }
 
 /// An agent's folder under the report's root, as a prefix of its paths: `""` for the root
