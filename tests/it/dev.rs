@@ -395,9 +395,11 @@ fn a_slow_session_does_not_delay_another() {
 #[test]
 fn the_serve_log_says_each_session_s_start_turns_and_summary() {
     let dir = copy_fixture("dev", "basic");
+    let serve_log = dir.path().join("dev.log");
     let child = in_project(common::agent_sdk(), dir.path())
         .args(["dev", "--port", "0", "--session-idle", "1s"])
         .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .stderr(std::fs::File::create(&serve_log).unwrap())
         .spawn()
         .unwrap();
     let server = DevServer::adopt(child, dir.path(), "");
@@ -426,6 +428,29 @@ fn the_serve_log_says_each_session_s_start_turns_and_summary() {
         events.len()
     );
     assert!(messages.contains(&summary.as_str()), "{messages:?}");
+    // The whole serve log as the terminal showed it, from `serving` to `stopped`; the session
+    // is at rest first (its line follows the summary), so the stop's lines come after it.
+    wait_for_log(&server, "session idle: put to rest");
+    let (url, token) = (server.url.clone(), server.token.clone());
+    assert_eq!(server.stop(), Some(0));
+    let said = std::fs::read_to_string(&serve_log).unwrap();
+    insta::assert_snapshot!(serve_log_seen(dir.path(), &url, &token, &said));
+}
+
+/// A dev server's serve log as a user sees it on its stderr, filtered as `run.rs` filters
+/// `run`'s (times, ids, the project's folder), and what differs from one dev server or turn
+/// to the next: its URL, its token (in the playground's link), a session's tag and how long
+/// a turn took.
+fn serve_log_seen(dir: &Path, url: &str, token: &str, said: &str) -> String {
+    common::snapshot::Filters::new()
+        .log_times()
+        .ids()
+        .project(dir)
+        .literal(url, "http://127.0.0.1:[PORT]")
+        .literal(token, "[TOKEN]")
+        .pattern(r"(?m)^(\[TIME\] \w+ +)\[[0-9a-f]{8}\] ", "$1[TAG] ")
+        .pattern(r"turn completed in \d+(\.\d+)?m?s ", "turn completed in [DURATION] ")
+        .apply(said)
 }
 
 /// A second server on a port one holds is refused before it writes anything to the
