@@ -191,18 +191,33 @@ fn logs_with_tail_0_follows_only_new_lines() {
         std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).unwrap();
         line
     });
-    std::thread::sleep(Duration::from_millis(500));
-    let other = server.create_session();
-    server.send(&other, "after");
-    let started = Instant::now();
-    while !first_line.is_finished() {
-        assert!(started.elapsed() < Duration::from_secs(20), "no new line was printed");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    make_lines_until_printed(&server, || first_line.is_finished());
     let _ = follower.kill();
     let _ = follower.wait();
     let record: Value = serde_json::from_str(&first_line.join().unwrap()).unwrap();
     assert!(record["id"].as_u64().unwrap() > newest, "the first line printed is new: {record}");
+}
+
+/// Makes new serve-log lines (a turn of a new session each round) until `printed` says the
+/// follower printed one. A follower started with `--tail 0` shows nothing of its connection,
+/// so lines made before it connected are never printed: each round makes more, and the first
+/// the follower prints is the sign it follows. (The rounds' pause is how long a made line may
+/// take to reach a follower that follows, not a guess of when it will: a round too short
+/// only makes another.)
+fn make_lines_until_printed(server: &DevServer, printed: impl Fn() -> bool) {
+    let started = Instant::now();
+    loop {
+        let session = server.create_session();
+        server.send(&session, "are you following?");
+        let round = Instant::now();
+        while round.elapsed() < Duration::from_secs(1) {
+            if printed() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the follower printed none of the lines made for it");
+    }
 }
 
 /// How many files the process `pid` has open.
@@ -340,6 +355,8 @@ fn followers_that_use_up_the_descriptors_get_503_and_no_hook_change_is_announced
     }
     assert!(statuses.contains(&503), "64 descriptors were enough for 60 followers? {statuses:?}");
     // The watcher looks at the code four times a second: let it look while nothing is spare.
+    // A deliberate wait (its looks leave no sign to wait on): what is checked below is that
+    // nothing is announced in this second.
     std::thread::sleep(Duration::from_secs(1));
     drop(burst);
     wait_for_fds_at_most(pid, before + 1);
@@ -357,14 +374,19 @@ fn a_slow_session_does_not_delay_another() {
     let slow = server.create_session();
     let fast = server.create_session();
     server.send(&slow, "slow");
-    let started = Instant::now();
     let events = server.send(&fast, "fast");
     let last = events.last().unwrap()["index"].clone();
-    let lines =
-        wait_for_record(dir.path(), |lines| lines.iter().any(|line| line.starts_with(&format!("{fast} {last} "))));
-    assert!(started.elapsed() < Duration::from_millis(1500), "the fast session waited: {:?}", started.elapsed());
-    assert!(!lines.iter().any(|line| line == &format!("slow done {slow}")), "the slow hook is still sleeping");
-    wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("slow done {slow}")));
+    let fast_done = format!("{fast} {last} ");
+    let slow_done = format!("slow done {slow}");
+    // The slow session's hooks are busy for two seconds with a turn sent before the fast one:
+    // the fast session's hooks saw the end of its turn before they were done (the hooks
+    // append their lines in the order things happen), so it never waited for them.
+    let lines = wait_for_record(dir.path(), |lines| {
+        lines.iter().any(|line| line.starts_with(&fast_done)) && lines.iter().any(|line| line == &slow_done)
+    });
+    let fast_ended = lines.iter().position(|line| line.starts_with(&fast_done));
+    let slow_ended = lines.iter().position(|line| line == &slow_done);
+    assert!(fast_ended < slow_ended, "the fast session waited for the slow one: {lines:#?}");
 }
 
 /// The serve log says what happens to a session: that it started (with its purpose and
@@ -373,9 +395,11 @@ fn a_slow_session_does_not_delay_another() {
 #[test]
 fn the_serve_log_says_each_session_s_start_turns_and_summary() {
     let dir = copy_fixture("dev", "basic");
+    let serve_log = dir.path().join("dev.log");
     let child = in_project(common::agent_sdk(), dir.path())
         .args(["dev", "--port", "0", "--session-idle", "1s"])
         .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .stderr(std::fs::File::create(&serve_log).unwrap())
         .spawn()
         .unwrap();
     let server = DevServer::adopt(child, dir.path(), "");
@@ -404,6 +428,29 @@ fn the_serve_log_says_each_session_s_start_turns_and_summary() {
         events.len()
     );
     assert!(messages.contains(&summary.as_str()), "{messages:?}");
+    // The whole serve log as the terminal showed it, from `serving` to `stopped`; the session
+    // is at rest first (its line follows the summary), so the stop's lines come after it.
+    wait_for_log(&server, "session idle: put to rest");
+    let (url, token) = (server.url.clone(), server.token.clone());
+    assert_eq!(server.stop(), Some(0));
+    let said = std::fs::read_to_string(&serve_log).unwrap();
+    insta::assert_snapshot!(serve_log_seen(dir.path(), &url, &token, &said));
+}
+
+/// A dev server's serve log as a user sees it on its stderr, filtered as `run.rs` filters
+/// `run`'s (times, ids, the project's folder), and what differs from one dev server or turn
+/// to the next: its URL, its token (in the playground's link), a session's tag and how long
+/// a turn took.
+fn serve_log_seen(dir: &Path, url: &str, token: &str, said: &str) -> String {
+    common::snapshot::Filters::new()
+        .log_times()
+        .ids()
+        .project(dir)
+        .literal(url, "http://127.0.0.1:[PORT]")
+        .literal(token, "[TOKEN]")
+        .pattern(r"(?m)^(\[TIME\] \w+ +)\[[0-9a-f]{8}\] ", "$1[TAG] ")
+        .pattern(r"turn completed in \d+(\.\d+)?m?s ", "turn completed in [DURATION] ")
+        .apply(said)
 }
 
 /// A second server on a port one holds is refused before it writes anything to the
@@ -661,11 +708,20 @@ fn ctrl_c_stops_cleanly_and_a_restart_replays_nothing() {
     assert_eq!(server.wait(), Some(0));
     let before = record(dir.path());
     let again = DevServer::start(dir.path(), 0);
-    std::thread::sleep(Duration::from_millis(500));
-    assert_eq!(record(dir.path()), before, "no recorded event reached a hook twice");
     // The session survives the restart and goes on from its last index.
     let more = again.send(&session, "still here");
     assert_eq!(more[0]["index"], events.len() as u64);
+    // A session's events reach its hooks in order, so an event replayed after the restart
+    // would be written down before the end of this turn: once that is, the hooks have seen
+    // this turn's events and nothing else since the restart.
+    let last = more.last().unwrap()["index"].as_u64().unwrap();
+    let after =
+        wait_for_record(dir.path(), |lines| lines.iter().any(|line| line.starts_with(&format!("{session} {last} "))));
+    assert_eq!(after[..before.len()], before[..], "the hooks' record before the restart is kept");
+    let seen_since: Vec<u64> =
+        after[before.len()..].iter().map(|line| line.split(' ').nth(1).unwrap().parse().unwrap()).collect();
+    let this_turn: Vec<u64> = more.iter().map(|event| event["index"].as_u64().unwrap()).collect();
+    assert_eq!(seen_since, this_turn, "no recorded event reached a hook twice");
     assert_eq!(again.stop(), Some(0));
 }
 
@@ -817,7 +873,10 @@ fn logs_with_tail_0_across_a_restart_prints_the_lines_logged_meanwhile() {
             }
         })
     };
-    // The follower is connected (it answers with the server's log) before the server stops.
+    // The follower must be connected before the server stops. The one wait on something that
+    // leaves no sign: a follower that has printed nothing is what this test is about, and the
+    // server says nothing of a follower's arrival (making it print a line first would test
+    // the resume after a printed line instead, which the next test covers).
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(server.stop(), Some(0));
     let restarted = DevServer::start(dir.path(), port);
@@ -889,9 +948,11 @@ fn logs_follows_across_a_killed_and_restarted_server_without_a_gap_or_a_repeat()
         assert!(started.elapsed() < Duration::from_secs(20), "the second turn's line never came");
         std::thread::sleep(Duration::from_millis(20));
     }
+    // One more turn, whose lines the follower prints after any line it would repeat: once it
+    // has printed as many lines as the log holds, they are the log's, or one came twice.
+    restarted.send_settled(&session, "last");
     let all: Vec<u64> = restarted.logs("").iter().map(|record| record["cursor"].as_u64().unwrap()).collect();
     wait_for(all.len());
-    std::thread::sleep(Duration::from_millis(300));
     assert_eq!(*printed.lock().unwrap(), all, "every line once, in order, across the restart");
     Command::new("kill").args(["-INT", &follower.id().to_string()]).status().unwrap();
     let status = follower.wait().unwrap();
@@ -964,18 +1025,26 @@ fn logs_explains_a_wrong_token_a_missing_server_and_gives_up_in_time() {
     let output = logs_command(nowhere.path(), &["--host", "http://example.com", "--token", "t"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "no token over plain HTTP to another host");
 
-    let follower = logs_command(dir.path(), &["-f", "--retry-for", "1s"])
-        .stdout(Stdio::null())
+    let mut follower = logs_command(dir.path(), &["-f", "--retry-for", "1s"])
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(500));
+    // It follows once it has printed the history (the server's `serving` line at least).
+    let (line_printed, printed) = std::sync::mpsc::channel();
+    let stdout = follower.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            let _ = line_printed.send(line.unwrap());
+        }
+    });
+    printed.recv_timeout(Duration::from_secs(30)).expect("the follower printed no line of the history");
     server.signal("-KILL");
-    let started = Instant::now();
-    let output = follower.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("giving up"), "{:?}", output);
-    assert!(started.elapsed() < Duration::from_secs(10));
+    // Well before the 60 s it would keep trying without --retry-for.
+    let (code, stderr) = finished_within(follower, Duration::from_secs(30));
+    reader.join().unwrap();
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("for 1s; giving up"), "{stderr}");
 }
 
 #[test]
@@ -1310,7 +1379,9 @@ fn a_client_that_sends_half_a_header_is_dropped_and_does_not_hold_up_the_shutdow
     // Another one, still waiting on its header timeout, does not hold up SIGTERM.
     let mut held = std::net::TcpStream::connect(server.address()).unwrap();
     held.write_all(half_a_header.as_bytes()).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    // The server takes connections in the order they came: once a later one is answered, it
+    // has taken this one, which then waits on its header timeout as SIGTERM comes.
+    assert_eq!(server.get("/v1/logs?tail=0").unwrap().status(), 200);
     server.signal("-TERM");
     assert_eq!(server.exits_within(Duration::from_secs(20)), Some(0));
 }

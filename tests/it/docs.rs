@@ -3,9 +3,12 @@
 //!
 //! Where a page runs: a page with a `<page>.in` beside it runs in a copy of what that link
 //! names (and `<page>.out/` makes it a sandbox, so nothing is written into the repository);
-//! every other page runs from the repository's root and only reads. Blocks that cannot run
-//! offline are ```text and say so. `TRYCMD=overwrite cargo test --test it -- docs::` rewrites the
-//! outputs; read each before committing it.
+//! every other page runs from the repository's root and only reads. README.md's sandbox would
+//! have to sit beside it in the root, so the suite reads it through `tests/docs/README.md`, a
+//! link to it with `README.in` and `README.out/` beside the link (trycmd looks for them beside
+//! the path it is given, and `TRYCMD=overwrite` writes through the link into README.md).
+//! Blocks that cannot run offline are ```text and say so. `TRYCMD=overwrite cargo test --test
+//! it -- docs::` rewrites the outputs; read each before committing it.
 
 #[test]
 fn docs_examples_run() {
@@ -21,7 +24,7 @@ fn docs_examples_run() {
         // The same output on every Node the suite runs on: Node 20 would add its
         // end-of-life warning to the `run` example (docs/install.md says when it is said).
         .env(crate::common::NO_NODE_WARNING, "1")
-        .case("README.md")
+        .case("tests/docs/README.md")
         .case("docs/*.md")
         .case("docs/commands/*.md");
 }
