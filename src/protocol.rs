@@ -357,13 +357,9 @@ pub struct LaneOf {
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum FromNode {
     /// First, as soon as the process starts: which Node this is.
-    Hello {
-        node: String,
-    },
+    Hello { node: String },
     /// Before each hook's import (its time starts).
-    Loading {
-        hook: String,
-    },
+    Loading { hook: String },
     /// The hook imported: the event keys of its `defineHook` (a mounted hook's, of its key).
     Loaded {
         hook: String,
@@ -406,19 +402,13 @@ pub enum FromNode {
     },
     /// That handler did not settle within the init's `timeoutMs`: its promise is left
     /// running and its outcome ignored.
-    TimedOut {
-        seq: u64,
-        hook: usize,
-        handler: String,
-    },
+    TimedOut { seq: u64, hook: usize, handler: String },
     /// After a handler of an event sent with a `trace` or `timeline` settled (after its
     /// `threw` or `timed_out`, if any): its span, its outcome and how long it ran.
     Handler(HandlerEnded),
     /// Every event through `seq` went through its hooks (they finish in order: one line
     /// says it of all that finished with nothing said between).
-    Done {
-        seq: u64,
-    },
+    Done { seq: u64 },
     /// A host call of a hook's `ctx`: answered with a [`ToNode::Reply`] on the replies'
     /// channel, but for one sent `resolved`.
     Call(Call),
