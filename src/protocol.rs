@@ -2,8 +2,10 @@
 //! agent-sdk sends Node ([`ToNode`]) and what Node says ([`FromNode`]), one JSON object a
 //! line tagged by `t`; the host calls a hook's `ctx` makes ([`HostCall`]) and what they
 //! answer; the `ctx` facts ([`HookCtx`]); the loader's [`Manifest`]; and the module
-//! channel's lines ([`ModuleRequest`], [`ModuleAnswer`]). The wire format and its meaning
-//! are documented at the top of `node/host.mjs`.
+//! channel's lines ([`ModuleRequest`], [`ModuleAnswer`]). These types and their doc
+//! comments are the protocol's one statement; what types cannot say (which fd carries
+//! what, the handler slot's layout, the order of lines, restarts) is at the top of
+//! `node/host.mjs`.
 //!
 //! The runtime's JavaScript is checked against these types (`tsc --checkJs`, see
 //! `node/tsconfig.json`): `node/protocol.d.ts` is generated from them by ts-rs, in tests
@@ -355,19 +357,19 @@ pub struct LaneOf {
 #[serde(tag = "t", rename_all = "snake_case")]
 pub enum FromNode {
     /// First, as soon as the process starts: which Node this is.
-    Hello {
-        node: String,
-    },
+    Hello { node: String },
     /// Before each hook's import (its time starts).
-    Loading {
-        hook: String,
-    },
+    Loading { hook: String },
+    /// The hook imported: the event keys of its `defineHook` (a mounted hook's, of its key).
     Loaded {
         hook: String,
         #[serde(default)]
         #[cfg_attr(test, ts(as = "Option<Vec<String>>", optional))]
         events: Vec<String>,
     },
+    /// The hook did not load: its import threw or did not settle within the timeout, its
+    /// default export is not a `defineHook` result (nor its mount's hook of its key), or it
+    /// was sent with `skip`, so not imported.
     LoadFailed {
         hook: String,
         #[serde(default)]
@@ -386,6 +388,8 @@ pub enum FromNode {
     },
     /// After the last mount of a [`ToNode::Mount`].
     MountsDone,
+    /// Hook `hook`'s handler `handler` (its index in the init, the event key) of event
+    /// `seq` threw, or its promise rejected.
     Threw {
         seq: u64,
         hook: usize,
@@ -396,22 +400,22 @@ pub enum FromNode {
         #[serde(default)]
         stack: Option<String>,
     },
-    TimedOut {
-        seq: u64,
-        hook: usize,
-        handler: String,
-    },
+    /// That handler did not settle within the init's `timeoutMs`: its promise is left
+    /// running and its outcome ignored.
+    TimedOut { seq: u64, hook: usize, handler: String },
     /// After a handler of an event sent with a `trace` or `timeline` settled (after its
     /// `threw` or `timed_out`, if any): its span, its outcome and how long it ran.
     Handler(HandlerEnded),
     /// Every event through `seq` went through its hooks (they finish in order: one line
     /// says it of all that finished with nothing said between).
-    Done {
-        seq: u64,
-    },
+    Done { seq: u64 },
+    /// A host call of a hook's `ctx`: answered with a [`ToNode::Reply`] on the replies'
+    /// channel, but for one sent `resolved`.
     Call(Call),
     /// Boxed: a span's record is many times the size of every other message.
     Otel(Box<Otel>),
+    /// What a hook's code printed (`console.*`, `process.stdout`/`stderr` writes), or the
+    /// runtime's own complaint (`agent-sdk host: …`, `hook` null).
     Console {
         level: ConsoleLevel,
         #[serde(default)]

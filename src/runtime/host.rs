@@ -1,9 +1,11 @@
 //! The hook runtime process: one long-lived Node.js child speaking NDJSON on a channel of
 //! its own, fds 3 (to Node), 4 (from Node) and 5 (the replies to its `ctx` calls, which so
 //! never queue behind events), with its handler slot at fd 6 ([`super::slot`]) and its
-//! module channel at fds 7 and 8 ([`super::modules`]); no process a hook starts inherits them (the protocol is documented at the top of `node/host.mjs`). Its stdout and stderr are what
-//! hooks and their child processes print. This module starts it, sends it messages, hands
-//! its messages and output on, and kills it (and what it started) when asked.
+//! module channel at fds 7 and 8 ([`super::modules`]); no process a hook starts inherits
+//! them. Its messages are the types of [`crate::protocol`]; what types cannot say (the fd
+//! map, the order of lines, restarts) is at the top of `node/host.mjs`. Its stdout and
+//! stderr are what hooks and their child processes print. This module starts it, sends it
+//! messages, hands its messages and output on, and kills it (and what it started) when asked.
 
 use std::io::{PipeReader, PipeWriter, Write};
 use std::path::PathBuf;

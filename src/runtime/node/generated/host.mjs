@@ -38,7 +38,7 @@ var require_context = __commonJS({
     var { stringify: stringify3 } = JSON;
     var captureStack2 = Error.captureStackTrace;
     function buildContext2({ session, agent, channel: channel3, stateRoot }, { call: call2, otel, turnId, artifacts = {} }) {
-      return deepFreeze2({
+      return deepFreeze({
         session,
         agent,
         channel: channel3,
@@ -113,20 +113,20 @@ var require_context = __commonJS({
       return new Proxy(freeze2(function unavailableMember() {
       }), traps);
     }
-    function deepFreeze2(value) {
+    function deepFreeze(value) {
       const isObject = typeof value === "object" && value !== null || typeof value === "function";
       if (!isObject || isFrozen(value)) return value;
       freeze2(value);
       const own = ownKeys(value);
       for (let index = 0; index < own.length; index++) {
-        deepFreeze2(
+        deepFreeze(
           /** @type {PropertyDescriptor} */
           getOwnPropertyDescriptor(value, own[index]).value
         );
       }
       return value;
     }
-    module.exports = { buildContext: buildContext2, otelMeter: otelMeter2, deepFreeze: deepFreeze2 };
+    module.exports = { buildContext: buildContext2, otelMeter: otelMeter2, deepFreeze };
   }
 });
 
@@ -431,17 +431,17 @@ function orElse(attempt, fallback) {
   }
   return typeof result?.then === "function" ? result.then(void 0, fallback) : result;
 }
-function resolve(specifier, context2, nextResolve) {
+function resolve(specifier, context3, nextResolve) {
   const sdk = manifest.sdk[specifier];
   if (sdk) return served(sdk.import, "module");
-  const parent = pathOf(context2.parentURL);
+  const parent = pathOf(context3.parentURL);
   const target = parent === null ? void 0 : manifest.resolutions[parent]?.[specifier];
   if (target !== void 0) return served(target);
-  if (parent === null || !manifest.modules[parent]) return nextResolve(specifier, context2);
+  if (parent === null || !manifest.modules[parent]) return nextResolve(specifier, context3);
   const known = answeredBefore(manifest, parent, specifier, false);
   if (known !== void 0) return served(known);
   return orElse(
-    () => nextResolve(specifier, context2),
+    () => nextResolve(specifier, context3),
     (error) => {
       const found = askBinary(manifest, parent, specifier, false);
       if (found === null) throw error;
@@ -463,9 +463,9 @@ function commonJsFacade(path, names) {
   return `${lines.join("\n")}
 `;
 }
-function load(url, context2, nextLoad) {
+function load(url, context3, nextLoad) {
   const path = pathOf(url);
-  if (path === null) return nextLoad(url, context2);
+  if (path === null) return nextLoad(url, context3);
   let module = manifest.modules[path];
   if (!module && TYPESCRIPT.test(path)) {
     askBinary(manifest, null, path, false);
@@ -478,13 +478,13 @@ function load(url, context2, nextLoad) {
   if (module?.code) {
     return { format: "module", source: compiledCode(path), shortCircuit: true };
   }
-  if (path.endsWith(".json") && context2.importAttributes?.type !== "json") {
+  if (path.endsWith(".json") && context3.importAttributes?.type !== "json") {
     const text = readFileSync(path, "utf8");
     JSON.parse(text.replace(/^\uFEFF/, ""));
     return { format: "module", source: `export default ${text};
 `, shortCircuit: true };
   }
-  return nextLoad(url, context2);
+  return nextLoad(url, context3);
 }
 
 // project-modules.mjs
@@ -530,7 +530,7 @@ function registerModuleHooks(channel3) {
   const inThread = typeof registerHooks === "function" && process.env.AGENT_SDK_MODULE_HOOKS !== "worker";
   Object.defineProperty(globalThis, WHERE_MODULE_HOOKS_RUN, { value: inThread ? "in-thread" : "worker" });
   if (inThread) {
-    const forImports = (hook) => (first, context2, next) => context2.conditions?.includes("require") ? next(first, context2) : hook(first, context2, next);
+    const forImports = (hook) => (first, context3, next) => context3.conditions?.includes("require") ? next(first, context3) : hook(first, context3, next);
     registerHooks.call(Module, { resolve: forImports(resolve), load: forImports(load) });
     return null;
   }
@@ -573,35 +573,12 @@ function compileCommonJs(module, filename) {
   module._compile(compiledCode(filename), filename);
 }
 
-// host.mjs
-var import_context = __toESM(require_context(), 1);
-var import_extensions = __toESM(require_extensions(), 1);
-var import_hooks = __toESM(require_hooks(), 1);
-var { AsyncLocalStorage } = builtin("node:async_hooks");
+// channel.mjs
 var { writeSync: writeSync2 } = builtin("node:fs");
-var { Socket } = builtin("node:net");
-var { format } = builtin("node:util");
-var require2 = builtin("node:module").createRequire(import.meta.url);
-var { isMount } = import_extensions.default;
-var { isHookDefinition } = import_hooks.default;
-var otelApi = null;
-var { hasOwn, keys, freeze } = Object;
-var { isArray } = Array;
-var { stringify: stringify2, parse: parse3 } = JSON;
-var { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
-var race = Promise.race.bind(Promise);
-var resolved = Promise.resolve.bind(Promise);
-var captureStack = Error.captureStackTrace;
+var { stringify: stringify2 } = JSON;
 var bufferFrom3 = Buffer.from.bind(Buffer);
 var realExit = process.exit.bind(process);
-var runSoon = queueMicrotask;
-var installManifest = serveProjectModules({ requests: 7, answers: 8 });
-if (moduleHooksInThread()) mapStacks();
-else process.setSourceMapsEnabled(true);
-var TO_NODE_FD = 3;
 var FROM_NODE_FD = 4;
-var REPLIES_FD = 5;
-var SLOT_FD = 6;
 function send(message) {
   takeDone();
   const text = `${deferred}${stringify2(message)}
@@ -638,6 +615,12 @@ function flush() {
   deferred = "";
   writeText(text);
 }
+function finished(lane, seq) {
+  lane.lastFinished = seq;
+  if (lane.unsaid === -1) unsaidLanes.push(lane);
+  lane.unsaid = seq;
+  if (++doneSinceWrite >= DONE_MAX) flush();
+}
 function writeText(text) {
   const bytes = bufferFrom3(text);
   let written = 0;
@@ -653,36 +636,11 @@ function writeText(text) {
     }
   }
 }
-send({ t: "hello", node: process.versions.node });
-var SLOT_BYTES = 24;
-var slotBytes = Buffer.alloc(SLOT_BYTES);
-var slotView = new DataView(slotBytes.buffer, slotBytes.byteOffset, slotBytes.length);
-var slotGeneration = 0;
-function writeSlot(lane, kind, seq, hook) {
-  slotGeneration = slotGeneration + 1 >>> 0 || 1;
-  slotView.setUint32(0, slotGeneration, true);
-  slotView.setUint32(4, kind, true);
-  slotView.setFloat64(8, seq, true);
-  slotView.setUint32(16, hook, true);
-  slotView.setUint32(20, slotGeneration, true);
-  try {
-    writeSync2(SLOT_FD, slotBytes, 0, SLOT_BYTES, lane.slot * SLOT_BYTES);
-  } catch {
-  }
-}
-function slotRunning(lane, seq, hook, which) {
-  writeSlot(lane, which + 1, seq, hook);
-}
-function slotIdle(lane) {
-  writeSlot(lane, 0, lane.lastFinished, 0);
-}
-function finished(lane, seq) {
-  lane.lastFinished = seq;
-  if (lane.unsaid === -1) unsaidLanes.push(lane);
-  lane.unsaid = seq;
-  if (++doneSinceWrite >= DONE_MAX) flush();
-}
+
+// scope.mjs
+var { AsyncLocalStorage } = builtin("node:async_hooks");
 var hookScope = new AsyncLocalStorage();
+var callScopes = /* @__PURE__ */ new WeakMap();
 function currentHook() {
   return hookScope.getStore()?.hook ?? null;
 }
@@ -691,149 +649,11 @@ function inLane(message, lane = hookScope.getStore()?.lane ?? null) {
   if (lane !== null) inItsLane.session = lane;
   return inItsLane;
 }
-function sendConsole(level, text) {
-  send(inLane({ t: "console", level, hook: currentHook(), text }));
-}
-for (const [method, level] of [
-  ["log", "info"],
-  ["info", "info"],
-  ["debug", "info"],
-  ["warn", "warn"],
-  ["error", "error"]
-]) {
-  console[method] = (...args) => sendConsole(level, format(...args));
-}
-console.trace = (...args) => {
-  const trace = { name: "Trace", message: format(...args) };
-  captureStack(trace, console.trace);
-  sendConsole("error", withoutHostFrames(trace.stack));
-};
-function attributeWrites(stream, level) {
-  const write = stream.write.bind(stream);
-  stream.write = (chunk, encoding, callback) => {
-    if (currentHook() === null) return write(chunk, encoding, callback);
-    const text = typeof chunk === "string" ? chunk : bufferFrom3(chunk).toString("utf8");
-    sendConsole(level, text.endsWith("\n") ? text.slice(0, -1) : text);
-    const done = typeof encoding === "function" ? encoding : callback;
-    if (typeof done === "function") process.nextTick(done);
-    return true;
-  };
-}
-attributeWritesWhenRead("stdout", "info");
-attributeWritesWhenRead("stderr", "warn");
-function attributeWritesWhenRead(name, level) {
-  const made = Object.getOwnPropertyDescriptor(process, name);
-  const make = made?.get;
-  if (make === void 0 || made?.configurable !== true) return attributeWrites(process[name], level);
-  let stream = null;
-  Object.defineProperty(process, name, {
-    configurable: true,
-    enumerable: made?.enumerable,
-    get() {
-      if (stream === null) {
-        stream = make.call(process);
-        attributeWrites(stream, level);
-      }
-      return stream;
-    }
-  });
-}
-process.exit = /** @type {typeof process.exit} */
-(function exit(code) {
-  const site = { stack: "" };
-  captureStack(site, exit);
-  send(inLane({ t: "exit", hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack }));
-  realExit(code);
-});
-process.on("uncaughtException", (error) => sendUnhandled("exception", error));
-process.on("unhandledRejection", (reason) => sendUnhandled("rejection", reason));
-function sendUnhandled(kind, thrown) {
-  const scope = (typeof thrown === "object" && thrown !== null ? callScopes.get(thrown) : void 0) ?? hookScope.getStore();
-  const afterReturn = scope?.returned === true;
-  send(inLane({ t: "unhandled", kind, hook: scope?.hook ?? null, afterReturn, text: errorText(thrown) }, scope?.lane ?? null));
-}
-function describe(thrown) {
-  try {
-    const message = String(thrown?.message ?? thrown) + causes(thrown);
-    const stack = thrown?.stack;
-    return { message, stack: typeof stack === "string" ? withoutHostFrames(stack) : null };
-  } catch {
-    return { message: "a value that cannot be printed was thrown", stack: null };
-  }
-}
-var MAX_CAUSES = 4;
-var MAX_CAUSE_CHARS = 300;
-function causes(thrown) {
-  const told = [];
-  const seen = /* @__PURE__ */ new Set([thrown]);
-  let cause = thrown?.cause;
-  while (cause !== void 0 && cause !== null && told.length < MAX_CAUSES && !seen.has(cause)) {
-    seen.add(cause);
-    const text = String(cause?.message ?? cause);
-    told.push(text.length > MAX_CAUSE_CHARS ? `${text.slice(0, MAX_CAUSE_CHARS)}\u2026` : text);
-    cause = cause?.cause;
-  }
-  return told.length === 0 ? "" : ` (cause: ${told.join("; cause: ")})`;
-}
-function withoutHostFrames(stack) {
-  const lines = stack.split("\n");
-  const host = lines.findIndex((line) => line.includes(import.meta.url));
-  return host === -1 ? stack : lines.slice(0, host).join("\n");
-}
-function errorText(thrown) {
-  const { message, stack } = describe(thrown);
-  return stack ?? message;
-}
-var RESOLVED_WHEN_SENT = /* @__PURE__ */ new Set(["kv.set", "reminders.set"]);
-var pending = /* @__PURE__ */ new Map();
-var nextCallId = 1;
-var connectionClosed = false;
-var shuttingDown = false;
-var callScopes = /* @__PURE__ */ new WeakMap();
-function call(method, args, lane) {
-  const scope = hookScope.getStore();
-  if (connectionClosed) return Promise.reject(scoped(connectionClosedError(method, scope), scope));
-  const id = nextCallId++;
-  const hostCall = (
-    /** @type {HostCall} */
-    { method, args }
-  );
-  const hook = scope?.hook ?? null;
-  if (RESOLVED_WHEN_SENT.has(method)) {
-    try {
-      send(inLane({ t: "call", id, ...hostCall, hook, resolved: true }, lane));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return resolved(void 0);
-  }
-  return new Promise((resolve2, reject) => {
-    send(inLane({ t: "call", id, ...hostCall, hook }, lane));
-    pending.set(id, { method, resolve: resolve2, reject, scope });
-    if (shuttingDown && pending.size === 1) replies.ref();
-  });
-}
-function scoped(error, scope) {
-  if (scope !== void 0) callScopes.set(error, scope);
-  return error;
-}
-function connectionClosedError(method, scope) {
-  const late = scope?.returned === true ? `; it was made after its handler returned, once the run was over: await it in the handler (hosting, whose process stays up, would take it)` : "";
-  return new Error(`ctx.host call ${method} failed: the connection to agent-sdk is closed${late}`);
-}
-function onReply({ id, ok, value, error }) {
-  const waiting = pending.get(id);
-  if (!waiting) return;
-  pending.delete(id);
-  if (shuttingDown && pending.size === 0) replies.unref();
-  if (ok) waiting.resolve(value);
-  else waiting.reject(scoped(new Error(String(error)), waiting.scope));
-}
-function rejectPendingCalls() {
-  connectionClosed = true;
-  for (const waiting of pending.values()) waiting.reject(scoped(connectionClosedError(waiting.method, waiting.scope), waiting.scope));
-  pending.clear();
-}
+
+// otel.mjs
+var require2 = builtin("node:module").createRequire(import.meta.url);
+var { hasOwn, keys } = Object;
+var otelApi = null;
 function sendOtel(kind, name, value, attrs) {
   sendSoon(inLane({ t: "otel", kind, name, value, attrs, hook: currentHook() }));
 }
@@ -877,27 +697,19 @@ function sendLog(record) {
     spanId: record.spanId
   }));
 }
-var { buildContext: contextOf, otelMeter, deepFreeze } = import_context.default;
-function buildContext(facts, lane) {
-  return contextOf(facts, {
-    call: (method, args) => call(method, args, lane),
-    otel: otelMeter(sendOtel),
-    turnId: () => hookScope.getStore()?.turnId ?? null
-  });
-}
-var hooks = [];
-function newLane(id, slot, ctx) {
-  return { id, slot, ctx, lastFinished: -1, unsaid: -1, queue: [], draining: false, closing: false };
-}
-var defaultLane = newLane(null, 0, deepFreeze({}));
-var lanes = /* @__PURE__ */ new Map();
-var timeoutMs = 3e4;
-var timeoutText = "30s";
-var MAX_TIMER_MS = 2 ** 31 - 1;
 var collectObservables = async () => {
 };
 var providersInstalled = false;
 var activeContext = null;
+function setUpOtel(message) {
+  const version = message.otelApiVersion;
+  if (!providersInstalled && typeof version === "string") {
+    providersInstalled = true;
+    if (message.tracing === true) installProviders(version);
+    else installWhenFirstUsed(version);
+  }
+  if (message.tracing === true && activeContext !== null) otelApi.addTraceparentToFetch(activeContext.activeSpanContext);
+}
 function installProviders(version) {
   otelApi ??= require2("./sdk/otel-api.cjs");
   collectObservables = otelApi.installMeterProvider(sendMeasurement, version);
@@ -938,20 +750,366 @@ function installWhenFirstUsed(version) {
   globalThis[API_KEY] = standIn;
   globalThis[LOGS_API_KEY] = logsStandIn;
 }
-async function init(message) {
-  const version = message.otelApiVersion;
-  if (!providersInstalled && typeof version === "string") {
-    providersInstalled = true;
-    if (message.tracing === true) installProviders(version);
-    else installWhenFirstUsed(version);
+var TIMELINE_ONLY = Object.freeze({ timelineOnly: true });
+function tracedBy(trace) {
+  if (activeContext === null || !otelApi.isValidSpanContext(trace)) return {};
+  return { traceId: trace.traceId };
+}
+function beginHandlerSpan(trace) {
+  const began = performance.now();
+  if (trace.timelineOnly) return { spanId: null, start: performance.timeOrigin + began, began };
+  otelApi ??= require2("./sdk/otel-api.cjs");
+  return { spanId: otelApi.newSpanId(), start: performance.timeOrigin + began, began };
+}
+function inHandlerSpan(trace, span, runHandler) {
+  if (trace.traceId === void 0) return runHandler();
+  return activeContext.runInSpan({ traceId: trace.traceId, spanId: span.spanId }, runHandler);
+}
+function endHandlerSpan(lane, seq, index, key, span, outcome, error) {
+  const ended = outcome.timedOut ? "timed_out" : outcome.threw ? "threw" : "ok";
+  sendSoon(inLane({
+    t: "handler",
+    seq,
+    hook: index,
+    handler: key,
+    spanId: span.spanId,
+    start: span.start,
+    ms: performance.now() - span.began,
+    outcome: ended,
+    error
+  }, lane.id));
+}
+
+// output.mjs
+var { format } = builtin("node:util");
+var captureStack = Error.captureStackTrace;
+var bufferFrom4 = Buffer.from.bind(Buffer);
+var realExit2 = process.exit.bind(process);
+var HOST_MODULES = [
+  "host.mjs",
+  "channel.mjs",
+  "reader.mjs",
+  "slot.mjs",
+  "scope.mjs",
+  "output.mjs",
+  "calls.mjs",
+  "otel.mjs",
+  "loading.mjs",
+  "lanes.mjs",
+  "dispatch.mjs"
+].map((name) => new URL(name, import.meta.url).href);
+function sendConsole(level, text) {
+  send(inLane({ t: "console", level, hook: currentHook(), text }));
+}
+function attributeOutput() {
+  for (const [method, level] of [
+    ["log", "info"],
+    ["info", "info"],
+    ["debug", "info"],
+    ["warn", "warn"],
+    ["error", "error"]
+  ]) {
+    console[method] = (...args) => sendConsole(level, format(...args));
   }
-  if (message.tracing === true && activeContext !== null) otelApi.addTraceparentToFetch(activeContext.activeSpanContext);
+  console.trace = (...args) => {
+    const trace = { name: "Trace", message: format(...args) };
+    captureStack(trace, console.trace);
+    sendConsole("error", withoutHostFrames(trace.stack));
+  };
+  attributeWritesWhenRead("stdout", "info");
+  attributeWritesWhenRead("stderr", "warn");
+  process.exit = /** @type {typeof process.exit} */
+  (function exit(code) {
+    const site = { stack: "" };
+    captureStack(site, exit);
+    send(inLane({ t: "exit", hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack }));
+    realExit2(code);
+  });
+  process.on("uncaughtException", (error) => sendUnhandled("exception", error));
+  process.on("unhandledRejection", (reason) => sendUnhandled("rejection", reason));
+}
+function attributeWrites(stream, level) {
+  const write = stream.write.bind(stream);
+  stream.write = (chunk, encoding, callback) => {
+    if (currentHook() === null) return write(chunk, encoding, callback);
+    const text = typeof chunk === "string" ? chunk : bufferFrom4(chunk).toString("utf8");
+    sendConsole(level, text.endsWith("\n") ? text.slice(0, -1) : text);
+    const done = typeof encoding === "function" ? encoding : callback;
+    if (typeof done === "function") process.nextTick(done);
+    return true;
+  };
+}
+function attributeWritesWhenRead(name, level) {
+  const made = Object.getOwnPropertyDescriptor(process, name);
+  const make = made?.get;
+  if (make === void 0 || made?.configurable !== true) return attributeWrites(process[name], level);
+  let stream = null;
+  Object.defineProperty(process, name, {
+    configurable: true,
+    enumerable: made?.enumerable,
+    get() {
+      if (stream === null) {
+        stream = make.call(process);
+        attributeWrites(stream, level);
+      }
+      return stream;
+    }
+  });
+}
+function sendUnhandled(kind, thrown) {
+  const scope = (typeof thrown === "object" && thrown !== null ? callScopes.get(thrown) : void 0) ?? hookScope.getStore();
+  const afterReturn = scope?.returned === true;
+  send(inLane({ t: "unhandled", kind, hook: scope?.hook ?? null, afterReturn, text: errorText(thrown) }, scope?.lane ?? null));
+}
+function describe(thrown) {
+  try {
+    const message = String(thrown?.message ?? thrown) + causes(thrown);
+    const stack = thrown?.stack;
+    return { message, stack: typeof stack === "string" ? withoutHostFrames(stack) : null };
+  } catch {
+    return { message: "a value that cannot be printed was thrown", stack: null };
+  }
+}
+var MAX_CAUSES = 4;
+var MAX_CAUSE_CHARS = 300;
+function causes(thrown) {
+  const told = [];
+  const seen = /* @__PURE__ */ new Set([thrown]);
+  let cause = thrown?.cause;
+  while (cause !== void 0 && cause !== null && told.length < MAX_CAUSES && !seen.has(cause)) {
+    seen.add(cause);
+    const text = String(cause?.message ?? cause);
+    told.push(text.length > MAX_CAUSE_CHARS ? `${text.slice(0, MAX_CAUSE_CHARS)}\u2026` : text);
+    cause = cause?.cause;
+  }
+  return told.length === 0 ? "" : ` (cause: ${told.join("; cause: ")})`;
+}
+function withoutHostFrames(stack) {
+  const lines = stack.split("\n");
+  const host = lines.findIndex((line) => HOST_MODULES.some((url) => line.includes(url)));
+  return host === -1 ? stack : lines.slice(0, host).join("\n");
+}
+function errorText(thrown) {
+  const { message, stack } = describe(thrown);
+  return stack ?? message;
+}
+
+// reader.mjs
+var { parse: parse3 } = JSON;
+function parseLine(line, what) {
+  try {
+    return parse3(line);
+  } catch {
+    sendConsole("error", `agent-sdk host: ignored ${what} that is not JSON: ${line.slice(0, 200)}`);
+    return void 0;
+  }
+}
+function readLines(socket, onLine2, onClose) {
+  socket.setEncoding("utf8");
+  let rest = "";
+  socket.on("data", (chunk) => {
+    const text = rest === "" ? chunk : rest + chunk;
+    let start = 0;
+    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+      const line = text.slice(start, end);
+      start = end + 1;
+      try {
+        onLine2(line);
+      } catch (error) {
+        sendConsole("error", `agent-sdk host: ${errorText(error)}`);
+      }
+    }
+    rest = start === 0 ? text : text.slice(start);
+  });
+  let closed = false;
+  socket.on("close", () => {
+    if (closed) return;
+    closed = true;
+    if (rest !== "") onLine2(rest);
+    onClose();
+  });
+}
+
+// calls.mjs
+var import_context = __toESM(require_context(), 1);
+var { Socket } = builtin("node:net");
+var resolved = Promise.resolve.bind(Promise);
+var { buildContext: contextOf, otelMeter } = import_context.default;
+function buildContext(facts, lane) {
+  return contextOf(facts, {
+    call: (method, args) => call(method, args, lane),
+    otel: otelMeter(sendOtel),
+    turnId: () => hookScope.getStore()?.turnId ?? null
+  });
+}
+var RESOLVED_WHEN_SENT = /* @__PURE__ */ new Set(["kv.set", "reminders.set"]);
+var pending = /* @__PURE__ */ new Map();
+var nextCallId = 1;
+var connectionClosed = false;
+var shuttingDown = false;
+var replies;
+function call(method, args, lane) {
+  const scope = hookScope.getStore();
+  if (connectionClosed) return Promise.reject(scoped(connectionClosedError(method, scope), scope));
+  const id = nextCallId++;
+  const hostCall = (
+    /** @type {HostCall} */
+    { method, args }
+  );
+  const hook = scope?.hook ?? null;
+  if (RESOLVED_WHEN_SENT.has(method)) {
+    try {
+      send(inLane({ t: "call", id, ...hostCall, hook, resolved: true }, lane));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return resolved(void 0);
+  }
+  return new Promise((resolve2, reject) => {
+    send(inLane({ t: "call", id, ...hostCall, hook }, lane));
+    pending.set(id, { method, resolve: resolve2, reject, scope });
+    if (shuttingDown && pending.size === 1) replies?.ref();
+  });
+}
+function scoped(error, scope) {
+  if (scope !== void 0) callScopes.set(error, scope);
+  return error;
+}
+function connectionClosedError(method, scope) {
+  const late = scope?.returned === true ? `; it was made after its handler returned, once the run was over: await it in the handler (hosting, whose process stays up, would take it)` : "";
+  return new Error(`ctx.host call ${method} failed: the connection to agent-sdk is closed${late}`);
+}
+function onReply({ id, ok, value, error }) {
+  const waiting = pending.get(id);
+  if (!waiting) return;
+  pending.delete(id);
+  if (shuttingDown && pending.size === 0) replies?.unref();
+  if (ok) waiting.resolve(value);
+  else waiting.reject(scoped(new Error(String(error)), waiting.scope));
+}
+function rejectPendingCalls() {
+  connectionClosed = true;
+  for (const waiting of pending.values()) waiting.reject(scoped(connectionClosedError(waiting.method, waiting.scope), waiting.scope));
+  pending.clear();
+}
+function listenForReplies(fd) {
+  replies = new Socket({ fd, readable: true, writable: false });
+  readLines(replies, onReplyLine, rejectPendingCalls);
+}
+function onReplyLine(line) {
+  const message = parseLine(line, "a reply");
+  if (message?.t === "reply") onReply(message);
+}
+function answerOnlyWhileWaiting() {
+  shuttingDown = true;
+  if (pending.size === 0) replies?.unref();
+}
+
+// slot.mjs
+var { writeSync: writeSync3 } = builtin("node:fs");
+var SLOT_FD = 6;
+var SLOT_BYTES = 24;
+var slotBytes = Buffer.alloc(SLOT_BYTES);
+var slotView = new DataView(slotBytes.buffer, slotBytes.byteOffset, slotBytes.length);
+var slotGeneration = 0;
+function writeSlot(lane, kind, seq, hook) {
+  slotGeneration = slotGeneration + 1 >>> 0 || 1;
+  slotView.setUint32(0, slotGeneration, true);
+  slotView.setUint32(4, kind, true);
+  slotView.setFloat64(8, seq, true);
+  slotView.setUint32(16, hook, true);
+  slotView.setUint32(20, slotGeneration, true);
+  try {
+    writeSync3(SLOT_FD, slotBytes, 0, SLOT_BYTES, lane.slot * SLOT_BYTES);
+  } catch {
+  }
+}
+function slotRunning(lane, seq, hook, which) {
+  writeSlot(lane, which + 1, seq, hook);
+}
+function slotIdle(lane) {
+  writeSlot(lane, 0, lane.lastFinished, 0);
+}
+
+// lanes.mjs
+var import_context2 = __toESM(require_context(), 1);
+var runSoon = queueMicrotask;
+function newLane(id, slot, ctx) {
+  return { id, slot, ctx, lastFinished: -1, unsaid: -1, queue: [], draining: false, closing: false };
+}
+var defaultLane = newLane(null, 0, import_context2.default.deepFreeze({}));
+var lanes = /* @__PURE__ */ new Map();
+function laneOf(session) {
+  return lanes.get(session);
+}
+function anyLaneDraining() {
+  return [...lanes.values()].some((lane) => lane.draining);
+}
+function enqueue(task) {
+  enqueueOn(defaultLane, task);
+}
+function enqueueOn(lane, task) {
+  lane.queue.push(task);
+  if (!lane.draining) {
+    lane.draining = true;
+    runSoon(() => drain(lane));
+  }
+}
+async function drain(lane) {
+  const { queue } = lane;
+  while (queue.length > 0) {
+    const task = queue.shift();
+    try {
+      const pending2 = task();
+      if (pending2 !== void 0) await pending2;
+    } catch (error) {
+      sendConsole("error", `agent-sdk host: ${errorText(error)}`);
+    }
+  }
+  slotIdle(lane);
+  flush();
+  lane.draining = false;
+  if (lane.closing && lanes.get(lane.id) === lane) lanes.delete(lane.id);
+}
+function openLane({ session, slot, ctx }) {
+  if (typeof session !== "number") return;
+  const facts = ctx ?? {};
+  const lane = lanes.get(session);
+  if (lane === void 0) {
+    lanes.set(session, newLane(session, Number(slot) || 0, buildContext(facts, session)));
+  } else {
+    lane.slot = Number(slot) || 0;
+    lane.ctx = buildContext(facts, session);
+    lane.closing = false;
+  }
+}
+function closeLane({ session }) {
+  const lane = lanes.get(session);
+  if (lane === void 0) return;
+  if (lane.draining) lane.closing = true;
+  else lanes.delete(session);
+}
+
+// loading.mjs
+var import_extensions = __toESM(require_extensions(), 1);
+var import_hooks = __toESM(require_hooks(), 1);
+var { hasOwn: hasOwn2, keys: keys2 } = Object;
+var { setTimeout: startTimer, clearTimeout: stopTimer } = globalThis;
+var race = Promise.race.bind(Promise);
+var { isMount } = import_extensions.default;
+var { isHookDefinition } = import_hooks.default;
+var hooks = [];
+var timeoutMs = 3e4;
+var timeoutText = "30s";
+var MAX_TIMER_MS = 2 ** 31 - 1;
+async function init(message, installManifest2) {
+  setUpOtel(message);
   defaultLane.ctx = buildContext(message.ctx ?? {}, null);
   timeoutMs = Math.min(Number(message.timeoutMs ?? 3e4), MAX_TIMER_MS);
   timeoutText = String(message.timeoutText ?? `${timeoutMs}ms`);
   hooks = [];
   try {
-    await installManifest(message.manifest);
+    await installManifest2(message.manifest);
     for (const { name, url, key, skip } of message.hooks ?? []) {
       if (skip) {
         send({ t: "load_failed", hook: name, message: String(skip), stack: null });
@@ -975,14 +1133,14 @@ async function loadHook(name, url, key) {
   if (typeof key === "string") {
     if (!isMount(definition)) return loadFailed(name, "the mount file no longer exports a mount");
     if (definition.disabled.includes(key)) return loadFailed(name, "the mount disables it");
-    definition = hasOwn(definition.hooks, key) ? definition.hooks[key] : void 0;
+    definition = hasOwn2(definition.hooks, key) ? definition.hooks[key] : void 0;
     if (definition === void 0) return loadFailed(name, `the extension has no hook "${key}"`);
   }
   if (!isHookDefinition(definition)) {
     return loadFailed(name, "the default export is not a defineHook(...) result");
   }
   const { events } = definition;
-  send({ t: "loaded", hook: name, events: keys(events) });
+  send({ t: "loaded", hook: name, events: keys2(events) });
   return events;
 }
 function loadFailed(name, message) {
@@ -1027,9 +1185,9 @@ async function inspectMount(namespace, url) {
     const message = `the default export is ${kindOf(mount)}, not a mount (the call of a factory made with defineExtension)`;
     return { t: "mounted", namespace, problem: { kind: "not_a_mount", message, stack: null } };
   }
-  const hooks2 = keys(mount.hooks).map((key) => {
+  const hooks2 = keys2(mount.hooks).map((key) => {
     const hook = mount.hooks[key];
-    return { key, events: isHookDefinition(hook) ? keys(hook.events) : null };
+    return { key, events: isHookDefinition(hook) ? keys2(hook.events) : null };
   });
   return {
     t: "mounted",
@@ -1049,6 +1207,13 @@ function kindOf(value) {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 var GAVE_UP = /* @__PURE__ */ Symbol("gave up");
+
+// dispatch.mjs
+var { hasOwn: hasOwn3, keys: keys3, freeze } = Object;
+var { isArray } = Array;
+var { setTimeout: startTimer2, clearTimeout: stopTimer2 } = globalThis;
+var race2 = Promise.race.bind(Promise);
+var resolved2 = Promise.resolve.bind(Promise);
 function dispatch(lane, { seq, from = 0, event, trace, timeline = false }) {
   let frozenEvent;
   try {
@@ -1066,39 +1231,10 @@ function freezeParsed(value) {
   if (isArray(value)) {
     for (let index = 0; index < value.length; index++) freezeParsed(value[index]);
   } else {
-    const own = keys(value);
+    const own = keys3(value);
     for (let index = 0; index < own.length; index++) freezeParsed(value[own[index]]);
   }
   return value;
-}
-var TIMELINE_ONLY = Object.freeze({ timelineOnly: true });
-function tracedBy(trace) {
-  if (activeContext === null || !otelApi.isValidSpanContext(trace)) return {};
-  return { traceId: trace.traceId };
-}
-function beginHandlerSpan(trace) {
-  const began = performance.now();
-  if (trace.timelineOnly) return { spanId: null, start: performance.timeOrigin + began, began };
-  otelApi ??= require2("./sdk/otel-api.cjs");
-  return { spanId: otelApi.newSpanId(), start: performance.timeOrigin + began, began };
-}
-function inHandlerSpan(trace, span, runHandler) {
-  if (trace.traceId === void 0) return runHandler();
-  return activeContext.runInSpan({ traceId: trace.traceId, spanId: span.spanId }, runHandler);
-}
-function endHandlerSpan(lane, seq, index, key, span, outcome, error) {
-  const ended = outcome.timedOut ? "timed_out" : outcome.threw ? "threw" : "ok";
-  sendSoon(inLane({
-    t: "handler",
-    seq,
-    hook: index,
-    handler: key,
-    spanId: span.spanId,
-    start: span.start,
-    ms: performance.now() - span.began,
-    outcome: ended,
-    error
-  }, lane.id));
 }
 function runHandlers(lane, seq, frozenEvent, index, which, trace) {
   let handedOn = false;
@@ -1108,7 +1244,7 @@ function runHandlers(lane, seq, frozenEvent, index, which, trace) {
       if (!events) continue;
       for (; which < 2; which++) {
         const key = which === 0 ? frozenEvent.type : "*";
-        if (!hasOwn(events, key)) continue;
+        if (!hasOwn3(events, key)) continue;
         slotRunning(lane, seq, index, which);
         const scope = { hook: name, turnId: frozenEvent.turnId ?? null, lane: lane.id, returned: false };
         const { ctx } = lane;
@@ -1166,7 +1302,7 @@ function settle(scope, events, key, event, ctx, trace, span) {
   try {
     const result = span === void 0 ? hookScope.run(scope, callHandler, events, key, event, ctx) : hookScope.run(scope, callHandlerInSpan, events, key, event, ctx, trace, span);
     if (typeof result?.then !== "function") return RETURNED;
-    handlerPromise = resolved(result);
+    handlerPromise = resolved2(result);
   } catch (error) {
     return { threw: true, error };
   }
@@ -1181,102 +1317,63 @@ function callHandlerInSpan(events, key, event, ctx, trace, span) {
 async function settleLater(handlerPromise) {
   let timer;
   const timeout = new Promise((resolve2) => {
-    timer = startTimer(() => resolve2({ timedOut: true }), timeoutMs);
+    timer = startTimer2(() => resolve2({ timedOut: true }), timeoutMs);
   });
   const finished2 = handlerPromise.then(
     () => RETURNED,
     (error) => ({ threw: true, error })
   );
-  const outcome = await race([finished2, timeout]);
-  stopTimer(timer);
+  const outcome = await race2([finished2, timeout]);
+  stopTimer2(timer);
   return outcome;
 }
-function enqueue(task) {
-  enqueueOn(defaultLane, task);
-}
-function enqueueOn(lane, task) {
-  lane.queue.push(task);
-  if (!lane.draining) {
-    lane.draining = true;
-    runSoon(() => drain(lane));
-  }
-}
-async function drain(lane) {
-  const { queue } = lane;
-  while (queue.length > 0) {
-    const task = queue.shift();
-    try {
-      const pending2 = task();
-      if (pending2 !== void 0) await pending2;
-    } catch (error) {
-      sendConsole("error", `agent-sdk host: ${errorText(error)}`);
-    }
-  }
-  slotIdle(lane);
-  flush();
-  lane.draining = false;
-  if (lane.closing && lanes.get(lane.id) === lane) lanes.delete(lane.id);
-}
-function openLane({ session, slot, ctx }) {
-  if (typeof session !== "number") return;
-  const facts = ctx ?? {};
-  const lane = lanes.get(session);
-  if (lane === void 0) {
-    lanes.set(session, newLane(session, Number(slot) || 0, buildContext(facts, session)));
-  } else {
-    lane.slot = Number(slot) || 0;
-    lane.ctx = buildContext(facts, session);
-    lane.closing = false;
-  }
-}
-function closeLane({ session }) {
-  const lane = lanes.get(session);
-  if (lane === void 0) return;
-  if (lane.draining) lane.closing = true;
-  else lanes.delete(session);
-}
+
+// host.mjs
+var { Socket: Socket2 } = builtin("node:net");
+var { setTimeout: startTimer3 } = globalThis;
+var realExit3 = process.exit.bind(process);
+var TO_NODE_FD = 3;
+var REPLIES_FD = 5;
+var installManifest = serveProjectModules({ requests: 7, answers: 8 });
+if (moduleHooksInThread()) mapStacks();
+else process.setSourceMapsEnabled(true);
+send({ t: "hello", node: process.versions.node });
+attributeOutput();
+var shuttingDown2 = false;
 var SHUTDOWN_MS = 2e3;
 async function exitWhenFlushed() {
-  const deadline = startTimer(() => {
+  const deadline = startTimer3(() => {
     sendConsole(
       "warn",
       `agent-sdk host: Node.js was still busy ${SHUTDOWN_MS / 1e3}s after the hooks were told to stop (a timer, a socket or a child process of a hook's); it was ended`
     );
     flush();
-    realExit(0);
+    realExit3(0);
   }, SHUTDOWN_MS);
   deadline.unref();
-  while ([...lanes.values()].some((lane) => lane.draining)) await new Promise((resolve2) => startTimer(resolve2, 5));
+  while (anyLaneDraining()) await new Promise((resolve2) => startTimer3(resolve2, 5));
   await collectObservables();
   flush();
   process.exitCode = 0;
   process.on("exit", () => send({ t: "bye" }));
-  shuttingDown = true;
-  if (pending.size === 0) replies.unref();
+  shuttingDown2 = true;
+  answerOnlyWhileWaiting();
   channel2.destroy();
   return new Promise(() => {
   });
-}
-function parseLine(line, what) {
-  try {
-    return parse3(line);
-  } catch {
-    sendConsole("error", `agent-sdk host: ignored ${what} that is not JSON: ${line.slice(0, 200)}`);
-    return void 0;
-  }
 }
 function onLine(line) {
   if (line.trim() === "") return;
   const message = parseLine(line, "a line");
   switch (message?.t) {
     case "init":
-      enqueue(() => init(message));
+      enqueue(() => init(message, installManifest));
       break;
     case "mount":
       enqueue(() => inspectMounts(message));
       break;
     case "event": {
-      const lane = message.session === void 0 ? defaultLane : lanes.get(message.session);
+      const lane = message.session === void 0 ? defaultLane : laneOf(message.session);
       if (lane === void 0) {
         sendConsole("error", `agent-sdk host: an event for session lane ${message.session}, which is not open, was ignored`);
       } else {
@@ -1297,40 +1394,10 @@ function onLine(line) {
       break;
   }
 }
-function readLines(socket, onLine2, onClose) {
-  socket.setEncoding("utf8");
-  let rest = "";
-  socket.on("data", (chunk) => {
-    const text = rest === "" ? chunk : rest + chunk;
-    let start = 0;
-    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
-      const line = text.slice(start, end);
-      start = end + 1;
-      try {
-        onLine2(line);
-      } catch (error) {
-        sendConsole("error", `agent-sdk host: ${errorText(error)}`);
-      }
-    }
-    rest = start === 0 ? text : text.slice(start);
-  });
-  let closed = false;
-  socket.on("close", () => {
-    if (closed) return;
-    closed = true;
-    if (rest !== "") onLine2(rest);
-    onClose();
-  });
-}
-var channel2 = new Socket({ fd: TO_NODE_FD, readable: true, writable: false });
+var channel2 = new Socket2({ fd: TO_NODE_FD, readable: true, writable: false });
 readLines(channel2, onLine, () => {
-  if (shuttingDown) return;
+  if (shuttingDown2) return;
   rejectPendingCalls();
   enqueue(exitWhenFlushed);
 });
-var replies = new Socket({ fd: REPLIES_FD, readable: true, writable: false });
-readLines(replies, onReplyLine, rejectPendingCalls);
-function onReplyLine(line) {
-  const message = parseLine(line, "a reply");
-  if (message?.t === "reply") onReply(message);
-}
+listenForReplies(REPLIES_FD);

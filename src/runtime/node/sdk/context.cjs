@@ -18,7 +18,7 @@ const captureStack = Error.captureStackTrace;
  *
  * - `facts`: `{ session, agent, channel, stateRoot }`, as the binary sends them.
  * - `call(method, args)`: answers a host call with a promise (methods and args as in the
- *   protocol of host.mjs: `kv.get [key]`, `files.write [path, data, scope]`, …).
+ *   protocol's `HostCall`, protocol.d.ts: `kv.get [key]`, `files.write [path, data, scope]`, …).
  * - `otel`: made with {@link otelMeter}, so a test kit can add what it records before it is frozen.
  * - `turnId()`: the turn of the handler running, or null.
  */
