@@ -45,8 +45,8 @@ concise\:"One line per finding, \`path\:line\:col\: severity code message\`, for
 '--deny-warnings[Fail (exit 1) on warnings too, not only on errors]' \
 '--fix[Apply the safe fixes of the findings that know one, check again, and report what remains. Only files inside the project change; never one under node_modules/]' \
 '--unsafe-fixes[Apply the unsafe fixes too\: they may change what the code does (adding a timeout to a \`fetch\`, importing from another module). Implies --fix]' \
-'-v[Say on stderr which settings file was read (agent-sdk.json, or a package.json'\''s "agentSdk" key), or that none was]' \
-'--verbose[Say on stderr which settings file was read (agent-sdk.json, or a package.json'\''s "agentSdk" key), or that none was]' \
+'-v[Say on stderr which settings file was read (agent-sdk.json or agent-sdk.jsonc, or a package.json'\''s "agentSdk" key), or that none was]' \
+'--verbose[Say on stderr which settings file was read (agent-sdk.json or agent-sdk.jsonc, or a package.json'\''s "agentSdk" key), or that none was]' \
 '--no-exec[Run no code at all\: extension mounts are checked statically, and each gets an \`extensions\:\:not-run\` note (what it mounts is not checked). The settings'\'' "noExec" does the same]' \
 '-q[Print only results, findings and errors\: no summary or progress lines]' \
 '--quiet[Print only results, findings and errors\: no summary or progress lines]' \

@@ -56,7 +56,7 @@ never\t''"
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l deny-warnings -d 'Fail (exit 1) on warnings too, not only on errors'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l fix -d 'Apply the safe fixes of the findings that know one, check again, and report what remains. Only files inside the project change; never one under node_modules/'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l unsafe-fixes -d 'Apply the unsafe fixes too: they may change what the code does (adding a timeout to a `fetch`, importing from another module). Implies --fix'
-complete -c bdk -n "__fish_bdk_using_subcommand validate" -s v -l verbose -d 'Say on stderr which settings file was read (agent-sdk.json, or a package.json\'s "agentSdk" key), or that none was'
+complete -c bdk -n "__fish_bdk_using_subcommand validate" -s v -l verbose -d 'Say on stderr which settings file was read (agent-sdk.json or agent-sdk.jsonc, or a package.json\'s "agentSdk" key), or that none was'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -l no-exec -d 'Run no code at all: extension mounts are checked statically, and each gets an `extensions::not-run` note (what it mounts is not checked). The settings\' "noExec" does the same'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s q -l quiet -d 'Print only results, findings and errors: no summary or progress lines'
 complete -c bdk -n "__fish_bdk_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -381,8 +381,8 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub unsafe_fixes: bool,
 
-    /// Say on stderr which settings file was read (agent-sdk.json, or a package.json's
-    /// "agentSdk" key), or that none was.
+    /// Say on stderr which settings file was read (agent-sdk.json or agent-sdk.jsonc, or a
+    /// package.json's "agentSdk" key), or that none was.
     #[arg(long, short)]
     pub verbose: bool,
 
