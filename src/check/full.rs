@@ -2,12 +2,13 @@
 //! (`validate`, `info`, the editor, and `run` and `dev` through the session): the static
 //! check, then the extension mounts (run, or each marked not run), then what only `validate`
 //! looks at, then the one finishing pass (suppressions, the settings' levels, the order). So
-//! what `validate` reports and what a session loads agree by construction.
+//! what `validate` reports and what a session loads agree by construction. For the static
+//! commands, [`check_project`] also decides whether the mounts may run.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::check::extensions::{self, Forbidden};
+use crate::check::extensions::{self, Forbidden, MountRuns};
 use crate::check::{CheckedProject, Scope};
 use crate::diagnostics::suppression;
 use crate::loader::cache::Cache;
@@ -81,4 +82,52 @@ fn finish(checked: &mut CheckedProject) {
     }
     checked.config.apply(&mut checked.diagnostics);
     checked.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+}
+
+/// How long a mount's import may take in `validate` and `info` (`run`'s `--hook-timeout`
+/// default).
+const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The full check ([`check`]) with the mounts run as `runs` allows: what
+/// `validate` and `info` report. A project without mount files is checked statically, and
+/// nothing is written; one with them has, when they may run, its modules compiled into its
+/// folder of the user's cache, where the loader serves them from.
+pub fn check_project(dir: &std::path::Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
+    check_project_with(dir, std::sync::Arc::default(), runs, &Scope::Project, false)
+}
+
+/// [`check_project`] of the project as an editor shows it (the files `overlay` holds are read
+/// from it instead of the disk: `agent-sdk lsp`), of the hooks `scope` names, and of the SDK
+/// packages `tsc` sees when `sdk_packages` (`validate`).
+pub fn check_project_with(
+    dir: &std::path::Path,
+    overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
+    runs: &MountRuns,
+    scope: &Scope,
+    sdk_packages: bool,
+) -> anyhow::Result<CheckedProject> {
+    let located = crate::project::locate(dir)?;
+    let options = |cache, mounts| Options { cache, overlay, scope, mounts, sdk_packages };
+    let Some(project) = located.project.clone().filter(extensions::discover::has_mounts) else {
+        return Ok(check(located, options(None, Mounts::Skip)));
+    };
+    let runs = match runs {
+        MountRuns::Contained { .. } if crate::config::find(&project.dir).no_exec => {
+            &MountRuns::Forbidden(Forbidden::Settings)
+        }
+        runs => runs,
+    };
+    match runs {
+        MountRuns::Forbidden(why) => Ok(check(located, options(None, Mounts::NotRun(*why)))),
+        MountRuns::Contained { pass_env } => {
+            let setup = crate::runtime::setup::SessionSetup::for_check(project, pass_env, CHECK_TIMEOUT)?;
+            let cache = Cache::new(&setup.state_root);
+            let config = setup.runtime_config("check");
+            crate::platform::process::adopt_orphans();
+            let mounts = Mounts::Run { config: &config, timeout: setup.hook_timeout };
+            let checked = check(located, options(Some(&cache), mounts));
+            crate::platform::process::end_adopted();
+            Ok(checked)
+        }
+    }
 }

@@ -1,6 +1,7 @@
 //! `agent-sdk info`: describe the project's agent and the hooks that would load.
 
-use crate::check::extensions::{MountsRan, check_project};
+use crate::check::extensions::MountsRan;
+use crate::check::full::check_project;
 use crate::cli::InfoArgs;
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;

@@ -228,7 +228,7 @@ impl ProjectChecks {
     }
 
     fn full_check(&mut self, overlay: Arc<Overlay>, snapshot: &HashMap<PathBuf, Document>) {
-        let mut checked = match crate::check::extensions::check_project_with(
+        let mut checked = match crate::check::full::check_project_with(
             &self.dir,
             Arc::clone(&overlay),
             &self.shared.mount_runs,

@@ -16,7 +16,7 @@ pub mod mount_file;
 pub mod mounted;
 pub mod probe;
 
-use crate::check::{CheckedProject, Scope};
+use crate::check::CheckedProject;
 use crate::loader::cache::Cache;
 use crate::loader::graph::{self, Visited};
 use crate::loader::resolver::Resolver;
@@ -215,10 +215,6 @@ fn factory_package(graph: &crate::loader::graph::ModuleGraph, mount: &Mount) -> 
     None
 }
 
-/// How long a mount's import may take in `validate` and `info` (`run`'s `--hook-timeout`
-/// default).
-const CHECK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
 /// Whether a static check (`validate`, `info`, the editor) may run the project's extension
 /// mounts, the only code such a check can run: what a mount contributes is known only by
 /// running its extension's factory, which may be a module of the pull request under check.
@@ -316,51 +312,6 @@ impl Forbidden {
             Self::Editor => {
                 "`agent-sdk validate` checks what it mounts; to see it here, set the server's initialization option `runExtensions: true` (VS Code: the setting `agentSdk.runExtensions`, in a trusted workspace)"
             }
-        }
-    }
-}
-
-/// The full check ([`crate::check::full`]) with the mounts run as `runs` allows: what
-/// `validate` and `info` report. A project without mount files is checked statically, and
-/// nothing is written; one with them has, when they may run, its modules compiled into its
-/// folder of the user's cache, where the loader serves them from.
-pub fn check_project(dir: &std::path::Path, runs: &MountRuns) -> anyhow::Result<CheckedProject> {
-    check_project_with(dir, std::sync::Arc::default(), runs, &Scope::Project, false)
-}
-
-/// [`check_project`] of the project as an editor shows it (the files `overlay` holds are read
-/// from it instead of the disk: `agent-sdk lsp`), of the hooks `scope` names, and of the SDK
-/// packages `tsc` sees when `sdk_packages` (`validate`).
-pub fn check_project_with(
-    dir: &std::path::Path,
-    overlay: std::sync::Arc<crate::loader::resolver::Overlay>,
-    runs: &MountRuns,
-    scope: &Scope,
-    sdk_packages: bool,
-) -> anyhow::Result<CheckedProject> {
-    use crate::check::full::{self, Mounts, Options};
-    let located = crate::project::locate(dir)?;
-    let options = |cache, mounts| Options { cache, overlay, scope, mounts, sdk_packages };
-    let Some(project) = located.project.clone().filter(discover::has_mounts) else {
-        return Ok(full::check(located, options(None, Mounts::Skip)));
-    };
-    let runs = match runs {
-        MountRuns::Contained { .. } if crate::config::find(&project.dir).no_exec => {
-            &MountRuns::Forbidden(Forbidden::Settings)
-        }
-        runs => runs,
-    };
-    match runs {
-        MountRuns::Forbidden(why) => Ok(full::check(located, options(None, Mounts::NotRun(*why)))),
-        MountRuns::Contained { pass_env } => {
-            let setup = crate::runtime::setup::SessionSetup::for_check(project, pass_env, CHECK_TIMEOUT)?;
-            let cache = Cache::new(&setup.state_root);
-            let config = setup.runtime_config("check");
-            crate::platform::process::adopt_orphans();
-            let mounts = Mounts::Run { config: &config, timeout: setup.hook_timeout };
-            let checked = full::check(located, options(Some(&cache), mounts));
-            crate::platform::process::end_adopted();
-            Ok(checked)
         }
     }
 }

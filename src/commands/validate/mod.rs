@@ -8,7 +8,8 @@ mod targets;
 
 use std::path::Path;
 
-use crate::check::extensions::{MountRuns, MountsRan, check_project_with};
+use crate::check::extensions::{MountRuns, MountsRan};
+use crate::check::full::check_project_with;
 use crate::check::{CheckedProject, Scope};
 use crate::cli::{OutputFormat, ValidateArgs};
 use crate::diagnostics::{Applicability, Severity};
