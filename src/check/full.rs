@@ -13,7 +13,7 @@ use crate::check::{CheckedProject, Scope};
 use crate::diagnostics::suppression;
 use crate::loader::cache::Cache;
 use crate::loader::resolver::Overlay;
-use crate::project::Located;
+use crate::project::{Located, Project};
 use crate::runtime::host::RuntimeConfig;
 
 /// How a check is composed.
@@ -48,7 +48,8 @@ impl Options<'_> {
     }
 }
 
-/// Checks a located project as `options` says, then finishes it once.
+/// Checks a located project as `options` says, finishes it once, and keeps what the scope
+/// names.
 pub fn check(located: Located, options: Options<'_>) -> CheckedProject {
     let mut checked = crate::check::check_statically(located, options.cache, options.overlay, options.scope);
     match options.mounts {
@@ -63,6 +64,9 @@ pub fn check(located: Located, options: Options<'_>) -> CheckedProject {
         checked.diagnostics.extend(packages);
     }
     finish(&mut checked);
+    if let Scope::Files(files) = options.scope {
+        crate::check::narrow::narrow(&mut checked, files);
+    }
     checked
 }
 
@@ -108,7 +112,8 @@ pub fn check_project_with(
 ) -> anyhow::Result<CheckedProject> {
     let located = crate::project::locate(dir)?;
     let options = |cache, mounts| Options { cache, overlay, scope, mounts, sdk_packages };
-    let Some(project) = located.project.clone().filter(extensions::discover::has_mounts) else {
+    let to_mount = |project: &Project| extensions::discover::has_mounts(project) && covers_a_mount(scope, project);
+    let Some(project) = located.project.clone().filter(to_mount) else {
         return Ok(check(located, options(None, Mounts::Skip)));
     };
     let runs = match runs {
@@ -129,5 +134,16 @@ pub fn check_project_with(
             crate::platform::process::end_adopted();
             Ok(checked)
         }
+    }
+}
+
+/// Whether `scope` covers a mount file. A mount's findings are at its file and its hooks are
+/// named after it, so with none named, running the mounts (a Node.js each) would find only
+/// what is left out of the report.
+fn covers_a_mount(scope: &Scope, project: &Project) -> bool {
+    let mounts = format!("{}/extensions/", project.layout.folder());
+    match scope {
+        Scope::Project => true,
+        Scope::Files(files) => files.iter().any(|file| file.starts_with(&mounts)),
     }
 }

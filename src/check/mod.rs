@@ -6,6 +6,7 @@ pub mod discover;
 pub mod extensions;
 pub mod full;
 pub mod incremental;
+mod narrow;
 
 use std::collections::HashMap;
 
@@ -93,15 +94,16 @@ impl CheckedProject {
     }
 }
 
-/// Which of a project's hooks a check analyses.
+/// What a check covers.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Scope {
-    /// Every hook (and mount).
+    /// The whole project: every hook and mount.
     #[default]
     Project,
-    /// These files (relative to the project, with `/`), when every one of them is a hook
-    /// module: only they are analysed and their imports followed (`validate FILE…`, on a
-    /// commit's hooks). A file that is not (a module they import, a mount, a settings file)
+    /// These files (relative to the project, with `/`; `validate FILE…`, on a commit's
+    /// files): only their findings are kept, with those of the modules the hooks among them
+    /// import ([`narrow`]). When every one is a hook module, only they are analysed and their
+    /// imports followed, and no mount runs; a file that is not (a module they import, a mount)
     /// needs the whole check to say which hooks reach it, so the whole project is checked.
     Files(std::collections::BTreeSet<String>),
 }

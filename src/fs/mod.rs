@@ -10,6 +10,13 @@ pub mod owner;
 use std::io::Write;
 use std::path::Path;
 
+/// `path` relative to `base`, with `/` between its parts on every OS, as reports and the
+/// runtime name a file; `None` when `path` is not under `base`.
+pub fn relative_slashed(path: &Path, base: &Path) -> Option<String> {
+    let relative = path.strip_prefix(base).ok()?;
+    Some(relative.components().map(|part| part.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
+}
+
 /// Creates the folder `path` and any missing parent with mode 0700 (less the umask): the
 /// state root holds the event log, the hooks' files and the dev token, for this user
 /// only. A folder that already exists keeps its mode: a user's own choice is not undone.

@@ -331,10 +331,7 @@ impl HostCalls {
             .into_iter()
             .flatten()
             .filter(|entry| entry.file_type().is_file())
-            .filter_map(|entry| {
-                let relative = entry.path().strip_prefix(&root).ok()?;
-                Some(relative.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"))
-            })
+            .filter_map(|entry| crate::fs::relative_slashed(entry.path(), &root))
             .collect();
         files.sort();
         Ok(answer(files))

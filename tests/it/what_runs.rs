@@ -202,3 +202,17 @@ fn the_help_of_validate_says_what_runs() {
         assert!(help.contains(promise), "{promise}: {help}");
     }
 }
+
+/// `validate FILE…` runs the mounts only when a mount file is among the files: a commit of
+/// hooks alone starts no Node.js; one that touches a mount has it run, and says so.
+#[test]
+fn validate_of_files_runs_the_mounts_only_when_a_mount_file_is_named() {
+    let spy = SpyProject::new();
+    let hooks_only = spy.run(&["validate", "bot/hooks/usage.ts"]);
+    assert!(hooks_only.transcript.contains("exit: 0\n"), "{}", hooks_only.transcript);
+    assert!(hooks_only.seen.is_none(), "the mount ran: {}", hooks_only.transcript);
+    assert!(!hooks_only.transcript.contains("extension mount"), "{}", hooks_only.transcript);
+    let with_mount = spy.run(&["validate", "bot/hooks/usage.ts", "bot/extensions/spy.ts"]);
+    assert!(with_mount.seen.is_some(), "the mount did not run: {}", with_mount.transcript);
+    assert!(with_mount.transcript.contains("ran 1 extension mount in Node.js"), "{}", with_mount.transcript);
+}

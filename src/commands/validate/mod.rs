@@ -40,13 +40,7 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
     let mut all_fixed: Option<fix::Fixed> = None;
     for agent in &targets.agents {
         let scope = agent.only.clone().map_or(Scope::Project, Scope::Files);
-        let check = |dir: &Path| {
-            let mut checked = check(dir, &runs, &scope)?;
-            if let Some(only) = &agent.only {
-                combine::narrow(&mut checked, only);
-            }
-            Ok(checked)
-        };
+        let check = |dir: &Path| check(dir, &runs, &scope);
         let (checked, fixed) = if args.fix || args.unsafe_fixes {
             let (checked, fixed) = fix::fix_project(&agent.dir, args.unsafe_fixes, check)?;
             (checked, Some(fixed))
