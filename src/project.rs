@@ -62,12 +62,15 @@ impl Project {
 /// says there is no agent source folder.
 pub fn find_root() -> PathBuf {
     let Ok(current) = std::env::current_dir() else { return PathBuf::from(".") };
-    let holds_a_source_folder =
-        |folder: &Path| Layout::ALL.into_iter().any(|layout| folder.join(layout.folder()).is_dir());
     match current.ancestors().position(holds_a_source_folder) {
         Some(0) | None => PathBuf::from("."),
         Some(levels) => std::iter::repeat_n("..", levels).collect(),
     }
+}
+
+/// Whether `folder` holds `bot/` or `agent/`: whether it is a project's root.
+pub fn holds_a_source_folder(folder: &Path) -> bool {
+    Layout::ALL.into_iter().any(|layout| folder.join(layout.folder()).is_dir())
 }
 
 /// Why a project could not even be looked at: a usage or environment error (exit 2).

@@ -353,3 +353,18 @@ fn fix_at_a_root_of_agents_fixes_each_and_says_so_once() {
     let fixed = std::fs::read_to_string(dir.path().join("apps/billing/agent/hooks/typos.ts")).unwrap();
     assert!(fixed.contains("\"turn.completed\"()"), "{fixed}");
 }
+
+/// A project named as a folder (however spelt) and through one of its files is checked once,
+/// whole: each finding is reported once.
+#[test]
+fn a_project_named_whole_and_through_a_file_is_checked_once() {
+    let dir = fixture("validate", "agents");
+    let output = common::run_in(
+        &dir,
+        &["validate", "--format", "concise", "./apps/billing/", "apps/billing/agent/hooks/typos.ts"],
+    );
+    assert_eq!(common::exit_code(&output), 1);
+    let said = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(said.lines().count(), 2, "{said}");
+    assert!(said.starts_with("apps/billing/agent/hooks/typos.ts:5:5: error"), "{said}");
+}

@@ -26,7 +26,7 @@ use crate::report;
 pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let targets = targets::resolve(&args.dir)?;
     let runs = MountRuns::from(&args.exec);
-    if let Some(line) = targets_line(&targets).filter(|_| !printer.is_quiet()) {
+    if let Some(line) = targets.said().filter(|_| !printer.is_quiet()) {
         printer.stderr(&line);
     }
     if targets.agents.is_empty() {
@@ -62,8 +62,7 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
             all.changed_meanwhile.extend(fixed.changed_meanwhile.iter().map(|path| dir.file(path)));
         }
         denied |= checked.config.deny_warnings && checked.count(Severity::Warning) > 0;
-        let prefix = prefix(&targets.root, &agent.dir);
-        parts.push(combine::Part { prefix, anchor: dir.anchor().to_owned(), checked });
+        parts.push(combine::Part { prefix: agent.prefix.clone(), anchor: dir.anchor().to_owned(), checked });
     }
     if let Some(fixed) = all_fixed.filter(|fixed| !printer.is_quiet() || fixed.count() > 0) {
         said.push_str(&fixed_lines(&fixed));
@@ -115,44 +114,6 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
 /// whether the SDK packages are there and current.
 fn check(dir: &Path, runs: &MountRuns, scope: &Scope) -> anyhow::Result<CheckedProject> {
     check_project_with(dir, std::sync::Arc::default(), runs, scope, true)
-}
-
-/// An agent's folder under the report's root, as a prefix of its paths: `""` for the root
-/// itself, `a/` below a root `apps`, `apps/a/` (or `../`, or absolute) below the current
-/// folder.
-fn prefix(root: &Path, agent: &Path) -> String {
-    if agent == root {
-        return String::new();
-    }
-    let below = if root == Path::new(".") { agent } else { agent.strip_prefix(root).unwrap_or(agent) };
-    let below = below.to_string_lossy().replace('\\', "/");
-    if below == "." { String::new() } else { format!("{}/", below.trim_end_matches('/')) }
-}
-
-/// What was checked when it is not the one project the user is in: the agents found below
-/// a folder that holds none, and the files given that no project holds.
-fn targets_line(targets: &targets::Targets) -> Option<String> {
-    let mut out = String::new();
-    if let Some((folder, agents)) = &targets.expanded {
-        let escape = crate::untrusted::escape;
-        let count = if agents.len() == 1 { "the agent".to_owned() } else { format!("the {} agents", agents.len()) };
-        out.push_str(&format!(
-            "{} holds no agent (no `bot/` or `agent/`); checking {count} below it: {}\n",
-            escape(&folder.to_string_lossy()),
-            agents.iter().map(|agent| escape(agent).into_owned()).collect::<Vec<_>>().join(", ")
-        ));
-    }
-    if !targets.outside.is_empty() {
-        let files: Vec<String> =
-            targets.outside.iter().map(|file| crate::untrusted::escape(&file.to_string_lossy()).into_owned()).collect();
-        let what = if targets.agents.is_empty() { "nothing to check: " } else { "" };
-        out.push_str(&format!(
-            "{what}{} in no agent project (no `bot/` or `agent/` in a folder above): {}\n",
-            if files.len() == 1 { "1 file is".to_owned() } else { format!("{} files are", files.len()) },
-            files.join(", ")
-        ));
-    }
-    (!out.is_empty()).then_some(out)
 }
 
 /// `Fixed 3 findings in 2 files:` and each file (named from the current directory) with the

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::cli::ValidatePaths;
-use crate::project::Layout;
+use crate::project::holds_a_source_folder;
 
 /// One agent project to check.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +16,10 @@ pub struct Agent {
     pub dir: PathBuf,
     /// The files whose findings are reported, relative to `dir` with `/`; `None`: all of them.
     pub only: Option<BTreeSet<String>>,
+    /// `dir` under the report's root, as its paths are prefixed there: `""` for the root
+    /// itself, `a/` below a root `apps`, `apps/a/` (or an absolute folder) below the current
+    /// one.
+    pub prefix: String,
 }
 
 /// Everything `validate` was asked to check.
@@ -31,6 +35,37 @@ pub struct Targets {
     pub expanded: Option<(PathBuf, Vec<String>)>,
     /// Files given that no agent project holds (no `bot/` or `agent/` in a folder above).
     pub outside: Vec<PathBuf>,
+}
+
+impl Targets {
+    /// What was checked when it is not the one project the user is in: the agents found below
+    /// a folder that holds none, and the files given that no project holds.
+    pub fn said(&self) -> Option<String> {
+        let mut out = String::new();
+        if let Some((folder, agents)) = &self.expanded {
+            let escape = crate::untrusted::escape;
+            let count = if agents.len() == 1 { "the agent".to_owned() } else { format!("the {} agents", agents.len()) };
+            out.push_str(&format!(
+                "{} holds no agent (no `bot/` or `agent/`); checking {count} below it: {}\n",
+                escape(&folder.to_string_lossy()),
+                agents.iter().map(|agent| escape(agent).into_owned()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if !self.outside.is_empty() {
+            let files: Vec<String> = self
+                .outside
+                .iter()
+                .map(|file| crate::untrusted::escape(&file.to_string_lossy()).into_owned())
+                .collect();
+            let what = if self.agents.is_empty() { "nothing to check: " } else { "" };
+            out.push_str(&format!(
+                "{what}{} in no agent project (no `bot/` or `agent/` in a folder above): {}\n",
+                if files.len() == 1 { "1 file is".to_owned() } else { format!("{} files are", files.len()) },
+                files.join(", ")
+            ));
+        }
+        (!out.is_empty()).then_some(out)
+    }
 }
 
 /// What the PATHs (or `--dir`, or the project found from here) name. A PATH that cannot be
@@ -57,35 +92,34 @@ fn unreadable(path: &Path, error: &std::io::Error) -> anyhow::Error {
 
 /// One folder: the project it is, or, when it holds no source folder, every agent below it.
 fn of_folder(dir: &Path) -> Targets {
-    let whole = |dir: PathBuf| Agent { dir, only: None };
-    let below = if holds_source(dir) { Vec::new() } else { crate::project::agents_below(dir) };
+    let below = if holds_a_source_folder(dir) { Vec::new() } else { crate::project::agents_below(dir) };
+    let mut targets = Targets { root: dir.to_path_buf(), agents: Vec::new(), expanded: None, outside: Vec::new() };
     if below.is_empty() {
-        return Targets {
-            root: dir.to_path_buf(),
-            agents: vec![whole(dir.to_path_buf())],
-            expanded: None,
-            outside: Vec::new(),
-        };
+        targets.agents.push(Agent { dir: dir.to_path_buf(), only: None, prefix: String::new() });
+    } else {
+        targets.agents =
+            below.iter().map(|agent| Agent { dir: join(dir, agent), only: None, prefix: prefix(agent) }).collect();
+        targets.expanded = Some((dir.to_path_buf(), below));
     }
-    Targets {
-        root: dir.to_path_buf(),
-        agents: below.iter().map(|agent| whole(join(dir, agent))).collect(),
-        expanded: Some((dir.to_path_buf(), below)),
-        outside: Vec::new(),
-    }
+    targets
 }
 
 /// Several paths: folders are whole projects; a file is checked in the project above it,
 /// and only its findings are reported. Paths are named from the current directory.
 fn of_paths(given: &[PathBuf]) -> Targets {
     let mut targets = Targets { root: PathBuf::from("."), agents: Vec::new(), expanded: None, outside: Vec::new() };
+    let cwd = std::env::current_dir().unwrap_or_default();
     for path in given {
         if path.is_dir() {
-            let folder = of_folder(path);
-            targets.agents.extend(folder.agents);
+            // Named as a file's project is, so that naming both checks it once.
+            let named = std::path::absolute(path).map_or_else(|_| path.clone(), |folder| from_cwd(&folder, &cwd));
+            let folder = of_folder(&named);
+            let under = |agent: Agent| Agent { prefix: prefix(&agent.dir.to_string_lossy()), ..agent };
+            targets.agents.extend(folder.agents.into_iter().map(under));
+            targets.expanded = targets.expanded.take().or(folder.expanded);
             continue;
         }
-        let Some((dir, file)) = project_of(path) else {
+        let Some((dir, file)) = project_of(path, &cwd) else {
             targets.outside.push(path.to_path_buf());
             continue;
         };
@@ -99,7 +133,10 @@ fn of_paths(given: &[PathBuf]) -> Targets {
                     only.insert(file);
                 }
             }
-            None => targets.agents.push(Agent { dir, only: (!whole).then(|| BTreeSet::from([file])) }),
+            None => {
+                let prefix = prefix(&dir.to_string_lossy());
+                targets.agents.push(Agent { dir, only: (!whole).then(|| BTreeSet::from([file])), prefix });
+            }
         }
     }
     // A project named whole and through a file is checked once, whole.
@@ -114,13 +151,10 @@ fn of_paths(given: &[PathBuf]) -> Targets {
 
 /// The project that holds `file` (the nearest folder above it with `bot/` or `agent/`),
 /// named from the current directory, and the file's path relative to it with `/`.
-fn project_of(file: &Path) -> Option<(PathBuf, String)> {
+fn project_of(file: &Path, cwd: &Path) -> Option<(PathBuf, String)> {
     let absolute = std::path::absolute(file).ok()?;
-    let cwd = std::env::current_dir().ok()?;
-    let root = absolute.parent()?.ancestors().find(|folder| holds_source(folder))?;
-    let relative = absolute.strip_prefix(root).ok()?;
-    let file = relative.components().map(|part| part.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-    Some((from_cwd(root, &cwd), file))
+    let root = absolute.parent()?.ancestors().find(|folder| holds_a_source_folder(folder))?;
+    Some((from_cwd(root, cwd), crate::fs::relative_slashed(&absolute, root)?))
 }
 
 /// `folder` (absolute) as the reports name it from the current directory: `.`, `apps/a`, or
@@ -133,8 +167,12 @@ fn from_cwd(folder: &Path, cwd: &Path) -> PathBuf {
     }
 }
 
-fn holds_source(folder: &Path) -> bool {
-    Layout::ALL.into_iter().any(|layout| folder.join(layout.folder()).is_dir())
+/// A folder named from the report's root (`a`, `apps/a`, `.`) as the prefix of its paths.
+fn prefix(folder: &str) -> String {
+    match folder.replace('\\', "/").trim_end_matches('/') {
+        "." | "" => String::new(),
+        folder => format!("{folder}/"),
+    }
 }
 
 /// `relative` (with `/`) under `dir`, without a leading `./` for the current folder.
