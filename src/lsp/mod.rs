@@ -55,8 +55,9 @@ use checks::{Document, Job, Shared, Worker};
 /// How long an edited document rests before it is checked: typing re-checks once per pause.
 pub const DEBOUNCE: Duration = Duration::from_millis(100);
 
-/// The files whose change re-checks their whole project.
-const CONFIG_FILES: [&str; 4] = ["package.json", "tsconfig.json", "agent-sdk.json", "agent-sdk.jsonc"];
+/// The files whose change re-checks their whole project, besides the settings files
+/// ([`crate::config::FILE_NAMES`]).
+const PROJECT_FILES: [&str; 2] = ["package.json", "tsconfig.json"];
 
 /// Serves LSP over stdin and stdout until the client says `exit` (or closes stdin).
 pub fn serve() -> anyhow::Result<()> {
@@ -324,19 +325,12 @@ impl Server {
     }
 
     fn register_file_watchers(&self) {
-        let watchers = [
-            "**/package.json",
-            "**/tsconfig.json",
-            "**/agent-sdk.json",
-            "**/agent-sdk.jsonc",
-            "**/*.{ts,mts,cts,js,mjs,cjs}",
-        ]
-        .into_iter()
-        .map(|glob| lsp_types::FileSystemWatcher {
-            glob_pattern: lsp_types::GlobPattern::String(glob.to_owned()),
-            kind: None,
-        })
-        .collect();
+        let names = PROJECT_FILES.into_iter().chain(crate::config::FILE_NAMES);
+        let watchers = names
+            .map(|name| format!("**/{name}"))
+            .chain(["**/*.{ts,mts,cts,js,mjs,cjs}".to_owned()])
+            .map(|glob| lsp_types::FileSystemWatcher { glob_pattern: lsp_types::GlobPattern::String(glob), kind: None })
+            .collect();
         let options = lsp_types::DidChangeWatchedFilesRegistrationOptions { watchers };
         let registration = lsp_types::Registration {
             id: "agent-sdk-watched-files".to_owned(),
@@ -454,5 +448,7 @@ fn canonical(uri: &lsp_types::Uri) -> Option<PathBuf> {
 }
 
 fn is_config(path: &Path) -> bool {
-    path.file_name().and_then(|name| name.to_str()).is_some_and(|name| CONFIG_FILES.contains(&name))
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| PROJECT_FILES.contains(&name) || crate::config::FILE_NAMES.contains(&name))
 }
