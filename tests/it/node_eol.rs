@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::common::dev_server::{DevServer, dev_command, in_project};
 use crate::common::snapshot::Filters;
-use crate::common::{self, NO_NODE_WARNING, copy_fixture, exit_code};
+use crate::common::{self, NO_NODE_WARNING, copy_fixture};
 
 const WARNING: &str = "is past its end of life";
 
@@ -28,18 +28,16 @@ fn node_saying(dir: &Path, version: &str) -> PathBuf {
 /// `agent-sdk <args>` in `dir` with `node` as the Node.js, as a user runs it (no variable
 /// silencing the warning): exit code, stdout, stderr.
 fn with_node(dir: &Path, node: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let output = common::agent_sdk()
+    let mut command = common::agent_sdk();
+    command
         .args(args)
         .current_dir(dir)
         .env_remove(NO_NODE_WARNING)
         .env("AGENT_SDK_NODE", node)
         .env("NO_COLOR", "1")
         .env_remove("NODE_OPTIONS")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (exit_code(&output), text(&output.stdout), text(&output.stderr))
+        .envs(env.iter().copied());
+    common::outcome(command)
 }
 
 /// `test` on a Node 20 warns on stderr before the tests run, with `--quiet` too (it is

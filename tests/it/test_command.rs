@@ -444,7 +444,8 @@ fn node_version() -> (u32, u32) {
 /// `agent-sdk test <args>` in `cwd` with `env` added (colourless, no NODE_OPTIONS of the
 /// developer's): exit code, stdout, stderr.
 fn test_with(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    let output = common::agent_sdk()
+    let mut command = common::agent_sdk();
+    command
         .arg("test")
         .args(args)
         .current_dir(cwd)
@@ -452,11 +453,8 @@ fn test_with(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, S
         .env_remove("FORCE_COLOR")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("NODE_OPTIONS")
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (exit_code(&output), text(&output.stdout), text(&output.stderr))
+        .envs(env.iter().copied());
+    common::outcome(command)
 }
 
 /// Each `--reporter` writes to the `--reporter-destination` in the same place, as Node pairs

@@ -157,6 +157,13 @@ pub fn transcript(cwd: &Path, args: &[&str]) -> String {
     text
 }
 
+/// `command` run to its end: its exit code, stdout and stderr as text.
+pub fn outcome(mut command: Command) -> (i32, String, String) {
+    let output = command.output().expect("the command runs");
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (exit_code(&output), text(&output.stdout), text(&output.stderr))
+}
+
 pub fn exit_code(output: &Output) -> i32 {
     output.status.code().unwrap_or_else(|| panic!("killed by a signal: {:?}", output.status))
 }
