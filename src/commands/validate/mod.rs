@@ -36,33 +36,19 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
     let mut said = String::new();
     let mut parts = Vec::new();
     let mut denied = false;
-    // What `--fix` did in every agent, each file named from the current directory.
     let mut all_fixed: Option<fix::Fixed> = None;
     for agent in &targets.agents {
-        let scope = agent.only.clone().map_or(Scope::Project, Scope::Files);
-        let check = |dir: &Path| check(dir, &runs, &scope);
-        let (checked, fixed) = if args.fix || args.unsafe_fixes {
-            let (checked, fixed) = fix::fix_project(&agent.dir, args.unsafe_fixes, check)?;
-            (checked, Some(fixed))
-        } else {
-            (check(&agent.dir)?, None)
-        };
-        let dir = report::ProjectDir::new(&agent.dir, &checked);
-        // Which settings apply, first: they decide what was fixed and found.
-        if args.verbose && checked.project.is_some() {
-            said.push_str(&report::settings::read_line(&checked.config, &dir));
-        } else if let Some(line) = report::settings::from_above(&checked.config, &dir) {
-            said.push_str(&line);
-        }
-        if let Some(fixed) = fixed {
+        let checked = check_agent(agent, args, &runs)?;
+        said.push_str(&checked.settings_line);
+        if let Some(fixed) = checked.fixed {
             let all = all_fixed.get_or_insert_default();
             for (path, codes) in fixed.files {
-                all.files.entry(dir.file(&path)).or_default().extend(codes);
+                all.files.entry(path).or_default().extend(codes);
             }
-            all.changed_meanwhile.extend(fixed.changed_meanwhile.iter().map(|path| dir.file(path)));
+            all.changed_meanwhile.extend(fixed.changed_meanwhile);
         }
-        denied |= checked.config.deny_warnings && checked.count(Severity::Warning) > 0;
-        parts.push(combine::Part { prefix: agent.prefix.clone(), anchor: dir.anchor().to_owned(), checked });
+        denied |= checked.denied;
+        parts.push(checked.part);
     }
     if let Some(fixed) = all_fixed.filter(|fixed| !printer.is_quiet() || fixed.count() > 0) {
         said.push_str(&fixed_lines(&fixed));
@@ -110,10 +96,42 @@ pub fn validate(args: &ValidateArgs, printer: &Printer) -> anyhow::Result<ExitSt
     Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
 }
 
-/// The whole check `validate` reports: the project's (of the hooks `scope` names), and
-/// whether the SDK packages are there and current.
-fn check(dir: &Path, runs: &MountRuns, scope: &Scope) -> anyhow::Result<CheckedProject> {
-    check_project_with(dir, std::sync::Arc::default(), runs, scope, true)
+/// One agent's check, and what it says before the report.
+struct AgentChecked {
+    part: combine::Part,
+    /// Which settings apply (with `--verbose`, whichever they are), as a line or nothing.
+    settings_line: String,
+    /// What `--fix` did, each file named from the current directory.
+    fixed: Option<fix::Fixed>,
+    /// Whether its own settings' `denyWarnings` fail it.
+    denied: bool,
+}
+
+/// Checks one agent as `validate` reports it: the hooks `agent` covers and whether the SDK
+/// packages `tsc` sees are there and current; with `--fix`, after writing the fixes.
+fn check_agent(agent: &targets::Agent, args: &ValidateArgs, runs: &MountRuns) -> anyhow::Result<AgentChecked> {
+    let scope = agent.only.clone().map_or(Scope::Project, Scope::Files);
+    let check = |dir: &Path| check_project_with(dir, std::sync::Arc::default(), runs, &scope, true);
+    let (checked, fixed) = if args.fix || args.unsafe_fixes {
+        let (checked, fixed) = fix::fix_project(&agent.dir, args.unsafe_fixes, check)?;
+        (checked, Some(fixed))
+    } else {
+        (check(&agent.dir)?, None)
+    };
+    let dir = report::ProjectDir::new(&agent.dir, &checked);
+    // Which settings apply, first: they decide what was fixed and found.
+    let settings_line = if args.verbose && checked.project.is_some() {
+        report::settings::read_line(&checked.config, &dir)
+    } else {
+        report::settings::from_above(&checked.config, &dir).unwrap_or_default()
+    };
+    let fixed = fixed.map(|fixed| fix::Fixed {
+        files: fixed.files.into_iter().map(|(path, codes)| (dir.file(&path), codes)).collect(),
+        changed_meanwhile: fixed.changed_meanwhile.iter().map(|path| dir.file(path)).collect(),
+    });
+    let denied = checked.config.deny_warnings && checked.count(Severity::Warning) > 0;
+    let part = combine::Part { prefix: agent.prefix.clone(), anchor: dir.anchor().to_owned(), checked };
+    Ok(AgentChecked { part, settings_line, fixed, denied })
 }
 
 /// `Fixed 3 findings in 2 files:` and each file (named from the current directory) with the
