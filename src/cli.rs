@@ -528,7 +528,7 @@ pub struct RunArgs {
     pub script: Option<PathBuf>,
 
     /// Continue this session (its events are appended after the recorded ones).
-    #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
+    #[arg(long, value_name = "ID", value_parser = crate::state::session_id::parse_session_id)]
     pub session: Option<String>,
 
     /// Dispatch the session's recorded events its hooks never saw (a run ended before
@@ -550,7 +550,7 @@ pub struct RunArgs {
     pub json: bool,
 
     /// How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::time::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
     /// The serve log's format on stderr.
@@ -596,17 +596,17 @@ pub struct ModelArgs {
     pub model_retries: u32,
 
     /// How long connecting to the model server may take.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::time::clock::parse_duration)]
     pub model_connect_timeout: std::time::Duration,
 
     /// How long the model server may send no data (before its answer starts, or within
     /// it) before the turn fails; keep-alive comments and part of an event are not data.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::time::clock::parse_duration)]
     pub model_idle_timeout: std::time::Duration,
 
     /// How long the model may take to answer one turn (every request, retry and tool step
     /// of it) before the turn fails.
-    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = crate::time::clock::parse_duration)]
     pub model_max_duration: std::time::Duration,
 }
 
@@ -694,13 +694,13 @@ pub struct DevArgs {
     pub allow_anonymous: bool,
 
     /// How long one handler may run before it is logged as timed out: `500ms`, `30s`, `1.5h`…
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::time::clock::parse_duration)]
     pub hook_timeout: std::time::Duration,
 
     /// How long a session may sit idle before it is put to rest: its Node.js runtime and
     /// its thread are given back, and it no longer counts against --max-sessions. Its
     /// next message brings it back, with its history.
-    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::time::clock::parse_duration)]
     pub session_idle: std::time::Duration,
 
     /// How many sessions may be live at once (each has a thread and, once it has had a
@@ -796,7 +796,7 @@ pub struct ChatArgs {
 
     /// Continue this session (one chat started here: its continuation token is kept in
     /// `.agent-sdk/chat.json`).
-    #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
+    #[arg(long, value_name = "ID", value_parser = crate::state::session_id::parse_session_id)]
     pub session: Option<String>,
 
     /// Print each turn's events (NDJSON envelopes) instead of the reply.
@@ -808,7 +808,7 @@ pub struct ChatArgs {
     pub insecure: bool,
 
     /// How long to wait for a turn's hooks to finish before the reply is left at that.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::time::clock::parse_duration)]
     pub hooks_for: std::time::Duration,
 }
 
@@ -835,7 +835,7 @@ pub struct LogsArgs {
 
     /// Only this session's lines: its id, or the end of it that each line shows (the tag,
     /// `43c2d23a`), when one session's id ends so.
-    #[arg(long, value_name = "ID", value_parser = crate::session_id::parse_session_id)]
+    #[arg(long, value_name = "ID", value_parser = crate::state::session_id::parse_session_id)]
     pub session: Option<String>,
 
     /// Only the lines of this hook (as each line names it, `hook "audit/usage"`); repeat it
@@ -864,7 +864,7 @@ pub struct LogsArgs {
     pub insecure: bool,
 
     /// After a lost connection, how long to keep trying before giving up with exit 1.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::clock::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = crate::time::clock::parse_duration)]
     pub retry_for: std::time::Duration,
 }
 

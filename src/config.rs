@@ -294,8 +294,11 @@ impl Reader<'_> {
             let name = prop.name.as_str();
             let Some(code) = Code::from_name(name).or_else(|| Code::from_name(&format!("hooks::{name}"))) else {
                 let names = Code::ALL.iter().map(|code| code.as_str());
-                let suggestion = crate::suggest::nearest(name, names).or_else(|| {
-                    crate::suggest::nearest(&format!("hooks::{name}"), Code::ALL.iter().map(|code| code.as_str()))
+                let suggestion = crate::diagnostics::suggest::nearest(name, names).or_else(|| {
+                    crate::diagnostics::suggest::nearest(
+                        &format!("hooks::{name}"),
+                        Code::ALL.iter().map(|code| code.as_str()),
+                    )
                 });
                 let help = match suggestion {
                     Some(code) => format!("did you mean `{code}`?"),
@@ -318,7 +321,7 @@ impl Reader<'_> {
                 "warning" => Level::On(Severity::Warning),
                 "error" => Level::On(Severity::Error),
                 other => {
-                    let help = match crate::suggest::nearest(other, LEVELS) {
+                    let help = match crate::diagnostics::suggest::nearest(other, LEVELS) {
                         Some(level) => format!(
                             "did you mean \"{level}\"? (a level is one of \"off\", \"advice\", \"warning\", \"error\")"
                         ),
@@ -407,7 +410,7 @@ impl Reader<'_> {
     }
 
     fn unknown_key(&mut self, prop: &ObjectProp, name: &str, known: &[&'static str], what: &str) {
-        let help = match crate::suggest::nearest(name, known.iter().copied()) {
+        let help = match crate::diagnostics::suggest::nearest(name, known.iter().copied()) {
             Some(key) => format!("did you mean `{key}`? (the settings are {})", crate::printer::code_list(known)),
             None => format!("the settings are {} (see docs/configuration.md)", crate::printer::code_list(known)),
         };

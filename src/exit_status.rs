@@ -11,22 +11,30 @@ pub enum ExitStatus {
     Failure,
     /// 2: usage or environment error: a bad flag, an unreadable `--dir`, a missing tool.
     Error,
-    /// Any other code, e.g. 130 after Ctrl-C.
-    Code(u8),
+    /// 3: the turn completed while a hook failed to load, threw, timed out or crashed its
+    /// runtime (`run`, `chat`): `run --event …` is a test a CI can trust.
+    HooksMisbehaved,
+    /// Stopped by the signal numbered `signal` (`crate::signals::Stop::exit_status`):
+    /// 128 + its number, as shells report it (130 after Ctrl-C).
+    Stopped { signal: i32 },
 }
 
-/// 3: the turn completed while a hook failed to load, threw, timed out or crashed its
-/// runtime (`run`, `chat`): `run --event …` is a test a CI can trust.
-pub const HOOKS_MISBEHAVED: u8 = 3;
+impl ExitStatus {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Failure => 1,
+            ExitStatus::Error => 2,
+            ExitStatus::HooksMisbehaved => 3,
+            ExitStatus::Stopped { signal } => u8::try_from(128 + signal).unwrap_or(130),
+        }
+    }
+}
 
 impl From<ExitStatus> for ExitCode {
     fn from(status: ExitStatus) -> Self {
-        match status {
-            ExitStatus::Success => ExitCode::from(0),
-            ExitStatus::Failure => ExitCode::from(1),
-            ExitStatus::Error => ExitCode::from(2),
-            ExitStatus::Code(code) => ExitCode::from(code),
-        }
+        ExitCode::from(status.code())
     }
 }
 

@@ -33,37 +33,26 @@ pub mod runtime; // Node.js started, its files, its channels, the host calls hoo
 pub mod loader; // TypeScript modules resolved, compiled (cached) and linked for Node
 pub mod telemetry; // OTLP export of the session's spans, metrics and logs
 
-// Floor 1, the ground: data, the store, the SDK's files and small leaves.
+// Floor 1, the ground: data, the store, the SDK's files, and rooms of small leaves.
 pub mod cli; // every command-line type; the doc comments are `--help`
-pub mod clock; // timestamps, durations, ids
 pub mod config; // agent-sdk.json (or package.json's agentSdk): rule levels, ignore globs, test defaults
-pub mod data_shape; // an event's `data` shape, read from the vocabulary
-pub mod diagnostics; // codes, findings, suppressions, line indexes
-pub mod env_file; // `.env` files for the runtime
+pub mod diagnostics; // codes, findings, suppressions, line indexes, "did you mean"
 pub mod exit_status; // the one exit-status type
-pub mod fingerprint; // what changes when the agent's code does
 pub mod fs; // private folders, whole-file and if-changed writes, JSON files, links out
-pub mod invocation; // how the user runs this binary, for hints
-pub mod io_error; // I/O errors in a user's words
-pub mod package_json; // a project's package.json as commands edit it
+pub mod http; // what every HTTP client shares: the CAs it trusts, Server-Sent Events read
 pub mod parse; // oxc parsing on a stack big enough for any input
 pub mod platform; // what differs between operating systems: a Unix side and a Windows side
 pub mod printer; // the one way output reaches the terminal
-pub mod project; // the project on disk: layout and name
+pub mod process; // this very binary, and how the user runs it
+pub mod project; // the project on disk: layout, name, package.json, .env files, fingerprint
 pub mod protocol; // every message across the Node.js boundary
-pub mod running_binary; // this very binary, for processes that run it again
 pub mod scaffold; // what `init` writes
 pub mod sdk; // the SDK packages: declarations, JavaScript files, event examples
-pub mod session_id; // session ids from outside
 pub mod signals; // Ctrl-C, SIGTERM, SIGHUP
-pub mod since; // `--since` ages and times
-pub mod sse; // Server-Sent Events read in linear time
-pub mod state; // the store: event log, serve log, sessions, dev.json
-pub mod suggest; // "did you mean"
-pub mod trust; // the CAs every HTTPS client trusts: bundled, the system's, SSL_CERT_FILE and the like
-pub mod untrusted; // text we did not write, made safe to print
-pub mod uri; // paths as URIs; URLs quoted without their user name and password
-pub mod vocabulary; // the event vocabulary
+pub mod state; // the store: event log, serve log and its query, sessions, dev.json
+pub mod text; // text we did not write made safe, I/O errors in a user's words, URIs
+pub mod time; // timestamps, durations, ids, `--since`
+pub mod vocabulary; // the event vocabulary and the shape of each event's data
 
 use std::process::ExitCode;
 

@@ -4,7 +4,10 @@
 //! in Node), the gate ("the hooks have errors"), the [`LoadPlan`], the serve log's start-up
 //! lines, the `ctx` handlers see, the runtime's hooks loaded, and the recorder that numbers
 //! the session's events. Two commands building these by hand would drift and disagree in
-//! front of a user.
+//! front of a user. Once started, a session takes its turns through [`Session`].
+
+mod lane;
+mod turns;
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,13 +16,13 @@ use crate::check::CheckedProject;
 use crate::cli::{ColorChoice, EnvFiles};
 use crate::diagnostics::Severity;
 use crate::engine::dispatcher::Dispatcher;
-use crate::engine::feed::Recorder;
+pub use crate::engine::hooks::Hooks;
 pub use crate::engine::plan::{HookToLoad, LoadPlan};
-use crate::env_file::LoadedEnv;
 use crate::exit_status::Exit;
 use crate::loader::cache::Cache;
 use crate::model::choice::ModelChoice;
 use crate::printer::Printer;
+use crate::project::env_file::LoadedEnv;
 use crate::project::{self, Located};
 use crate::protocol::{CtxAgent, CtxChannel, CtxSession, HookCtx, InitCtx};
 use crate::report::{self, ProjectDir};
@@ -28,6 +31,8 @@ pub use crate::runtime::setup::SessionSetup;
 use crate::state::StateStore;
 use crate::state::log_record::{Level, Record};
 use crate::state::serve_log::ServeLog;
+pub use lane::LaneHooks;
+pub use turns::{Asked, HooksEnded, Outcome, Session, Sink, exit_status};
 
 /// Who the session is, as `ctx.session` and `ctx.channel` say.
 pub struct SessionFacts<'f> {
@@ -76,7 +81,7 @@ pub fn plan(checked: &CheckedProject, runtime_dir: &Path) -> Result<LoadPlan, cr
         .loaded()
         .map(|hook| HookToLoad {
             name: hook.name.clone(),
-            url: crate::uri::file_url(&hook.real_path),
+            url: crate::text::uri::file_url(&hook.real_path),
             source: hook.path.clone(),
             key: hook.mount.as_ref().map(|mount| mount.key.clone()),
         })
@@ -151,8 +156,7 @@ impl<E> Started<E> {
     /// providers, and where telemetry goes.
     pub fn startup_lines(&self, model: &ModelChoice) -> Vec<Record> {
         let mut lines = Vec::new();
-        let Some(project) = &self.checked.project else { return lines };
-        let dir = ProjectDir::new(&project.dir, &self.checked);
+        let dir = ProjectDir::new(&self.setup.project.dir, &self.checked);
         if let Some(line) = report::settings::from_above(&self.checked.config, &dir) {
             lines.push(Record::new(Level::Info, line.trim_end()));
         }
@@ -206,9 +210,4 @@ pub fn load<'s>(
     let mut dispatcher = Dispatcher::new(config, runtime, plan.clone(), ctx, setup.hook_timeout, log, store);
     dispatcher.load()?;
     Ok(dispatcher)
-}
-
-/// The recorder of a session's next events: indexes go on from the recorded ones.
-pub fn recorder<'s>(store: &'s StateStore, session_id: &'s str) -> anyhow::Result<Recorder<'s>> {
-    Ok(Recorder { store, session_id, next: store.next_index(session_id)? })
 }

@@ -351,7 +351,7 @@ fn walk_error(error: &walkdir::Error, display: &impl Fn(&Path) -> String) -> Opt
     }
     let name = path.file_name().and_then(|name| name.to_str()).unwrap_or_default();
     if file_kind(name) != FileKind::Other || !name.contains('.') {
-        let reason = error.io_error().map_or_else(|| error.to_string(), crate::io_error::describe);
+        let reason = error.io_error().map_or_else(|| error.to_string(), crate::text::io_error::describe);
         return Some(
             Diagnostic::new(
                 Code::Unreadable,

@@ -61,20 +61,16 @@ fn reached_from(checked: &CheckedProject, only: &BTreeSet<String>) -> BTreeSet<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::{Code, Diagnostic};
-
-    fn finding(path: Option<&str>) -> Diagnostic {
-        let diagnostic = Diagnostic::new(Code::UnknownEvent, "m", "h");
-        match path {
-            Some(path) => diagnostic.with_path(path),
-            None => diagnostic,
-        }
-    }
+    use crate::diagnostics::Diagnostic;
 
     #[test]
     fn a_narrowed_check_keeps_the_named_files_findings_and_the_project_wide_ones() {
         let mut checked = CheckedProject {
-            diagnostics: vec![finding(Some("bot/hooks/a.ts")), finding(Some("bot/hooks/b.ts")), finding(None)],
+            diagnostics: vec![
+                Diagnostic::at(Some("bot/hooks/a.ts")),
+                Diagnostic::at(Some("bot/hooks/b.ts")),
+                Diagnostic::at(None),
+            ],
             ..CheckedProject::default()
         };
         narrow(&mut checked, &BTreeSet::from(["bot/hooks/a.ts".to_owned()]));

@@ -20,12 +20,12 @@ use crate::commands::logs::Stop;
 use crate::commands::logs::connect::{Endpoint, Given, check_transport, dev_json_path, discover, read_dev_json};
 use crate::commands::logs::follow::root_cause;
 use crate::commands::logs::print::{LogRecord, human_line};
-use crate::exit_status::{Exit, ExitStatus, HOOKS_MISBEHAVED};
+use crate::exit_status::{Exit, ExitStatus};
+use crate::http::sse::SseParser;
+use crate::http::trust::Trust;
 use crate::printer::Printer;
-use crate::sse::SseParser;
 use crate::state::StateRoot;
-use crate::trust::Trust;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// How long one request may take to be answered (a turn is answered once it is recorded).
 const TURN_TIMEOUT: Duration = Duration::from_secs(600);
@@ -36,7 +36,10 @@ pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let env = Given { host: std::env::var("AGENT_SDK_HOST").ok(), token: std::env::var("AGENT_SDK_TOKEN").ok() };
     let endpoint = discover(&flags, &env, || read_dev_json(&dev_json_path(&args.dir.dir)))
         .and_then(|endpoint| check_transport(&endpoint, args.insecure).map(|()| endpoint))
-        .map_err(|stop| Exit { status: ExitStatus::Error, message: crate::uri::without_credentials(&stop.message) })?;
+        .map_err(|stop| Exit {
+            status: ExitStatus::Error,
+            message: crate::text::uri::without_credentials(&stop.message),
+        })?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -60,13 +63,13 @@ pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         loop {
             let line = tokio::select! {
                 line = input.next() => line,
-                _ = interrupts.recv() => return Ok(ExitStatus::Code(130)),
+                _ = interrupts.recv() => return Ok(crate::signals::Stop::CTRL_C.exit_status()),
             };
             let line = match line {
                 Line::Text(line) => line,
                 Line::End => return Ok(status),
                 // Ctrl-C at the prompt (the line editor reads it as a key).
-                Line::Interrupted => return Ok(ExitStatus::Code(130)),
+                Line::Interrupted => return Ok(crate::signals::Stop::CTRL_C.exit_status()),
                 Line::Failed(problem) => return Err(anyhow::Error::new(problem).context("could not read stdin")),
             };
             if line.trim().is_empty() {
@@ -77,7 +80,7 @@ pub fn chat(args: &ChatArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
                 status = chat.turn(&line) => status?,
                 _ = interrupts.recv() => {
                     printer.stderr("\n(stopped waiting: the server finishes the turn, which stays in the session)\n");
-                    ExitStatus::Code(130)
+                    crate::signals::Stop::CTRL_C.exit_status()
                 }
             };
         }
@@ -255,7 +258,7 @@ impl<'a> Chat<'a> {
         Ok(if failed.is_some() {
             ExitStatus::Failure
         } else if misbehaved {
-            ExitStatus::Code(HOOKS_MISBEHAVED)
+            ExitStatus::HooksMisbehaved
         } else {
             ExitStatus::Success
         })
@@ -268,10 +271,10 @@ impl<'a> Chat<'a> {
             None => format!(
                 "could not reach {host}: {}; is the server running? (`{} dev` starts one here; --url names another)",
                 root_cause(problem),
-                crate::invocation::command()
+                crate::process::invocation::command()
             ),
         };
-        Exit { status: ExitStatus::Error, message: crate::uri::without_credentials(&message) }.into()
+        Exit { status: ExitStatus::Error, message: crate::text::uri::without_credentials(&message) }.into()
     }
 
     /// The events of the session's last turn (the one just answered), from its trace.

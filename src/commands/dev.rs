@@ -119,7 +119,7 @@ pub fn dev(args: &DevArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         log.terminal_only(&Record::new(Level::Info, playground));
         log.info(format!(
             "talk to it: `{} chat`, or POST {url}/v1/session {{\"message\": \"…\"}} (the hosting API; {url}/ lists the routes)",
-            crate::invocation::command()
+            crate::process::invocation::command()
         ));
         let stopping_agent = Arc::clone(&agent);
         connections::serve(listener, router(server), async move {
@@ -161,8 +161,12 @@ fn claim_dev_file(root: &StateRoot, args: &DevArgs) -> anyhow::Result<Claim> {
         Ok(lease) => return Ok(Claim::Taken(lease)),
         Err(first) => first.unwrap_or(DevFile { url: "an unknown URL".to_owned(), token: String::new(), pid: None }),
     };
-    let running =
-        format!("{} dev already serves this project at {} ({})", crate::invocation::command(), first.url, who(&first));
+    let running = format!(
+        "{} dev already serves this project at {} ({})",
+        crate::process::invocation::command(),
+        first.url,
+        who(&first)
+    );
     if args.rotate_token {
         return Err(
             Exit::usage(format!("{running}; --rotate-token would change the token it uses: stop it first")).into()
@@ -172,7 +176,7 @@ fn claim_dev_file(root: &StateRoot, args: &DevArgs) -> anyhow::Result<Claim> {
         Some(port) if port != 0 => Ok(Claim::Beside(first)),
         _ => Err(Exit::usage(format!(
             "{running}; use it (`{} logs` follows it), stop it, or pass a --port other than its own to run another beside it",
-            crate::invocation::command()
+            crate::process::invocation::command()
         ))
         .into()),
     }

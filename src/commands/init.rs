@@ -9,12 +9,12 @@ use anyhow::Context;
 use crate::cli::{InitArgs, LayoutChoice};
 use crate::exit_status::{Exit, ExitStatus};
 use crate::fs::link_out::{LinkOut, link_out};
-use crate::package_json::{PackageJson, fragment, quoted};
 use crate::printer::Printer;
 use crate::project::Layout;
+use crate::project::package_json::{PackageJson, fragment, quoted};
 use crate::runtime::node_version::{NodeVersion, version_command};
 use crate::scaffold::{self, FileKind, Scaffold, ScaffoldFile};
-use crate::untrusted::{escape, escape_path};
+use crate::text::untrusted::{escape, escape_path};
 
 pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     let dir = &args.dir;
@@ -85,7 +85,7 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         report.push_str(&format!("  {path:<32} the SDK package {}, {} files\n", package.name, package.files));
     }
     if let Some(lacking) = lacking {
-        report.push_str(&crate::untrusted::escape_keeping_lines(&lacking));
+        report.push_str(&crate::text::untrusted::escape_keeping_lines(&lacking));
     }
     if let Some(kept) = kept_tsconfig {
         report.push_str(&kept);
@@ -94,10 +94,10 @@ pub fn init(args: &InitArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if dir != Path::new(".") {
         report.push_str(&format!("  cd {}\n", shell_word(dir)));
     }
-    let command = crate::invocation::command();
+    let command = crate::process::invocation::command();
     let mut steps = Vec::new();
     if layout == Layout::Agent {
-        steps.push((crate::invocation::install_command(), "@opentelemetry/api, which the usage hook imports"));
+        steps.push((crate::process::invocation::install_command(), "@opentelemetry/api, which the usage hook imports"));
     }
     for (step, what) in [
         ("run --message \"hello\"", "one local turn; the hooks run for real"),

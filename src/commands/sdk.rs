@@ -7,11 +7,12 @@ use anyhow::Context;
 
 use crate::cli::SdkArgs;
 use crate::exit_status::{Exit, ExitStatus};
-use crate::package_json::{PackageJson, fragment};
 use crate::printer::Printer;
+use crate::project::package_json::{PackageJson, fragment};
+use crate::sdk::folders::VERSION;
 use crate::sdk::freshness::listed;
 use crate::sdk::node_modules::Installed;
-use crate::sdk::packages::{VERSION, WrittenPackage, dependencies, write_packages};
+use crate::sdk::packages::{WrittenPackage, dependencies, write_packages};
 
 /// Writes the three SDK packages under `--dir` and says, a line each, what changed; then
 /// what `package.json` lacks of them (added with `--update-package-json`), and a hint when
@@ -23,7 +24,7 @@ pub fn sdk(args: &SdkArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
     if args.update_package_json && matches!(manifest, Ok(None)) {
         return Err(Exit::usage(format!(
             "there is no package.json in {} to add the SDK packages to (`npm init` makes one)",
-            crate::untrusted::escape(&dir.display().to_string())
+            crate::text::untrusted::escape(&dir.display().to_string())
         ))
         .into());
     }
@@ -72,7 +73,7 @@ fn name_the_packages(mut manifest: PackageJson, update: bool) -> anyhow::Result<
         "hint: package.json does not name {named}, so the next `npm install` removes {} from node_modules/; add:\n{}or run `{} sdk --update-package-json`\n",
         if lacking.len() == 1 { "it" } else { "them" },
         fragment(&lacking, "  "),
-        crate::invocation::command()
+        crate::process::invocation::command()
     ))
 }
 
@@ -100,7 +101,7 @@ fn describe(package: &WrittenPackage) -> String {
             "{folder}; left {} as it is: {} is a link out of the project (to {}), which sdk never writes through; your package manager installs it from package.json",
             shown(dir),
             shown(&link.link),
-            crate::untrusted::escape_path(&link.leads_to)
+            crate::text::untrusted::escape_path(&link.leads_to)
         ),
     }
 }
@@ -108,7 +109,7 @@ fn describe(package: &WrittenPackage) -> String {
 /// A path as the user gave the project's: without a leading `./`, its control characters
 /// shown escaped.
 fn shown(path: &Path) -> String {
-    crate::untrusted::escape_path(path.strip_prefix(".").unwrap_or(path))
+    crate::text::untrusted::escape_path(path.strip_prefix(".").unwrap_or(path))
 }
 
 /// What to change in `<dir>/tsconfig.json` for `tsc` to find the packages, if anything:

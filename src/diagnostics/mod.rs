@@ -6,6 +6,7 @@
 pub mod codes;
 pub mod fix;
 pub mod line_index;
+pub mod suggest;
 pub mod suppression;
 
 pub use codes::{Code, Severity};
@@ -69,6 +70,16 @@ impl Diagnostic {
     pub fn with_path(mut self, path: impl Into<String>) -> Self {
         self.path = Some(path.into());
         self
+    }
+
+    /// A finding of unit tests that only look at where it is (`None`: project-wide).
+    #[cfg(test)]
+    pub fn at(path: Option<&str>) -> Self {
+        let finding = Self::new(Code::UnknownEvent, "m", "h");
+        match path {
+            Some(path) => finding.with_path(path),
+            None => finding,
+        }
     }
 
     pub fn with_label(mut self, label: Label) -> Self {

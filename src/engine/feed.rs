@@ -2,20 +2,21 @@
 //! for it (`run`'s stdout, `dev`'s HTTP stream), then handed to the hooks.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::clock::{new_id, now_rfc3339};
-use crate::engine::dispatcher::Dispatcher;
+use crate::engine::hooks::Hooks;
 use crate::engine::turn::{self, Turn, TurnEvent, TurnStep};
 use crate::model::{ModelStream, Next};
+use crate::signals::Interrupt;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
+use crate::state::serve_log::ServeLog;
 use crate::telemetry::Parent;
 use crate::telemetry::turn_trace::{Traced, TurnTrace};
+use crate::time::clock::{new_id, now_rfc3339};
 
 /// How feeding the events went.
 #[derive(Default)]
@@ -77,10 +78,10 @@ pub type Sink<'f> = dyn FnMut(&Envelope) -> anyhow::Result<()> + 'f;
 pub struct Feed<'f, 's> {
     pub sink: &'f mut Sink<'f>,
     pub recorder: Recorder<'s>,
-    pub dispatcher: &'f mut Dispatcher<'s>,
-    pub interrupted: &'f AtomicBool,
-    /// What sets `interrupted`, in the words a cancelled turn's `turn.failed` says.
-    pub interrupted_by: &'f (dyn Fn() -> &'static str + 'f),
+    pub hooks: &'f mut dyn Hooks,
+    /// Where the model's own lines go.
+    pub log: &'f ServeLog,
+    pub interrupt: Interrupt<'f>,
     /// How turns are traced, when telemetry is exported.
     pub traced: Option<Traced>,
 }
@@ -96,10 +97,10 @@ impl Feed<'_, '_> {
         let (mut turn, received) = Turn::start(message);
         self.record_show_dispatch(received, &turn_id, &mut outcome, trace)?;
         while !turn.ended() {
-            if self.interrupted.load(Ordering::SeqCst) {
+            if self.interrupt.is_set() {
                 outcome.cancelled = true;
                 return self
-                    .record_show_dispatch(turn::cancelled((self.interrupted_by)()), &turn_id, &mut outcome, trace)
+                    .record_show_dispatch(turn::cancelled(self.interrupt.name()), &turn_id, &mut outcome, trace)
                     .map(|()| outcome);
             }
             let steps = match self.next_output(model)? {
@@ -114,7 +115,7 @@ impl Feed<'_, '_> {
             for step in steps {
                 match step {
                     TurnStep::Record(event) => self.record_show_dispatch(event, &turn_id, &mut outcome, trace)?,
-                    TurnStep::Wait(duration) => wait_for_model(self.dispatcher, duration, self.interrupted)?,
+                    TurnStep::Wait(duration) => wait_for_model(self.hooks, duration, self.interrupt)?,
                     TurnStep::Responded(model) => {
                         if let Some(trace) = trace.as_mut() {
                             trace.responded(&model);
@@ -123,7 +124,7 @@ impl Feed<'_, '_> {
                     TurnStep::Log(level, line) => {
                         let mut record = Record::new(level, line);
                         record.turn_id = Some(turn_id.clone());
-                        self.dispatcher.serve_log().write(record);
+                        self.log.write(record);
                     }
                 }
             }
@@ -135,12 +136,12 @@ impl Feed<'_, '_> {
     /// between short looks at the model; otherwise the wait is on the model alone, so an
     /// output is shown the moment it arrives.
     fn next_output(&mut self, model: &mut dyn ModelStream) -> anyhow::Result<Next> {
-        if !self.dispatcher.busy() {
+        if !self.hooks.busy() {
             return Ok(model.next(MODEL_WAIT));
         }
         match model.next(Duration::ZERO) {
             Next::Waiting => {
-                self.dispatcher.idle(HOOKS_SLICE)?;
+                self.hooks.idle(HOOKS_SLICE)?;
                 Ok(Next::Waiting)
             }
             next => Ok(next),
@@ -163,7 +164,7 @@ impl Feed<'_, '_> {
             trace.events_parent()
         });
         (self.sink)(&envelope)?;
-        self.dispatcher.dispatch_in(envelope, parent)
+        self.hooks.dispatch_in(envelope, parent)
     }
 
     /// A recorded stream, read and recorded in batches (one transaction each), each batch
@@ -202,12 +203,12 @@ impl Feed<'_, '_> {
                 let parent = turns.as_mut().and_then(|turns| turns.on_event(&envelope));
                 traced.push((envelope, parent));
             }
-            self.dispatcher.dispatch_all_in(traced)?;
+            self.hooks.dispatch_all_in(traced)?;
             batch = REPLAY_BATCH;
             if outcome.bad_input.is_some() {
                 break;
             }
-            if self.interrupted.load(Ordering::SeqCst) {
+            if self.interrupt.is_set() {
                 outcome.cancelled = true;
                 break;
             }
@@ -225,7 +226,7 @@ impl Feed<'_, '_> {
             trace.events_parent()
         });
         (self.sink)(&envelope)?;
-        self.dispatcher.dispatch_in(envelope, parent)?;
+        self.hooks.dispatch_in(envelope, parent)?;
         Ok(Outcome::default())
     }
 }
@@ -257,10 +258,10 @@ impl ReplayedTurns {
 }
 
 /// Lets time pass while the model works, handling the hooks meanwhile; Ctrl-C ends the wait.
-fn wait_for_model(dispatcher: &mut Dispatcher, duration: Duration, interrupted: &AtomicBool) -> anyhow::Result<()> {
+fn wait_for_model(hooks: &mut dyn Hooks, duration: Duration, interrupt: Interrupt) -> anyhow::Result<()> {
     // A pause too long for the clock (a script's `pauseMs` near u64::MAX) lasts until Ctrl-C.
     let until = Instant::now().checked_add(duration);
-    while !interrupted.load(Ordering::SeqCst) {
+    while !interrupt.is_set() {
         let left = match until {
             Some(until) => until.saturating_duration_since(Instant::now()),
             None => Duration::MAX,
@@ -268,7 +269,7 @@ fn wait_for_model(dispatcher: &mut Dispatcher, duration: Duration, interrupted: 
         if left.is_zero() {
             break;
         }
-        dispatcher.idle(left.min(Duration::from_millis(50)))?;
+        hooks.idle(left.min(Duration::from_millis(50)))?;
     }
     Ok(())
 }

@@ -14,6 +14,8 @@
 
 pub mod dispatcher;
 pub mod feed;
+pub mod hooks;
+pub mod keeper;
 pub mod plan;
 pub mod shared;
 pub mod stats;

@@ -3,7 +3,7 @@
 //! aside and says how many; delivery stays at most once unless `run --redeliver` asks to
 //! dispatch them.
 
-use crate::engine::dispatcher::Dispatcher;
+use crate::engine::hooks::Hooks;
 use crate::state::StateStore;
 
 /// Set-aside events read per query when redelivering.
@@ -44,7 +44,7 @@ impl Undelivered {
 /// Dispatches every set-aside event of the session, in index order, waits until the hooks
 /// have seen them, and forgets them; returns how many. Interrupted (a crash), they stay
 /// set aside and a later redelivery hands them again: redelivery is at least once.
-pub fn redeliver(store: &StateStore, session_id: &str, dispatcher: &mut Dispatcher) -> anyhow::Result<u64> {
+pub fn redeliver(store: &StateStore, session_id: &str, hooks: &mut dyn Hooks) -> anyhow::Result<u64> {
     let mut count = 0;
     let mut last = None;
     loop {
@@ -55,10 +55,10 @@ pub fn redeliver(store: &StateStore, session_id: &str, dispatcher: &mut Dispatch
         for envelope in batch {
             last = Some(envelope.index);
             count += 1;
-            dispatcher.dispatch(envelope)?;
+            hooks.dispatch_in(envelope, None)?;
         }
     }
-    dispatcher.finish()?;
+    hooks.finish()?;
     if let Some(through) = last {
         store.forget_undelivered(session_id, through)?;
     }

@@ -6,7 +6,7 @@ pub use crate::platform::users::current_user;
 /// `` `alice` ``, or `uid 4242` when the user database has no name for it.
 pub fn describe(uid: u32) -> String {
     match crate::platform::users::name_of(uid) {
-        Some(name) => format!("`{}`", crate::untrusted::escape(&name)),
+        Some(name) => format!("`{}`", crate::text::untrusted::escape(&name)),
         None => format!("uid {uid}"),
     }
 }

@@ -15,8 +15,9 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
+use super::compiled::{Compiled, Output, Problem, ProblemKind};
 use super::resolver::{ModuleFormat, TsOptions};
-use super::transform::{self, Compiled, Output, Problem, ProblemKind};
+use super::transform;
 
 /// The biggest module compiled in this process: its worst nesting needs 1 GiB of stack.
 const IN_PROCESS_MAX_BYTES: usize = 512 * 1024;
@@ -66,7 +67,7 @@ pub fn compile(
 /// Runs `agent-sdk __compile` on `request`.
 fn in_a_process_of_its_own(request: &CompileRequest) -> Result<Result<Compiled, Vec<Problem>>, Problem> {
     let too_big = || too_big(request.source.len());
-    let mut child = Command::new(crate::running_binary::path())
+    let mut child = Command::new(crate::process::running_binary::path())
         .arg(crate::cli::COMPILE)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

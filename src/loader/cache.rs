@@ -19,9 +19,9 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::compiled::{Compiled, Import};
 use super::exports::OwnExports;
 use super::resolver::{ModuleFormat, TsOptions};
-use super::transform::{Compiled, Import};
 use crate::state::StateRoot;
 
 /// An open cache folder.
@@ -158,7 +158,7 @@ fn mark_used(file: &std::fs::File) {
 fn binary_stamp() -> &'static str {
     static STAMP: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     STAMP.get_or_init(|| {
-        let binary = crate::running_binary::metadata();
+        let binary = crate::process::running_binary::metadata();
         let (size, modified) = binary.map_or((0, None), |metadata| (metadata.len(), metadata.modified().ok()));
         format!("{} {size} {modified:?}", env!("CARGO_PKG_VERSION"))
     })

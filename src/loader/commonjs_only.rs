@@ -8,7 +8,7 @@ use std::path::Path;
 use oxc::ast::ast::{Declaration, ImportOrExportKind, Program, Statement, TSModuleReference};
 use oxc::span::Span;
 
-use super::transform::{Problem, ProblemKind};
+use super::compiled::{Problem, ProblemKind};
 
 /// The first top-level `import x = require(…)` or `export = …` of `program` (a module Node
 /// runs as an ES module), as a located problem.

@@ -13,10 +13,11 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::cache::{Cache, Cached};
+use super::compiled::{self, Compiled, Problem, ProblemKind};
 use super::exports::OwnExports;
 use super::link::{self, Linker, Walked};
 use super::resolver::{ModuleFormat, Resolver, Target, TsOptions, Unresolved, display_path, is_typescript};
-use super::transform::{self, Compiled, Problem, ProblemKind};
+use super::transform;
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
 
 /// A module the runtime will load.
@@ -64,7 +65,7 @@ pub struct Visited {
     /// Files it leads to that are walked too.
     next: Vec<PathBuf>,
     /// Its imports as compiled, for linking.
-    imports: Vec<transform::Import>,
+    imports: Vec<compiled::Import>,
     compiled: bool,
     /// Its entry in the cache, when there is a cache.
     cache_key: Option<String>,
@@ -221,7 +222,7 @@ impl Visited {
         source: &str,
         resolver: &Resolver,
         cache: Option<&Cache>,
-        compile: impl FnOnce(ModuleFormat, &TsOptions, transform::Output) -> Result<Compiled, Vec<Problem>>,
+        compile: impl FnOnce(ModuleFormat, &TsOptions, compiled::Output) -> Result<Compiled, Vec<Problem>>,
     ) {
         let path = self.module.path.clone();
         let format = self.module.format;
@@ -238,7 +239,7 @@ impl Visited {
             Some(cached) => cached,
             None => {
                 self.compiled = true;
-                let output = if cache.is_some() { transform::Output::Code } else { transform::Output::Check };
+                let output = if cache.is_some() { compiled::Output::Code } else { compiled::Output::Check };
                 match compile(format, &options, output) {
                     Ok(compiled) => match cache.map(|cache| cache.put(&key, &compiled)) {
                         Some(Ok(stored)) => stored,
@@ -358,7 +359,7 @@ pub fn is_walked(path: &Path) -> bool {
     is_typescript(path) || (javascript && !in_dependencies)
 }
 
-fn unresolved_import(file: &SourceFile, import: &transform::Import, unresolved: &Unresolved) -> Diagnostic {
+fn unresolved_import(file: &SourceFile, import: &compiled::Import, unresolved: &Unresolved) -> Diagnostic {
     let help = format!("{}; {}", unresolved.tried, unresolved.fix);
     if import.span == (0, 0) {
         // An import the compiler added (a helper): nothing in the source to point at.
@@ -387,7 +388,7 @@ fn problem_diagnostic(file: &SourceFile, problem: &Problem) -> Diagnostic {
 fn unreadable(shown: &str, error: &std::io::Error) -> Diagnostic {
     Diagnostic::new(
         Code::Unreadable,
-        format!("cannot be read: {}", crate::io_error::describe(error)),
+        format!("cannot be read: {}", crate::text::io_error::describe(error)),
         "make sure the file exists and is readable by this user",
     )
     .with_path(shown)

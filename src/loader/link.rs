@@ -16,9 +16,9 @@ use oxc::allocator::Allocator;
 use oxc::parser::Parser;
 use oxc::span::SourceType;
 
+use super::compiled::{Import, ImportedName};
 use super::exports::{Language, OwnExports, commonjs_exports, own_exports};
 use super::resolver::{ImportKind, ModuleFormat, Resolver, SdkModule, Target};
-use super::transform::{Import, ImportedName};
 use crate::diagnostics::{Code, Diagnostic, Fix, SourceFile};
 
 /// A package file bigger than this is not read for its exports (its imports are not judged).
@@ -369,7 +369,10 @@ fn missing_export(
         )
     };
     let suggestion = (name.name != "default")
-        .then(|| crate::suggest::nearest(&name.name, listed.iter().map(|known| known.as_str())).map(str::to_owned))
+        .then(|| {
+            crate::diagnostics::suggest::nearest(&name.name, listed.iter().map(|known| known.as_str()))
+                .map(str::to_owned)
+        })
         .flatten();
     let help = match (&suggestion, kind) {
         (Some(suggestion), _) => format!("did you mean `{suggestion}`? ({})", exported_list(specifier, &listed)),

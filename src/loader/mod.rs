@@ -14,6 +14,7 @@ pub mod big_modules;
 pub mod cache;
 pub mod commonjs;
 pub mod commonjs_only;
+pub mod compiled;
 pub mod exports;
 pub mod graph;
 pub mod installed;
@@ -42,7 +43,7 @@ impl std::fmt::Display for NotUtf8Path {
         write!(
             f,
             "Node.js cannot load `{}`: its path is not UTF-8 text, and Node takes module paths as strings",
-            crate::untrusted::escape_path(&self.0)
+            crate::text::untrusted::escape_path(&self.0)
         )
     }
 }

@@ -129,7 +129,7 @@ fn package_manager(folders: &[&Path]) -> PackageManager {
 /// Whether the package.json at `manifest` names `package` in one of its dependency sections.
 fn declares(manifest: &Path, package: &str) -> bool {
     let Some(value) = read_json(manifest) else { return false };
-    crate::package_json::DEPENDENCY_SECTIONS.iter().any(|section| value[section].get(package).is_some())
+    crate::project::package_json::DEPENDENCY_SECTIONS.iter().any(|section| value[section].get(package).is_some())
 }
 
 fn read_json(path: &Path) -> Option<serde_json::Value> {

@@ -69,7 +69,7 @@ pub fn path_of(uri: &Uri) -> Option<PathBuf> {
 
 /// The `file://` URI of an absolute path.
 pub fn uri_of(path: &Path) -> Uri {
-    Uri::from_str(&crate::uri::file_url(path)).expect("a file URL is a URI")
+    Uri::from_str(&crate::text::uri::file_url(path)).expect("a file URL is a URI")
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::model::ModelStream;
 use crate::model::local::{self, LocalModel, Script};
 use crate::model::provider::{ChatMessage, ModelSpec, Provider, Role, Settings};
 use crate::state::StateStore;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// The variable that names the model when `--model` does not.
 pub const MODEL_VARIABLE: &str = "AGENT_SDK_MODEL";

@@ -8,7 +8,7 @@
 use super::ProjectDir;
 use crate::check::CheckedProject;
 use crate::diagnostics::{Code, Diagnostic, Severity};
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
     let mut out = String::new();

@@ -10,7 +10,7 @@ use std::fmt::Write;
 use super::ProjectDir;
 use crate::check::CheckedProject;
 use crate::diagnostics::Severity;
-use crate::untrusted::{escape, escape_keeping_lines};
+use crate::text::untrusted::{escape, escape_keeping_lines};
 
 pub fn render(checked: &CheckedProject, dir: &ProjectDir) -> String {
     let mut out = String::new();

@@ -10,7 +10,7 @@ use crate::check::CheckedProject;
 use crate::check::extensions::Mount;
 use crate::diagnostics::Severity;
 use crate::printer::plural;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// Bumped only when a field changes meaning or goes away; new fields may be added.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -273,6 +273,6 @@ pub fn broken_hooks_note(checked: &CheckedProject) -> Option<String> {
     (broken > 0).then(|| {
         let hooks = if broken == 1 { "1 hook has errors and does" } else { "hooks have errors and do" };
         let hooks = if broken == 1 { hooks.to_owned() } else { format!("{broken} {hooks}") };
-        format!("note: {hooks} not load; run `{} validate` for details", crate::invocation::command())
+        format!("note: {hooks} not load; run `{} validate` for details", crate::process::invocation::command())
     })
 }

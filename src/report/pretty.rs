@@ -12,7 +12,7 @@ use super::Summary;
 use crate::check::CheckedProject;
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::printer::plural;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// Fixed so that output does not depend on the terminal it was captured from.
 const WIDTH: usize = 100;
@@ -85,7 +85,7 @@ fn printable_snippet(text: &str) -> String {
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         let line_break = c == '\n' || (c == '\r' && chars.peek() == Some(&'\n'));
-        if c == '\t' || line_break || !crate::untrusted::is_unprintable(c) {
+        if c == '\t' || line_break || !crate::text::untrusted::is_unprintable(c) {
             out.push(c);
         } else {
             out.extend(std::iter::repeat_n('?', c.len_utf8()));

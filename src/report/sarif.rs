@@ -108,7 +108,11 @@ fn result(diagnostic: &Diagnostic, location: &Location, fingerprint: String, dir
 
 /// An artifact's `uri`: relative to the current directory, or a `file:` URL.
 fn uri(path: &str) -> String {
-    if path.starts_with('/') { crate::uri::file_url(std::path::Path::new(path)) } else { crate::uri::encode_path(path) }
+    if path.starts_with('/') {
+        crate::text::uri::file_url(std::path::Path::new(path))
+    } else {
+        crate::text::uri::encode_path(path)
+    }
 }
 
 /// A fix as SARIF 2.1.0 has it: one `artifactChange` per file, each edit a replacement of

@@ -4,7 +4,7 @@
 
 use crate::config::{Config, FILE_NAMES, PACKAGE_KEY, Source};
 use crate::report::ProjectDir;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// `using settings from ../agent-sdk.json` when the settings in effect come from a folder
 /// above the project's (a parent's `ignore`, rule levels or `test.nodeArgs` apply to it,

@@ -264,7 +264,7 @@ impl HostCalls {
             return Err(format!("ctx.host.files: `{path}` is not a relative path inside the {} scope", scope.as_str()));
         }
         if scope == FileScope::Session {
-            crate::session_id::check_session_id(&self.session_id)?;
+            crate::state::session_id::check_session_id(&self.session_id)?;
         }
         let root = self.scope_root(scope);
         crate::fs::create_private_dir_all(&root).map_err(|error| error.to_string())?;

@@ -24,37 +24,8 @@ use crate::runtime::replies::Replies;
 use crate::runtime::slot::{HandlerSlot, RuntimeState};
 
 pub use crate::runtime::node_version::{MIN_NODE, NodeUnusable, check_node_version, diagnose_node};
-
-/// What the runtime said, or that it went away.
-#[derive(Debug)]
-pub enum FromRuntime {
-    Message(FromNode),
-    /// A line written to the process's stdout or stderr rather than through `console`: Node's
-    /// own errors, or the output of a process a hook started.
-    Output {
-        stream: Stream,
-        line: String,
-        /// What the runtime was doing when the line was read (whose handler ran).
-        state: RuntimeState,
-    },
-    /// A call sent [`Call::resolved`](crate::protocol::Call) failed: no promise is left to
-    /// reject, so it is its hook's error.
-    /// `call`: the method and its first argument, `kv.set("last-turn")`.
-    CallFailed {
-        hook: Option<String>,
-        call: String,
-        error: String,
-    },
-    /// The protocol channel closed: the process exited or is about to.
-    Exited,
-}
-
-/// Which of the runtime's output streams a line came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
+// What the runtime said is read (and named) in `reader`; its users find it here.
+pub use crate::runtime::reader::{FromRuntime, Stream};
 
 /// The file descriptors the runtime finds its protocol channel on.
 const TO_NODE_FD: i32 = 3;
@@ -310,7 +281,7 @@ impl Runtime {
     }
 
     /// Asks the runtime to finish and waits for it.
-    pub fn shutdown(mut self) {
+    pub fn shutdown(&mut self) {
         let _ = self.send(&ToNode::Shutdown);
         let _ = self.child.wait();
         platform::process::kill_group(self.child.id());

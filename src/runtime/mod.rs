@@ -7,6 +7,7 @@ pub mod environment;
 pub mod files;
 pub mod host;
 pub mod lanes;
+pub mod link;
 pub mod modules;
 pub mod node_version;
 pub mod otel_api;

@@ -9,6 +9,39 @@ use std::fs::File;
 use std::io::{ErrorKind, Read};
 
 use crate::platform::channel::{Descriptor, set_nonblocking, wait_readable};
+use crate::protocol::FromNode;
+use crate::runtime::slot::RuntimeState;
+
+/// What the runtime said, or that it went away.
+#[derive(Debug)]
+pub enum FromRuntime {
+    Message(FromNode),
+    /// A line written to the process's stdout or stderr rather than through `console`: Node's
+    /// own errors, or the output of a process a hook started.
+    Output {
+        stream: Stream,
+        line: String,
+        /// What the runtime was doing when the line was read (whose handler ran).
+        state: RuntimeState,
+    },
+    /// A call sent [`Call::resolved`](crate::protocol::Call) failed: no promise is left to
+    /// reject, so it is its hook's error.
+    /// `call`: the method and its first argument, `kv.set("last-turn")`.
+    CallFailed {
+        hook: Option<String>,
+        call: String,
+        error: String,
+    },
+    /// The protocol channel closed: the process exited or is about to.
+    Exited,
+}
+
+/// Which of the runtime's output streams a line came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
 
 /// Where a line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,8 +10,8 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::cli::EnvFiles;
-use crate::env_file::{self, LoadedEnv};
 use crate::project::Project;
+use crate::project::env_file::{self, LoadedEnv};
 use crate::runtime::environment::Environment;
 use crate::runtime::host::{Runtime, RuntimeConfig, node_command};
 use crate::state::StateRoot;
@@ -27,7 +27,7 @@ fn node_can_load_from(project: &Project) -> Result<(), crate::exit_status::Exit>
     };
     Err(crate::exit_status::Exit::usage(format!(
         "the project's path `{}` is not UTF-8 text, and Node.js cannot load modules from it (it takes paths as strings): move the project, or rename its folder, to a UTF-8 name",
-        crate::untrusted::escape_path(path)
+        crate::text::untrusted::escape_path(path)
     )))
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::SDK_PACKAGES;
-use super::packages::{STAMP_FIELD, VERSION};
+use super::folders::{STAMP_FIELD, VERSION};
 use crate::diagnostics::{Code, Diagnostic};
 
 /// What a project's `node_modules/` holds of one SDK package.
@@ -59,7 +59,7 @@ fn find(project_dir: &Path, package: &str) -> Found {
 }
 
 fn manifest_path(dir: &Path, package: &str) -> PathBuf {
-    super::packages::package_dir(dir, package).join("package.json")
+    super::folders::package_dir(dir, package).join("package.json")
 }
 
 /// `a`, `a and b`, `a, b and c`.
@@ -83,7 +83,7 @@ fn packages_missing(missing: &[&str]) -> Diagnostic {
         ),
         format!(
             "run `{} sdk` to write {them}; hooks run without {them}, only type checking needs {them}",
-            crate::invocation::command()
+            crate::process::invocation::command()
         ),
     )
 }
@@ -106,7 +106,7 @@ fn packages_outdated(stamped: &[(&str, Option<&str>)]) -> Diagnostic {
             listed(&versions),
             if stamped.len() == 1 { "its" } else { "their" },
         ),
-        format!("run `{} sdk` to write {them} again", crate::invocation::command()),
+        format!("run `{} sdk` to write {them} again", crate::process::invocation::command()),
     )
 }
 

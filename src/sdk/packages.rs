@@ -18,25 +18,15 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use super::SDK_PACKAGES;
 use super::declarations::declaration_files;
 use super::files::sdk_files;
+use super::folders::{STAMP_FIELD, VENDOR_FOLDER, VERSION, vendor_folder, write_files};
 use super::node_modules::{Installed, install};
 use super::plan::{PackagePlan, plan_packages};
 use crate::exit_status::Exit;
-use crate::package_json::Entry;
 use crate::project::DirError;
-
-/// The version every written package is stamped with: the binary's.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// The field of a written `package.json` holding the stamp: `"agentSdk": { "writtenBy": "<version>" }`.
-pub const STAMP_FIELD: &str = "agentSdk";
-
-/// The folder of the project the packages are written in, one folder each.
-pub const VENDOR_FOLDER: &str = "vendor/agent-sdk";
+use crate::project::package_json::Entry;
 
 /// What writing one package did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,21 +43,6 @@ pub struct WrittenPackage {
     pub taken_over: bool,
     /// What `node_modules/<name>` is now.
     pub installed: Installed,
-}
-
-/// `<project_dir>/node_modules/<package>`.
-pub fn package_dir(project_dir: &Path, package: &str) -> PathBuf {
-    package.split('/').fold(project_dir.join("node_modules"), |dir, part| dir.join(part))
-}
-
-/// The folder of `vendor/agent-sdk/` holding `package`: `@cursor/bdk` is `cursor-bdk`.
-pub fn vendor_folder(package: &str) -> String {
-    package.trim_start_matches('@').replace('/', "-")
-}
-
-/// `<project_dir>/vendor/agent-sdk/<folder>`.
-pub fn vendor_dir(project_dir: &Path, package: &str) -> PathBuf {
-    project_dir.join(VENDOR_FOLDER).join(vendor_folder(package))
 }
 
 /// The `package.json` dependencies that name the packages: `"@cursor/bdk": "file:vendor/agent-sdk/cursor-bdk"`, …
@@ -110,18 +85,6 @@ fn write_package(plan: PackagePlan, files: &[(String, String)]) -> anyhow::Resul
     let written = write_files(&dir, &package)?;
     let installed = install(node_modules, &package)?;
     Ok(WrittenPackage { name, dir, files: package.len(), written, taken_over, installed })
-}
-
-/// Writes each of `files` into `dir` unless it holds exactly that; how many it wrote.
-pub(super) fn write_files(dir: &Path, files: &[(String, String)]) -> anyhow::Result<usize> {
-    let mut written = 0;
-    for (file, text) in files {
-        let path = dir.join(file);
-        if write_if_changed(&path, text).with_context(|| format!("could not write {}", path.display()))? {
-            written += 1;
-        }
-    }
-    Ok(written)
 }
 
 /// Every file of a package but its `package.json`: the SDK's files and the generated
@@ -237,11 +200,6 @@ impl Json<'_> {
             }
         }
     }
-}
-
-/// Writes `text` to `path` unless it holds exactly that already; whether it wrote.
-fn write_if_changed(path: &Path, text: &str) -> std::io::Result<bool> {
-    crate::fs::write_if_changed(path, text, |folder| std::fs::create_dir_all(folder))
 }
 
 #[cfg(test)]

@@ -9,38 +9,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::SDK_PACKAGES;
+use super::folders::{Held, Refusal, STAMP_FIELD, held, package_dir, vendor_dir};
 use super::node_modules::{EntryPlan, plan_entry};
-use super::packages::{STAMP_FIELD, package_dir, vendor_dir};
-use crate::fs::link_out::{LinkOut, link_out};
-
-/// What a package folder holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Held {
-    /// Nothing: it is not there, or empty.
-    Nothing,
-    /// A package agent-sdk wrote: its `package.json` has the stamp.
-    Stamped,
-    /// Anything else: a package agent-sdk did not write, or files of someone's.
-    NotOurs,
-}
-
-/// What `dir` holds (through any link).
-pub fn held(dir: &Path) -> Held {
-    let empty = std::fs::read_dir(dir).map_or(true, |mut entries| entries.next().is_none());
-    if empty {
-        Held::Nothing
-    } else if is_stamped(dir) {
-        Held::Stamped
-    } else {
-        Held::NotOurs
-    }
-}
-
-/// Whether `dir/package.json` carries agent-sdk's stamp, of any version.
-fn is_stamped(dir: &Path) -> bool {
-    let text = std::fs::read_to_string(dir.join("package.json")).unwrap_or_default();
-    crate::fs::json::parse(&text).is_ok_and(|json| json[STAMP_FIELD]["writtenBy"].is_string())
-}
+use crate::fs::link_out::link_out;
 
 /// What will be done for one package.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,15 +22,6 @@ pub struct PackagePlan {
     /// Whether `vendor` is taken over with `--force` (it held what agent-sdk did not write).
     pub vendor_taken_over: bool,
     pub node_modules: EntryPlan,
-}
-
-/// Why the packages were not written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// Writing `path` would follow `link` out of the project.
-    LinksOut { path: PathBuf, link: LinkOut },
-    /// `path` holds what agent-sdk did not write; `link_to`: where it leads, when it is a link.
-    NotOurs { path: PathBuf, link_to: Option<PathBuf> },
 }
 
 /// The packages could not be written: every reason, with the project they are of.
@@ -109,7 +71,7 @@ fn plan_vendor(project_dir: &Path, vendor: &Path, force: bool) -> Result<bool, R
 impl Refused {
     /// `path` as the user sees it: from the project, its control characters shown escaped.
     fn shown(&self, path: &Path) -> String {
-        crate::untrusted::escape_path(path.strip_prefix(&self.project_dir).unwrap_or(path))
+        crate::text::untrusted::escape_path(path.strip_prefix(&self.project_dir).unwrap_or(path))
     }
 
     fn line(&self, refusal: &Refusal) -> String {
@@ -118,7 +80,7 @@ impl Refused {
             Refusal::LinksOut { link, .. } => format!(
                 "{} is a link out of the project (to {}), and nothing is written through one",
                 self.shown(&link.link),
-                crate::untrusted::escape_path(&link.leads_to)
+                crate::text::untrusted::escape_path(&link.leads_to)
             ),
             Refusal::NotOurs { path, link_to: None } => format!(
                 "{} holds a package agent-sdk did not write (its package.json has no \"{STAMP_FIELD}\" stamp)",
@@ -127,7 +89,7 @@ impl Refused {
             Refusal::NotOurs { path, link_to: Some(target) } => format!(
                 "{} is a link to {}, a package agent-sdk did not write (its package.json has no \"{STAMP_FIELD}\" stamp)",
                 self.shown(path),
-                crate::untrusted::escape_path(target)
+                crate::text::untrusted::escape_path(target)
             ),
         }
     }
@@ -137,7 +99,7 @@ impl fmt::Display for Refused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let of = match self.project_dir.as_os_str().to_str() {
             Some("." | "") => String::new(),
-            _ => format!(" in `{}`", crate::untrusted::escape_path(&self.project_dir)),
+            _ => format!(" in `{}`", crate::text::untrusted::escape_path(&self.project_dir)),
         };
         let mut lines = vec![format!("the SDK packages cannot be written{of} (nothing was written):")];
         for line in self.refusals.iter().map(|refusal| format!("  {}", self.line(refusal))) {

@@ -7,13 +7,12 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
 use crate::check::CheckedProject;
-use crate::engine::dispatcher::Dispatcher;
-use crate::engine::shared::{Keeping, SharedRuntime};
-use crate::engine::timeline::Timeline;
+use crate::engine::keeper::Keeping;
+use crate::engine::shared::SharedRuntime;
 use crate::model::choice::ModelChoice;
 use crate::project::Project;
 use crate::report::ProjectDir;
-use crate::session::{LoadPlan, SessionFacts, SessionSetup};
+use crate::session::{LaneHooks, LoadPlan, SessionFacts, SessionSetup};
 use crate::state::StateStore;
 use crate::state::serve_log::LogFormat;
 use crate::state::serve_log::ServeLog;
@@ -111,33 +110,22 @@ impl Agent {
         Ok(log)
     }
 
-    /// A dispatcher for `session_id` on the runtime of `hooks` (started, with its hooks
-    /// loaded, unless one runs). A dev session can take follow-ups, so its channel has a
+    /// `session_id`'s hooks on the runtime of `hooks` (started, with its hooks loaded,
+    /// unless one runs). A dev session can take follow-ups, so its channel has a
     /// continuation token.
-    pub fn start_dispatcher<'s>(
+    pub fn attach<'s>(
         &self,
         session_id: &str,
         info: &SessionInfo,
         hooks: &HookSet,
         log: &'s ServeLog,
         store: &'s StateStore,
-    ) -> anyhow::Result<Dispatcher<'s>> {
+    ) -> anyhow::Result<LaneHooks<'s>> {
         let shared = self.shared_runtime(hooks)?;
         let facts = self.facts(session_id, info);
-        let (loaded, load_failed, lane) = shared.attach(session_id, crate::session::ctx(&self.setup, &facts))?;
-        log.info(format!(
-            "session {session_id}: {} (the runtime's, loaded once for every session)",
-            crate::printer::plural(loaded, "hook")
-        ));
-        let config = self.setup.runtime_config(session_id);
-        let mut dispatcher =
-            Dispatcher::on_lane(config, lane, loaded, hooks.plan.clone(), self.setup.hook_timeout, log, store);
-        // Said in the session's summary, as `run` says it.
-        dispatcher.stats.load_failed = load_failed;
         let recorded = Arc::clone(&self.events_recorded);
         let wake = Arc::new(move || recorded.send_modify(|recorded| *recorded += 1));
-        dispatcher.record_timeline(Timeline::new(session_id, wake));
-        Ok(dispatcher)
+        LaneHooks::attach(&shared, &self.setup, &facts, &hooks.plan, wake, (log, store))
     }
 
     /// Who a session is, as its handlers' `ctx` says: as its creator described it.

@@ -15,7 +15,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::io_error::is_out_of_descriptors;
+use crate::text::io_error::is_out_of_descriptors;
 
 /// How long a client has to send a request's headers (from connecting, or from the end
 /// of its previous response).

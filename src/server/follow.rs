@@ -21,7 +21,7 @@ pub fn parse_follow(value: Option<&str>) -> Result<bool, String> {
     match value {
         None | Some("false" | "0") => Ok(false),
         Some("true" | "1") => Ok(true),
-        Some(value) => Err(format!("follow is true or false, not `{}`", crate::untrusted::escape(value))),
+        Some(value) => Err(format!("follow is true or false, not `{}`", crate::text::untrusted::escape(value))),
     }
 }
 

@@ -150,7 +150,7 @@ fn parse_message(headers: &HeaderMap, body: &[u8]) -> Result<SessionMessage, Ref
         ));
     }
     let message: SessionMessage = serde_json::from_slice(body).map_err(|problem| {
-        let problem = crate::untrusted::escape(&problem.to_string()).into_owned();
+        let problem = crate::text::untrusted::escape(&problem.to_string()).into_owned();
         refusal(StatusCode::BAD_REQUEST, "invalid_request", format!("{problem}; {SESSION_MESSAGE_SHAPE}"))
     })?;
     if message.message.trim().is_empty() {
@@ -334,7 +334,7 @@ async fn blocking<T: Send + 'static>(
 /// A store to read session `id` from, when `principal` may read it: it exists and was
 /// not started over this API by another caller.
 pub(super) async fn readable_session(server: &Server, principal: Principal, id: &str) -> Result<StateStore, Refusal> {
-    crate::session_id::check_session_id(id)
+    crate::state::session_id::check_session_id(id)
         .map_err(|problem| refusal(StatusCode::BAD_REQUEST, "invalid_request", problem))?;
     let (sessions, dir, session) = (Arc::clone(&server.sessions), server.agent.project().dir.clone(), id.to_owned());
     let opened = tokio::task::spawn_blocking(move || {

@@ -43,6 +43,7 @@ use sessions::{Refusal, Sessions, Turn};
 use turn_stream::Cut;
 
 use crate::model::local::Script;
+use crate::state::log_query::{LogQuery, LogRequest};
 use crate::state::session_info::SessionInfo;
 use crate::telemetry::request_span::RequestSpan;
 
@@ -111,7 +112,7 @@ const ERROR_TEXT_BYTES: usize = 16 * 1024;
 async fn errors_as_json(request: Request, next: Next) -> Response {
     let method = request.method().clone();
     let hosting = hosting::is_hosting_route(request.uri().path());
-    let path = crate::untrusted::escape(request.uri().path()).into_owned();
+    let path = crate::text::untrusted::escape(request.uri().path()).into_owned();
     let response = next.run(request).await;
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error()) || is_json(response.headers()) {
@@ -119,7 +120,7 @@ async fn errors_as_json(request: Request, next: Next) -> Response {
     }
     let (mut parts, body) = response.into_parts();
     let said = axum::body::to_bytes(body, ERROR_TEXT_BYTES).await.unwrap_or_default();
-    let said = crate::untrusted::escape(String::from_utf8_lossy(&said).trim()).into_owned();
+    let said = crate::text::untrusted::escape(String::from_utf8_lossy(&said).trim()).into_owned();
     let message = match status {
         _ if !said.is_empty() => said,
         StatusCode::NOT_FOUND => format!(
@@ -153,7 +154,7 @@ async fn same_machine(State(server): State<Server>, request: Request, next: Next
         let refuse = |what: &str, value: &str| {
             let message = format!(
                 "{what} `{}` is not this machine: dev answers requests of this machine only (pass --allow-remote to serve others)",
-                crate::untrusted::escape(value)
+                crate::text::untrusted::escape(value)
             );
             if hosting::is_hosting_route(path) {
                 hosting::error(StatusCode::FORBIDDEN, "forbidden", message)
@@ -237,7 +238,7 @@ fn session_info(headers: &HeaderMap, body: &[u8]) -> Result<SessionInfo, Refused
     }
     let shape = "a session takes { \"purpose\": \"live\" | \"eval\", \"mode\": \"chat\" | \"task\", \"title\": \"…\" }, each optional";
     let bad = |problem: &dyn std::fmt::Display| {
-        (StatusCode::BAD_REQUEST, format!("{}; {shape}", crate::untrusted::escape(&problem.to_string())))
+        (StatusCode::BAD_REQUEST, format!("{}; {shape}", crate::text::untrusted::escape(&problem.to_string())))
     };
     let value: serde_json::Value = serde_json::from_slice(body).map_err(|problem| bad(&problem))?;
     // `null` describes nothing, as no body does.
@@ -288,7 +289,7 @@ fn message_script(server: &Server, script: Option<serde_json::Value>) -> Result<
             format!(
                 "`script` is not a model script ({}); it takes what a `run --script` file holds: \
                  {{ \"steps\": [ {{ \"text\": \"…\" }}, {{ \"fail\": \"…\" }}, … ] }}",
-                crate::untrusted::escape(&problem)
+                crate::text::untrusted::escape(&problem)
             ),
         )
     })
@@ -300,7 +301,7 @@ async fn send_message(
     headers: HeaderMap,
     Json(message): Json<Message>,
 ) -> Response {
-    if let Err(problem) = crate::session_id::check_session_id(&id) {
+    if let Err(problem) = crate::state::session_id::check_session_id(&id) {
         return error(StatusCode::BAD_REQUEST, problem);
     }
     let script = match message_script(&server, message.script) {
@@ -359,7 +360,7 @@ async fn start_turn(
 }
 
 async fn session_events(State(server): State<Server>, Path(id): Path<String>) -> Response {
-    if let Err(problem) = crate::session_id::check_session_id(&id) {
+    if let Err(problem) = crate::state::session_id::check_session_id(&id) {
         return error(StatusCode::BAD_REQUEST, problem);
     }
     let dir = server.agent.project().dir.clone();
@@ -376,14 +377,14 @@ async fn serve_logs(
     State(server): State<Server>,
     headers: HeaderMap,
     raw_query: axum::extract::RawQuery,
-    query: Result<Query<logs::LogQuery>, QueryRejection>,
+    query: Result<Query<LogQuery>, QueryRejection>,
 ) -> Response {
     let query = match query {
-        Ok(Query(query)) => logs::LogQuery { hooks: logs::LogQuery::hooks_of(raw_query.0.as_deref()), ..query },
+        Ok(Query(query)) => LogQuery { hooks: LogQuery::hooks_of(raw_query.0.as_deref()), ..query },
         Err(rejection) => return error(StatusCode::BAD_REQUEST, rejection.body_text()),
     };
     let last_event_id = headers.get("last-event-id").map(|value| value.as_bytes());
-    let request = match logs::LogRequest::parse(&query, last_event_id) {
+    let request = match LogRequest::parse(&query, last_event_id) {
         Ok(request) => request,
         Err(problem) => return error(StatusCode::BAD_REQUEST, problem),
     };

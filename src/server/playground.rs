@@ -27,7 +27,10 @@ pub async fn file(Path(name): Path<String>) -> Response {
     match name.as_str() {
         "playground.js" => served("text/javascript; charset=utf-8", SCRIPT),
         "playground.css" => served("text/css; charset=utf-8", STYLE),
-        _ => error(StatusCode::NOT_FOUND, format!("the playground has no file `{}`", crate::untrusted::escape(&name))),
+        _ => error(
+            StatusCode::NOT_FOUND,
+            format!("the playground has no file `{}`", crate::text::untrusted::escape(&name)),
+        ),
     }
 }
 
@@ -139,7 +142,7 @@ pub async fn source(
     };
     let described = server.agent.described();
     let Some((_, path)) = described.sources.iter().find(|(name, _)| *name == hook) else {
-        let hook = crate::untrusted::escape(&hook).into_owned();
+        let hook = crate::text::untrusted::escape(&hook).into_owned();
         return error(StatusCode::NOT_FOUND, format!("no hook `{hook}`; GET /v1/info lists them"));
     };
     let file = server.agent.project().dir.join(path);
@@ -154,7 +157,11 @@ pub async fn source(
         Ok(Ok(text)) => ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], text).into_response(),
         Ok(Err(problem)) => error(
             StatusCode::NOT_FOUND,
-            format!("could not read {}: {}", crate::untrusted::escape(path), crate::io_error::describe(&problem)),
+            format!(
+                "could not read {}: {}",
+                crate::text::untrusted::escape(path),
+                crate::text::io_error::describe(&problem)
+            ),
         ),
         Err(problem) => error(StatusCode::INTERNAL_SERVER_ERROR, problem.to_string()),
     }

@@ -10,15 +10,12 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::clock::new_id;
-use crate::engine::dispatcher::Dispatcher;
-use crate::engine::feed::Feed;
 use crate::engine::stats::DispatchStats;
-use crate::engine::undelivered::Undelivered;
 use crate::model::local::Script;
 use crate::server::agent::Agent;
 use crate::server::turn_stream::{BUFFERED_EVENTS, TurnStream};
-use crate::session;
+use crate::session::{Hooks, LaneHooks, Session};
+use crate::signals::Interrupt;
 use crate::state::StateStore;
 use crate::state::envelope::Envelope;
 use crate::state::log_record::{Level, Record};
@@ -27,7 +24,7 @@ use crate::state::session_info::SessionInfo;
 use crate::state::session_lease::{SessionInUse, SessionLease};
 use crate::telemetry::Parent;
 use crate::telemetry::request_span::RequestSpan;
-use crate::telemetry::turn_trace::Traced;
+use crate::time::clock::new_id;
 
 /// One message to answer, and where the turn's events are streamed to.
 pub struct Turn {
@@ -248,15 +245,15 @@ struct TurnEnded {
 impl TurnEnded {
     /// The serve-log line of the turn once its hooks are done: `turn completed in 14ms: 6
     /// events dispatched to 3 hooks; 0 handlers threw, 0 timed out`.
-    fn record(&self, dispatcher: &Dispatcher<'_>, took: Duration) -> Record {
-        let stats = dispatcher.stats.since(&self.before);
+    fn record(&self, hooks: &LaneHooks<'_>, took: Duration) -> Record {
+        let stats = hooks.stats().since(&self.before);
         let mut record = Record::new(
             if stats.misbehaved() { Level::Warn } else { Level::Info },
             format!(
                 "turn {} in {} (its hooks done): {}; {}",
                 if self.failed { "failed" } else { "completed" },
-                crate::clock::format_duration(took),
-                stats.dispatched(dispatcher.loaded),
+                crate::time::clock::format_duration(took),
+                stats.dispatched(hooks.loaded()),
                 stats.failures()
             ),
         );
@@ -275,8 +272,8 @@ struct OpenSession<'a> {
     store: StateStore,
 }
 
-/// The session's dispatcher on the shared runtime, and which version of the hooks it runs.
-type Loaded<'s> = Option<(u64, Dispatcher<'s>)>;
+/// The session's hooks on the shared runtime, and which version of them it runs.
+type Loaded<'s> = Option<(u64, LaneHooks<'s>)>;
 
 impl<'a> OpenSession<'a> {
     fn open(agent: &'a Agent, id: &'a str) -> anyhow::Result<Self> {
@@ -296,8 +293,8 @@ impl<'a> OpenSession<'a> {
                 Next::Answer(next) => turn = next,
                 other => {
                     let idle = matches!(other, Next::Idle);
-                    if let Some((_, dispatcher)) = loaded.take() {
-                        self.stop(dispatcher);
+                    if let Some((_, hooks)) = loaded.take() {
+                        hooks.leave();
                         if idle {
                             self.log.info("session idle: put to rest until its next message (its hooks' runtime serves the other sessions)");
                         }
@@ -318,9 +315,9 @@ impl<'a> OpenSession<'a> {
             request.end(if answered.is_ok() { 200 } else { 503 }, answered.as_ref().err().map(String::as_str));
         }
         // The turn's stream has ended for the client; its hooks may still be running.
-        if let (Ok(ended), Some((_, dispatcher))) = (&answered, loaded.as_mut()) {
-            match dispatcher.finish() {
-                Ok(()) => self.log.write(ended.record(dispatcher, started.elapsed())),
+        if let (Ok(ended), Some((_, hooks))) = (&answered, loaded.as_mut()) {
+            match hooks.finish() {
+                Ok(()) => self.log.write(ended.record(hooks, started.elapsed())),
                 Err(problem) => {
                     self.log.error(format!("the session's hook runtime failed: {problem:#}"));
                     self.drop_runtime(loaded);
@@ -356,65 +353,37 @@ impl<'a> OpenSession<'a> {
                 return Err("could not take the session's lease".to_owned());
             }
         };
+        let session = Session::new(&self.agent.setup, &self.agent.model, self.id, &self.store, &self.log);
         // What a writer that crashed left undispatched: said when the session opens, and when new.
-        match Undelivered::take_stock(&self.store, self.id) {
-            Ok(undelivered) => {
-                if let Some(warning) =
-                    undelivered.warning(self.id).filter(|_| loaded.is_none() || undelivered.found_now > 0)
-                {
-                    self.log.warn(warning);
-                }
-            }
-            Err(problem) => self.log.error(format!("could not look for events the hooks never saw: {problem:#}")),
+        if let Err(problem) = session.take_stock(loaded.is_none()) {
+            self.log.error(format!("could not look for events the hooks never saw: {problem:#}"));
         }
         // The model starts answering while a session's first turn loads its hooks.
         let instructions = self.agent.hook_set().plan.instructions;
-        let mut answer = match self.agent.model.start_turn(
-            &self.agent.project().source_dir(),
-            &instructions,
-            &self.store,
-            self.id,
-            &text,
-            script,
-        ) {
-            Ok(answer) => answer,
+        let asked = match session.ask(&text, &instructions, script) {
+            Ok(asked) => asked,
             Err(problem) => {
                 self.log.error(format!("could not start the turn: {problem:#}"));
                 stream.fail(&problem.context("could not start the turn"));
                 return Err("could not start the turn".to_owned());
             }
         };
-        let dispatcher = match self.runtime_for_turn(loaded) {
-            Ok(dispatcher) => dispatcher,
+        let hooks = match self.runtime_for_turn(loaded) {
+            Ok(hooks) => hooks,
             Err(problem) => {
                 self.log.error(format!("could not start the session's hook runtime: {problem:#}"));
                 stream.fail(&problem.context("could not start the session's hook runtime"));
                 return Err("could not start the session's hook runtime".to_owned());
             }
         };
-        let before = dispatcher.stats;
-        let fed = session::recorder(&self.store, self.id).and_then(|recorder| {
-            let mut sink = |envelope: &Envelope| -> anyhow::Result<()> {
-                stream.send(envelope);
-                self.agent.events_recorded.send_modify(|recorded| *recorded += 1);
-                Ok(())
-            };
-            let mut feed = Feed {
-                sink: &mut sink,
-                recorder,
-                dispatcher,
-                interrupted: &self.agent.stopping,
-                interrupted_by: &|| "the server is stopping",
-                traced: self.agent.setup.telemetry.as_ref().map(|telemetry| Traced {
-                    telemetry: Arc::clone(telemetry),
-                    parent,
-                    session_id: self.id.to_owned(),
-                    agent: self.agent.project().name.clone(),
-                    gen_ai: self.agent.model.gen_ai(),
-                }),
-            };
-            feed.turn(&text, answer.as_mut())
-        });
+        let before = hooks.stats();
+        let mut sink = |envelope: &Envelope| -> anyhow::Result<()> {
+            stream.send(envelope);
+            self.agent.events_recorded.send_modify(|recorded| *recorded += 1);
+            Ok(())
+        };
+        let interrupt = Interrupt::by(&self.agent.stopping, "the server is stopping");
+        let fed = session.with_hooks(hooks).answer(asked, &mut sink, interrupt, parent);
         if stream.fell_behind() {
             self.log.warn(format!(
                 "a client fell behind the turn's events and was cut off (more than {BUFFERED_EVENTS} waiting); \
@@ -442,41 +411,24 @@ impl<'a> OpenSession<'a> {
 
     /// The runtime for this turn: the one already running, unless the hooks changed on
     /// disk since it loaded them (then they are reloaded between turns).
-    fn runtime_for_turn<'l, 's>(&'s self, loaded: &'l mut Loaded<'s>) -> anyhow::Result<&'l mut Dispatcher<'s>> {
+    fn runtime_for_turn<'l, 's>(&'s self, loaded: &'l mut Loaded<'s>) -> anyhow::Result<&'l mut LaneHooks<'s>> {
         let hook_set = self.agent.hook_set();
         if loaded.as_ref().is_some_and(|(generation, _)| *generation != hook_set.generation)
             && let Some((_, old)) = loaded.take()
         {
-            self.stop(old);
+            old.leave();
         }
         if loaded.is_none() {
-            let dispatcher = self.agent.start_dispatcher(self.id, &self.info, &hook_set, &self.log, &self.store)?;
-            *loaded = Some((hook_set.generation, dispatcher));
+            let hooks = self.agent.attach(self.id, &self.info, &hook_set, &self.log, &self.store)?;
+            *loaded = Some((hook_set.generation, hooks));
         }
-        loaded.as_mut().map(|(_, dispatcher)| dispatcher).ok_or_else(|| anyhow::anyhow!("no hook runtime"))
+        loaded.as_mut().map(|(_, hooks)| hooks).ok_or_else(|| anyhow::anyhow!("no hook runtime"))
     }
 
     /// A runtime that failed is stopped; the next turn starts a new one.
     fn drop_runtime(&self, loaded: &mut Loaded<'_>) {
-        if let Some((_, dispatcher)) = loaded.take() {
-            dispatcher.shutdown();
+        if let Some((_, hooks)) = loaded.take() {
+            hooks.drop_failed();
         }
-    }
-
-    /// Waits for the hooks to finish what was dispatched, says what they recorded for the
-    /// session (`otel …` lines, as `run` does at its end), and leaves the runtime: a
-    /// session's metrics are summarised when it leaves (it rests, its hooks reload, the
-    /// server stops).
-    fn stop(&self, mut dispatcher: Dispatcher<'_>) {
-        if let Err(problem) = dispatcher.finish() {
-            self.log.error(format!("the session's hook runtime failed: {problem:#}"));
-        }
-        // Said before the session leaves the runtime: the last to leave stops it, and the
-        // runtime's own lines follow.
-        for line in std::mem::take(&mut dispatcher.otel).lines() {
-            self.log.info(line);
-        }
-        self.log.info(dispatcher.stats.summary(dispatcher.loaded));
-        dispatcher.close();
     }
 }

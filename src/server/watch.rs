@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::fingerprint::whole_fingerprint;
 use crate::project;
+use crate::project::fingerprint::whole_fingerprint;
 use crate::report::{ProjectDir, concise};
 use crate::server::agent::{Agent, Described, HookSet};
 use crate::session::{self, Checked};

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::clock::now_rfc3339;
+use crate::time::clock::now_rfc3339;
 
 /// How serious a record is: the one level of the serve log, its store, `/v1/logs?level=`
 /// and `logs --level` (the least serious shown).

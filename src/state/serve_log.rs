@@ -34,9 +34,9 @@ pub const LOG_CURSOR_HEADER: &str = "log-cursor";
 fn text_lines(record: &Record, tag_sessions: bool) -> String {
     let mut prefix = format!("{} {}", record.at, record.level.label());
     if let Some(session_id) = record.session_id.as_deref().filter(|_| tag_sessions) {
-        prefix.push_str(&format!(" [{}]", crate::session_id::session_tag(session_id)));
+        prefix.push_str(&format!(" [{}]", crate::state::session_id::session_tag(session_id)));
     }
-    crate::untrusted::prefixed_lines(&prefix, &record.message)
+    crate::text::untrusted::prefixed_lines(&prefix, &record.message)
 }
 
 /// Where serve-log records go besides stderr and the store: the OpenTelemetry log exporter

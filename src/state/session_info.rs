@@ -70,7 +70,7 @@ impl SessionInfo {
     pub fn describe(&self) -> String {
         let mut said = format!("purpose {}, mode {}", self.purpose.as_str(), self.mode.as_str());
         if let Some(title) = &self.title {
-            said.push_str(&format!(", title \"{}\"", crate::untrusted::escape(title)));
+            said.push_str(&format!(", title \"{}\"", crate::text::untrusted::escape(title)));
         }
         said
     }

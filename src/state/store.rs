@@ -524,7 +524,7 @@ impl StateStore {
     pub fn log_id(&self) -> anyhow::Result<String> {
         self.connection.execute(
             "INSERT INTO serve_log_identity (id) SELECT ?1 WHERE NOT EXISTS (SELECT 1 FROM serve_log_identity)",
-            [crate::clock::new_id("log")],
+            [crate::time::clock::new_id("log")],
         )?;
         Ok(self.connection.query_row("SELECT id FROM serve_log_identity LIMIT 1", [], |row| row.get(0))?)
     }

@@ -158,10 +158,10 @@ impl ExportConfig {
     }
 
     /// `text` with the user name and password of every URL in it hidden, the endpoints'
-    /// own included however they were written (see [`crate::uri::without_credentials_of`]).
+    /// own included however they were written (see [`crate::text::uri::without_credentials_of`]).
     pub fn without_credentials(&self, text: &str) -> String {
         let urls: Vec<&str> = self.signals.iter().map(|export| export.url.as_str()).collect();
-        crate::uri::without_credentials_of(text, &urls)
+        crate::text::uri::without_credentials_of(text, &urls)
     }
 }
 
@@ -177,10 +177,10 @@ fn without_scheme(signal: Signal, url: &str, lookup: &dyn Fn(&str) -> Option<Str
         Some(written) => (own, written),
         None => ("OTEL_EXPORTER_OTLP_ENDPOINT".to_owned(), lookup("OTEL_EXPORTER_OTLP_ENDPOINT").unwrap_or_default()),
     };
-    let written = crate::untrusted::escape(written.trim());
+    let written = crate::text::untrusted::escape(written.trim());
     let text =
         format!("OpenTelemetry: {variable}={written} needs a scheme: http://{written}; nothing is exported to it");
-    Some(crate::uri::without_credentials_of(&text, &[&written]))
+    Some(crate::text::uri::without_credentials_of(&text, &[&written]))
 }
 
 /// The URL a signal's requests go to.
@@ -210,7 +210,7 @@ fn protocol_of(signal: Signal, lookup: &dyn Fn(&str) -> Option<String>, warnings
         other => {
             warnings.push(format!(
                 "OpenTelemetry: unknown protocol `{}` (http/protobuf or http/json); exporting over http/protobuf",
-                crate::untrusted::escape(other)
+                crate::text::untrusted::escape(other)
             ));
             Protocol::HttpBinary
         }
@@ -229,7 +229,7 @@ fn temporality_of(lookup: &dyn Fn(&str) -> Option<String>, warnings: &mut Vec<St
         other => {
             warnings.push(format!(
                 "OpenTelemetry: unknown metrics temporality `{}` (delta, cumulative or lowmemory); using delta",
-                crate::untrusted::escape(other)
+                crate::text::untrusted::escape(other)
             ));
             Temporality::Delta
         }

@@ -10,9 +10,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use opentelemetry_http::{Bytes, HttpClient, HttpError, Request, Response};
 
+use crate::http::trust::Trust;
 use crate::telemetry::config::Signal;
-use crate::trust::Trust;
-use crate::uri::{without_credentials, without_credentials_of};
+use crate::text::uri::{without_credentials, without_credentials_of};
 
 /// The most of a collector's answer read (its body is only looked at when it refused).
 const MAX_ANSWER: usize = 64 * 1024;
@@ -135,7 +135,10 @@ fn describe(url: &str, error: &reqwest::Error, timeout: Duration, trust: &Trust)
     if let Some(why) = trust.untrusted(error) {
         format!("could not connect to {url}: {why}")
     } else if error.is_timeout() {
-        format!("{url} did not answer within {} (OTEL_EXPORTER_OTLP_TIMEOUT)", crate::clock::format_duration(timeout))
+        format!(
+            "{url} did not answer within {} (OTEL_EXPORTER_OTLP_TIMEOUT)",
+            crate::time::clock::format_duration(timeout)
+        )
     } else if error.is_connect() {
         format!("could not connect to {url}")
     } else {

@@ -26,8 +26,8 @@ use opentelemetry_sdk::trace::{
     BatchSpanProcessor, IdGenerator, RandomIdGenerator, SpanData, SpanEvents, SpanLinks, SpanProcessor,
 };
 
+use crate::http::trust::Trust;
 use crate::state::log_record::{Level, Record};
-use crate::trust::Trust;
 pub use config::ExportConfig;
 use config::{Signal, SignalExport};
 use http::{ExportClient, Failures, Shared};
@@ -291,7 +291,7 @@ impl Telemetry {
             warnings.push(format!(
                 "OpenTelemetry: the {} pending at the end did not reach the collector within {}; dropped",
                 unflushed.join(", "),
-                crate::clock::format_duration(FLUSH_WITHIN)
+                crate::time::clock::format_duration(FLUSH_WITHIN)
             ));
         }
         warnings

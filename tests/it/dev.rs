@@ -269,6 +269,24 @@ fn followers(server: &DevServer, count: usize) -> Vec<std::net::TcpStream> {
 }
 
 /// Waits until `pid` has at most `limit` open files.
+#[cfg(target_os = "linux")]
+/// Whether process `pid` holds a TCP connection, established, to `port`.
+fn connected_to(pid: u32, port: u16) -> bool {
+    use agent_sdk::server::port_owner::{ESTABLISHED, holds_socket, tcp_sockets};
+    let sockets = tcp_sockets(Path::new("/proc/net"));
+    let to_port = sockets.into_iter().filter(|socket| socket.state == ESTABLISHED && socket.remote_port == port);
+    holds_socket(pid, &to_port.map(|socket| socket.inode).collect::<Vec<_>>())
+}
+
+#[cfg(target_os = "linux")]
+fn wait_for_connection(pid: u32, port: u16) {
+    let started = Instant::now();
+    while !connected_to(pid, port) {
+        assert!(started.elapsed() < Duration::from_secs(10), "process {pid} never connected to port {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn wait_for_fds_at_most(pid: u32, limit: usize) {
     let started = Instant::now();
     while open_fds(pid) > limit {
@@ -568,11 +586,38 @@ fn a_handler_that_never_yields_is_blamed_and_the_other_session_s_cut_off_deliver
         "{stopped:?}"
     );
     assert!(!record(dir.path()).contains(&format!("waited {waiting}")), "the cut-off handler is not run again");
+    insta::assert_snapshot!(sessions_seen(&logs, &[(&spinning, "SPINNING"), (&waiting, "WAITING")]));
     // Both go on in the new runtime.
     let events = server.send(&waiting, "again");
     let again = last(&events);
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("{waiting} {again} turn.completed")));
     assert_eq!(runtime_pids(&server).len(), 1);
+}
+
+/// The serve-log lines of each of `sessions` (its id, and what to call it), then the
+/// server's own, in the order each was written, as a user reads them: what the dispatcher of
+/// each session's lane said, and what the keeper of the runtime they share said.
+fn sessions_seen(logs: &[Value], sessions: &[(&str, &str)]) -> String {
+    let lines_of = |session: Option<&str>| -> Vec<String> {
+        let of = logs.iter().filter(|record| record["sessionId"].as_str() == session);
+        of.map(|record| {
+            format!("{:5} {}", record["level"].as_str().unwrap().to_uppercase(), record["message"].as_str().unwrap())
+        })
+        .collect()
+    };
+    let mut text = String::new();
+    for (id, name) in sessions {
+        text += &format!("session {name}:\n{}\n", lines_of(Some(id)).join("\n"));
+    }
+    text += &format!("the server:\n{}\n", lines_of(None).join("\n"));
+    let filters = sessions
+        .iter()
+        .fold(common::snapshot::Filters::new(), |filters, (id, name)| filters.literal(id, &format!("[{name}]")));
+    filters
+        .pattern(r"turn completed in \d+(\.\d+)?m?s ", "turn completed in [DURATION] ")
+        .pattern(r"http://127\.0\.0\.1:\d+", "http://127.0.0.1:[PORT]")
+        .pattern(r"\(pid \d+\)", "(pid [PID])")
+        .apply(&text)
 }
 
 /// A hook that ends the runtime (process.exit) is blamed in its session's log; the other
@@ -612,6 +657,7 @@ fn a_hook_that_exits_the_shared_runtime_is_blamed_and_both_sessions_go_on() {
         "{waited:?}"
     );
     assert!(waited.iter().any(|line| line.starts_with("unconfirmed delivery: event #")), "{waited:?}");
+    insta::assert_snapshot!(sessions_seen(&logs, &[(&exiting, "EXITING"), (&waiting, "WAITING")]));
     let events = server.send(&waiting, "again");
     let again = events.last().unwrap()["index"].as_u64().unwrap();
     wait_for_record(dir.path(), |lines| lines.iter().any(|line| line == &format!("{waiting} {again} turn.completed")));
@@ -851,6 +897,7 @@ fn logs_prints_the_history_as_json_and_as_lines() {
 /// A follower that has printed nothing yet (`--tail 0`) resumes, after the server restarts,
 /// from the cursor the server had when it connected: the restart's own lines (`stopping`,
 /// `stopped`, `serving`) are printed, not skipped.
+#[cfg(target_os = "linux")]
 #[test]
 fn logs_with_tail_0_across_a_restart_prints_the_lines_logged_meanwhile() {
     let dir = copy_fixture("dev", "basic");
@@ -873,11 +920,11 @@ fn logs_with_tail_0_across_a_restart_prints_the_lines_logged_meanwhile() {
             }
         })
     };
-    // The follower must be connected before the server stops. The one wait on something that
-    // leaves no sign: a follower that has printed nothing is what this test is about, and the
-    // server says nothing of a follower's arrival (making it print a line first would test
-    // the resume after a printed line instead, which the next test covers).
-    std::thread::sleep(Duration::from_millis(500));
+    // The follower must be connected before the server stops. It has printed nothing (that
+    // is what this test is about: making it print a line first would test the resume after a
+    // printed line instead, which the next test covers) and the server says nothing of a
+    // follower's arrival, but the system shows its connection to the server.
+    wait_for_connection(follower.id(), port);
     assert_eq!(server.stop(), Some(0));
     let restarted = DevServer::start(dir.path(), port);
     let started = Instant::now();

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use agent_sdk::cli::{Cli, Command};
-use agent_sdk::clock::{LONGEST_DURATION, SHORTEST_DURATION};
+use agent_sdk::time::clock::{LONGEST_DURATION, SHORTEST_DURATION};
 use clap::Parser;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -48,7 +48,7 @@ fn parse_one(command: &[&str], flag: &str, value: &str) -> Result<(), TestCaseEr
         Some(Command::Dev(args)) => vec![args.hook_timeout, args.session_idle],
         Some(Command::Logs(args)) => {
             // `--since` is checked by the command before anything is sent.
-            if let Some(Ok(since)) = args.since.as_deref().map(agent_sdk::since::parse_since) {
+            if let Some(Ok(since)) = args.since.as_deref().map(agent_sdk::time::since::parse_since) {
                 let _ = since.lower_bound(jiff::Timestamp::now());
             }
             vec![args.retry_for]
@@ -74,7 +74,7 @@ proptest! {
 
     #[test]
     fn a_duration_is_in_range_or_refused_with_a_reason(value in flag_value()) {
-        match agent_sdk::clock::parse_duration(&value) {
+        match agent_sdk::time::clock::parse_duration(&value) {
             Ok(duration) => prop_assert!((SHORTEST_DURATION..=LONGEST_DURATION).contains(&duration)),
             Err(reason) => prop_assert!(reason.contains(value.trim()), "{reason}"),
         }
@@ -106,7 +106,7 @@ fn extreme_values_are_usage_errors_never_panics() {
     let dir = tempfile::tempdir().unwrap();
     for (command, flag) in FLAGS {
         for value in EXTREME_VALUES {
-            if flag == "--since" && agent_sdk::since::validate_since(value).is_ok() {
+            if flag == "--since" && agent_sdk::time::since::validate_since(value).is_ok() {
                 continue; // `8d` is a fine age.
             }
             let mut args: Vec<String> = command.iter().map(|arg| (*arg).to_owned()).collect();

@@ -219,7 +219,7 @@ fn read_frame(reader: &mut impl BufRead) -> Option<Value> {
 }
 
 fn uri(path: &Path) -> String {
-    format!("file://{}", agent_sdk::uri::encode_path(&path.to_string_lossy()))
+    format!("file://{}", agent_sdk::text::uri::encode_path(&path.to_string_lossy()))
 }
 
 /// A project in a fresh folder with `files` (path, text), and its folder (links resolved).

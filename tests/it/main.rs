@@ -28,6 +28,7 @@ mod flag_values;
 mod floors;
 mod hostile;
 mod hosting_api;
+mod house_rules;
 mod init;
 mod logs;
 mod lsp;

@@ -1,4 +1,4 @@
-//! The certificates HTTPS clients trust (`src/trust.rs`), through the real binary: a model
+//! The certificates HTTPS clients trust (`src/http/trust.rs`), through the real binary: a model
 //! provider, OTLP export, `logs` and `chat` behind a TLS front whose certificate a CA made
 //! in the test issued (`common::tls`), as a company's proxy would present one. Without a
 //! variable the certificate is not trusted and the error names the variables to set; with

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::io_error;
+use crate::text::io_error;
 
 /// The largest hook module `validate` reads. Real hooks are a few kilobytes; anything this
 /// big is generated or a mistake, and reading it would dominate the whole check.

@@ -148,7 +148,7 @@ fn run_and_take_in(
         .iter()
         .map(|&index| probe::ToRun {
             namespace: checked.mounts[index].namespace().to_owned(),
-            url: crate::uri::file_url(&checked.mounts[index].file.real_path),
+            url: crate::text::uri::file_url(&checked.mounts[index].file.real_path),
         })
         .collect();
     let ran = crate::loader::manifest(&checked.modules, &config.runtime_dir)

@@ -157,7 +157,7 @@ fn unknown_disabled(file: &SourceFile, mount: &Mount, shape: &MountShape, mounte
         seen.push(key.clone());
         let span = shape.disabled.iter().find(|hook| &hook.key == key).map_or(shape.call, |hook| hook.span);
         let bare = key.strip_prefix(&format!("{}__", mount.namespace())).filter(|bare| keys.contains(bare));
-        let help = match (bare, crate::suggest::nearest(key, keys.iter().copied())) {
+        let help = match (bare, crate::diagnostics::suggest::nearest(key, keys.iter().copied())) {
             (Some(bare), _) => format!("name the hook without its namespace: `\"{bare}\"` ({listed})"),
             (None, Some(near)) => format!("did you mean `\"{near}\"`? ({listed})"),
             (None, None) => format!("name one of the extension's hooks: {listed}"),

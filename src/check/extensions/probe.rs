@@ -64,7 +64,7 @@ fn run_in_one_node(
         hooks: Vec::new(),
         ctx: &InitCtx::Empty {},
         timeout_ms: timeout.as_millis() as u64,
-        timeout_text: crate::clock::format_duration(timeout),
+        timeout_text: crate::time::clock::format_duration(timeout),
         manifest,
         otel_api_version: config.otel.version(),
         tracing: false,
@@ -120,7 +120,7 @@ fn run_in_one_node(
                 runtime.kill();
                 return Ok(Finished::Ended(format!(
                     "its import did not finish within {} (it never yielded)",
-                    crate::clock::format_duration(timeout)
+                    crate::time::clock::format_duration(timeout)
                 )));
             }
             Err(RecvTimeoutError::Timeout) => {

@@ -11,8 +11,8 @@ use reqwest::header::HeaderValue;
 use super::Stop;
 use crate::state::StateRoot;
 use crate::state::dev_file::{DevFile, DevFileError};
-use crate::untrusted::escape;
-use crate::uri::without_credentials_of;
+use crate::text::untrusted::escape;
+use crate::text::uri::without_credentials_of;
 
 /// The bearer token. Its `Debug` never shows it, so it cannot leak into a message.
 #[derive(Clone, PartialEq, Eq)]
@@ -69,7 +69,7 @@ pub fn read_dev_json(path: &Path) -> Result<Option<DevFile>, Stop> {
     DevFile::read(path).map_err(|error| match error {
         DevFileError::Unreadable(error) => Stop::usage(format!("could not read {}: {error}", path.display())),
         DevFileError::NotDevFile(error) => {
-            let dev = format!("{} dev", crate::invocation::command());
+            let dev = format!("{} dev", crate::process::invocation::command());
             Stop::usage(format!("{} is not what `{dev}` writes ({error}); restart `{dev}`", path.display()))
         }
     })
@@ -94,7 +94,7 @@ pub fn discover(
     let Some(host_text) = given_host.clone().or_else(|| non_blank(&local.url)) else {
         return Err(Stop::no_server(format!(
             "no dev server found; start one with `{} dev` (or pass --host)",
-            crate::invocation::command()
+            crate::process::invocation::command()
         )));
     };
     let host = parse_host(&host_text)?;

@@ -16,10 +16,10 @@ use super::connect::Endpoint;
 use super::print::{LogRecord, Output};
 use super::query::Query;
 use super::resume::{Backoff, Resume, clock_seed};
-use crate::sse::{SseEvent, SseParser};
+use crate::http::sse::{SseEvent, SseParser};
+use crate::http::trust::Trust;
 use crate::state::serve_log::{LOG_CURSOR_HEADER, LOG_ID_HEADER};
-use crate::trust::Trust;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// How long to keep trying after a connection is lost before giving up (exit 1).
 /// A connection that brings no byte for this long is dead: three missed 15 s heartbeats.
@@ -113,7 +113,7 @@ struct Outage {
 
 impl Outage {
     fn begin(output: &Output<'_>, message: &str) -> Self {
-        output.printer.stderr(&format!("{}\n", crate::uri::without_credentials(message)));
+        output.printer.stderr(&format!("{}\n", crate::text::uri::without_credentials(message)));
         Self { started: Instant::now(), backoff: Backoff::default(), bad_stream: None }
     }
 }
@@ -233,7 +233,7 @@ impl Follower<'_> {
         match unavailable {
             Unavailable::Refused => Err(Stop::no_server(format!(
                 "no dev server found at {host}; start one with `{} dev`",
-                crate::invocation::command()
+                crate::process::invocation::command()
             ))),
             Unavailable::Unreachable(cause) => Err(Stop::failure(format!("could not connect to {host}: {cause}"))),
             Unavailable::Status(status) => Ok(format!("the server answered {status}; retrying…")),
@@ -242,7 +242,7 @@ impl Follower<'_> {
 
     fn give_up(&self) -> Stop {
         let host = self.endpoint.display_host();
-        let waited = crate::clock::format_duration(self.retry_for);
+        let waited = crate::time::clock::format_duration(self.retry_for);
         match self.outage.as_ref().and_then(|outage| outage.bad_stream.as_deref()) {
             Some(why) => Stop::failure(format!(
                 "{host} answered, but with no working log stream for {waited} (the last one: {why}); giving up"
@@ -377,7 +377,7 @@ impl Follower<'_> {
             }
             Ok(_) => Ok(Shown::Again),
             Err(why) => {
-                let shown = crate::uri::without_credentials(&why);
+                let shown = crate::text::uri::without_credentials(&why);
                 self.output.printer.stderr(&format!("warning: {shown} (id {}); skipped\n", escape(&event.id)));
                 Ok(Shown::Rejected(why))
             }

@@ -27,7 +27,7 @@ use serde_json::Value;
 use crate::cli::LogsArgs;
 use crate::exit_status::{Exit, ExitStatus};
 use crate::printer::Printer;
-use crate::server::logs::{LogQuery, LogRequest, read_history};
+use crate::state::log_query::{LogQuery, LogRequest, read_history};
 use crate::state::{STATE_DIR, StateRoot, StateStore};
 use connect::{Given, check_transport, dev_json_path, discover, read_dev_json};
 use follow::follow;
@@ -80,7 +80,7 @@ pub fn logs(args: &LogsArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Err(error) => match error.downcast::<Stop>() {
             // A server's words may quote a URL with its user name and password.
             Ok(stop) => {
-                Err(Exit { status: stop.status, message: crate::uri::without_credentials(&stop.message) }.into())
+                Err(Exit { status: stop.status, message: crate::text::uri::without_credentials(&stop.message) }.into())
             }
             Err(error) => Err(error),
         },
@@ -169,7 +169,7 @@ fn print_local_history(dir: &Path, query: &Query, mut output: Output<'_>) -> any
     .map_err(Stop::usage)?;
     output.printer.stderr(&format!(
         "no server answered, so this is the local history from {STATE_DIR}/state.db (start `{} dev` to follow it live)\n",
-        crate::invocation::command()
+        crate::process::invocation::command()
     ));
     let store = StateStore::open(dir)?;
     let mut gathered = 0;

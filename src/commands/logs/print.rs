@@ -8,11 +8,11 @@
 use owo_colors::OwoColorize;
 use serde_json::{Map, Value};
 
-use crate::clock::format_timestamp;
 use crate::printer::Printer;
-use crate::since::parse_rfc3339;
 use crate::state::log_record::Level;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
+use crate::time::clock::format_timestamp;
+use crate::time::since::parse_rfc3339;
 
 /// One record from the stream: its cursor and the JSON object the server sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,13 +102,13 @@ pub fn human_line(record: &LogRecord, color: bool, zone: Option<&jiff::tz::TimeZ
     let mut line =
         if color { format!("{} {}", time.dimmed(), colored_label(level)) } else { format!("{time} {}", label(level)) };
     if let Some(session) = record.text("sessionId") {
-        line.push_str(&format!(" [{}]", crate::session_id::session_tag(session)));
+        line.push_str(&format!(" [{}]", crate::state::session_id::session_tag(session)));
     }
     if let Some(hook) = record.text("hook").filter(|hook| !names_hook(record.text("message"), hook)) {
         line.push_str(&format!(" [hook \"{}\"]", escape(hook)));
     }
     // Each line of the message gets the prefix, as in the serve log itself.
-    crate::untrusted::prefixed_lines(&line, record.text("message").unwrap_or_default().trim_end_matches('\n'))
+    crate::text::untrusted::prefixed_lines(&line, record.text("message").unwrap_or_default().trim_end_matches('\n'))
 }
 
 /// Whether the message already says which hook it is about (`hook "x": …`, `hook "x"

@@ -4,8 +4,8 @@
 use reqwest::Url;
 
 use super::Stop;
-use crate::since::validate_since;
 use crate::state::log_record::Level;
+use crate::time::since::validate_since;
 
 /// What to ask the server for. Only the filters the user gave are sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -56,10 +56,13 @@ impl Query {
         }
         match self.hooks.as_slice() {
             [] => {}
-            [one] => parts.push(format!("hook `{}`", crate::untrusted::escape(one))),
+            [one] => parts.push(format!("hook `{}`", crate::text::untrusted::escape(one))),
             many => parts.push(format!(
                 "hooks {}",
-                many.iter().map(|hook| format!("`{}`", crate::untrusted::escape(hook))).collect::<Vec<_>>().join(", ")
+                many.iter()
+                    .map(|hook| format!("`{}`", crate::text::untrusted::escape(hook)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
         }
         (!parts.is_empty()).then(|| parts.join(", "))

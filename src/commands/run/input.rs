@@ -8,11 +8,11 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::cli::RunArgs;
-use crate::clock::{new_id, now_rfc3339};
 use crate::engine::turn::TurnEvent;
 use crate::model::local;
 use crate::printer::plural;
 use crate::state::envelope::Envelope;
+use crate::time::clock::{new_id, now_rfc3339};
 use crate::vocabulary;
 
 /// What the run dispatches.
@@ -55,9 +55,9 @@ fn with_data(known: &'static vocabulary::EventType, example: Value, data: &str) 
     if !given.is_object() {
         anyhow::bail!("--data must be a JSON object (the fields of the event's `data`), not {given}");
     }
-    let merged = crate::data_shape::merge_over(example, given);
-    let Some(shape) = crate::data_shape::of_event(known) else { return Ok(merged) };
-    if let Err(problem) = crate::data_shape::check(&merged, shape, "data") {
+    let merged = crate::vocabulary::data_shape::merge_over(example, given);
+    let Some(shape) = crate::vocabulary::data_shape::of_event(known) else { return Ok(merged) };
+    if let Err(problem) = crate::vocabulary::data_shape::check(&merged, shape, "data") {
         anyhow::bail!("--data does not fit `{}`: {problem}; its data is {}", known.name, known.data);
     }
     Ok(merged)
@@ -96,15 +96,15 @@ impl ReplayLine {
             let hint = vocabulary::suggest(&line.event_type)
                 .map(|name| format!(" (did you mean `{name}`?)"))
                 .unwrap_or_default();
-            return Err(format!("`{}` is not an event type{hint}", crate::untrusted::escape(&line.event_type)));
+            return Err(format!("`{}` is not an event type{hint}", crate::text::untrusted::escape(&line.event_type)));
         };
-        if let Some(shape) = crate::data_shape::of_event(known)
-            && let Err(problem) = crate::data_shape::check(&line.data, shape, "data")
+        if let Some(shape) = crate::vocabulary::data_shape::of_event(known)
+            && let Err(problem) = crate::vocabulary::data_shape::check(&line.data, shape, "data")
         {
             return Err(format!(
                 "its data does not fit `{}`: {}; its data is {}",
                 known.name,
-                crate::untrusted::escape(&problem),
+                crate::text::untrusted::escape(&problem),
                 known.data
             ));
         }

@@ -92,10 +92,10 @@ impl<'p> TurnOutput<'p> {
 }
 
 /// The reply as it is written to stdout: to a terminal, with its control characters but
-/// line breaks and tabs escaped ([`crate::untrusted::escape_reply`]); to anything else, as
+/// line breaks and tabs escaped ([`crate::text::untrusted::escape_reply`]); to anything else, as
 /// it is, for the program that reads it.
 fn reply_as_written(text: &str, terminal: bool) -> Cow<'_, str> {
-    if terminal { crate::untrusted::escape_reply(text) } else { Cow::Borrowed(text) }
+    if terminal { crate::text::untrusted::escape_reply(text) } else { Cow::Borrowed(text) }
 }
 
 impl Drop for TurnOutput<'_> {

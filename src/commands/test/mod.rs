@@ -31,13 +31,13 @@ use anyhow::Context;
 
 use crate::cli::TestArgs;
 use crate::exit_status::ExitStatus;
-use crate::fingerprint::{Fingerprint, fingerprint};
 use crate::loader::cache::Cache;
 use crate::loader::graph;
 use crate::loader::resolver::Resolver;
 use crate::printer::Printer;
 use crate::printer::plural;
 use crate::project;
+use crate::project::fingerprint::{Fingerprint, fingerprint};
 use crate::report::{self, ProjectDir};
 use crate::runtime::node_version::{NodeVersion, end_of_life_warning};
 use crate::session::SessionSetup;
@@ -147,7 +147,7 @@ enum Ended {
 impl Tests<'_> {
     /// 128 + the signal that stopped the tests (130 for Ctrl-C).
     fn stopped_status(&self) -> ExitStatus {
-        ExitStatus::Code(self.stopped.get().copied().unwrap_or(Stop::CTRL_C).exit_code())
+        self.stopped.get().copied().unwrap_or(Stop::CTRL_C).exit_status()
     }
 
     fn once(&self) -> anyhow::Result<ExitStatus> {

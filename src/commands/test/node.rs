@@ -94,7 +94,7 @@ impl TestRunner {
         command
             .arg("--enable-source-maps")
             .arg("--import")
-            .arg(crate::uri::file_url(&setup.runtime_dir.join("test-setup.mjs")))
+            .arg(crate::text::uri::file_url(&setup.runtime_dir.join("test-setup.mjs")))
             .arg("--test")
             .args(options)
             .args(files)
@@ -102,7 +102,7 @@ impl TestRunner {
             .env("AGENT_SDK_TEST_MANIFEST", &manifest.0)
             // For modules no string literal imports (`agent-sdk __load-module`): a path that
             // starts this binary even after an upgrade replaced it (`test --watch` lives long).
-            .env("AGENT_SDK_EXE", crate::running_binary::path())
+            .env("AGENT_SDK_EXE", crate::process::running_binary::path())
             .env("AGENT_SDK_PROJECT_ROOT", &setup.project.canonical_dir)
             .current_dir(&setup.project.canonical_dir)
             .stdin(Stdio::null());

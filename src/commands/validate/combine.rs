@@ -53,22 +53,13 @@ fn move_under(diagnostic: &mut Diagnostic, prefix: &str, anchor: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::Code;
-
-    fn finding(path: Option<&str>) -> Diagnostic {
-        let diagnostic = Diagnostic::new(Code::UnknownEvent, "m", "h");
-        match path {
-            Some(path) => diagnostic.with_path(path),
-            None => diagnostic,
-        }
-    }
 
     #[test]
     fn joined_findings_sit_under_their_agent_and_project_wide_ones_at_its_anchor() {
         let part = |prefix: &str, path| Part {
             prefix: prefix.to_owned(),
             anchor: "package.json".to_owned(),
-            checked: CheckedProject { diagnostics: vec![finding(path)], ..CheckedProject::default() },
+            checked: CheckedProject { diagnostics: vec![Diagnostic::at(path)], ..CheckedProject::default() },
         };
         let joined = join(vec![part("apps/b/", Some("bot/hooks/x.ts")), part("apps/a/", None)]);
         let paths: Vec<_> = joined.diagnostics.iter().map(|d| d.path.clone().unwrap()).collect();

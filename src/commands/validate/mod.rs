@@ -150,12 +150,12 @@ fn fixed_lines(fixed: &fix::Fixed) -> String {
                 count => format!("{} ({count})", run[0].as_str()),
             });
         }
-        out.push_str(&format!("  {}: {}\n", crate::untrusted::escape(path), counted.join(", ")));
+        out.push_str(&format!("  {}: {}\n", crate::text::untrusted::escape(path), counted.join(", ")));
     }
     for path in &fixed.changed_meanwhile {
         out.push_str(&format!(
             "  {}: not fixed, it changed while it was checked; run again\n",
-            crate::untrusted::escape(path)
+            crate::text::untrusted::escape(path)
         ));
     }
     out

@@ -43,7 +43,7 @@ impl Targets {
     pub fn said(&self) -> Option<String> {
         let mut out = String::new();
         if let Some((folder, agents)) = &self.expanded {
-            let escape = crate::untrusted::escape;
+            let escape = crate::text::untrusted::escape;
             let count = if agents.len() == 1 { "the agent".to_owned() } else { format!("the {} agents", agents.len()) };
             out.push_str(&format!(
                 "{} holds no agent (no `bot/` or `agent/`); checking {count} below it: {}\n",
@@ -55,7 +55,7 @@ impl Targets {
             let files: Vec<String> = self
                 .outside
                 .iter()
-                .map(|file| crate::untrusted::escape(&file.to_string_lossy()).into_owned())
+                .map(|file| crate::text::untrusted::escape(&file.to_string_lossy()).into_owned())
                 .collect();
             let what = if self.agents.is_empty() { "nothing to check: " } else { "" };
             out.push_str(&format!(
@@ -83,10 +83,10 @@ pub fn resolve(paths: &ValidatePaths) -> anyhow::Result<Targets> {
 
 /// `` `x.ts` does not exist ``, or why it cannot be read.
 fn unreadable(path: &Path, error: &std::io::Error) -> anyhow::Error {
-    let path = crate::untrusted::escape(&path.to_string_lossy()).into_owned();
+    let path = crate::text::untrusted::escape(&path.to_string_lossy()).into_owned();
     match error.kind() {
         std::io::ErrorKind::NotFound => anyhow::anyhow!("`{path}` does not exist"),
-        _ => anyhow::anyhow!("`{path}` cannot be read: {}", crate::io_error::describe(error)),
+        _ => anyhow::anyhow!("`{path}` cannot be read: {}", crate::text::io_error::describe(error)),
     }
 }
 

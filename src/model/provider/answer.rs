@@ -8,9 +8,9 @@ use futures_util::StreamExt;
 use reqwest::Response;
 use tokio::time::Instant;
 
-use crate::model::provider::client::{MAX_COMPLETION_BODY, Outputs, Shared, innermost_reason};
+use crate::http::sse::SseParser;
+use crate::model::provider::shared::{MAX_COMPLETION_BODY, Outputs, Shared, innermost_reason};
 use crate::model::provider::stream::Step;
-use crate::sse::SseParser;
 
 /// The most of the model server's answers one turn reads (every request of it, keep-alives
 /// included): about 300,000 tokens of OpenAI's chunks, far more than a reply's maximum.
@@ -93,7 +93,7 @@ pub async fn read_stream(
     ))
 }
 
-fn unreadable(problem: &crate::sse::SseProblem) -> String {
+fn unreadable(problem: &crate::http::sse::SseProblem) -> String {
     format!("the model server sent a stream agent-sdk cannot read: {problem}")
 }
 

@@ -3,26 +3,24 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 use reqwest::{Response, StatusCode};
 use serde_json::Value;
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::oneshot;
 
-use crate::clock::format_duration;
 use crate::model::ModelOutput;
 use crate::model::provider::answer::{Received, read_body, read_stream};
 use crate::model::provider::prices::{cost, price_of};
 use crate::model::provider::request::{ChatMessage, Messages};
 use crate::model::provider::scrub::KeyScrub;
-use crate::model::provider::spec::{Endpoint, ProviderKind};
+use crate::model::provider::shared::{MAX_COMPLETION_BODY, Outputs, Shared, innermost_reason};
 use crate::model::provider::stream::{Step, TurnUsage, shown};
-use crate::model::provider::{Settings, queued_weight};
 use crate::state::log_record::Level;
-use crate::trust::Trust;
+use crate::time::clock::format_duration;
 
 /// One turn's work, run on the provider's thread.
 pub(crate) type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -32,78 +30,8 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 /// The first backoff between retries; it doubles each retry, up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
-/// The most of an error body read, and of a whole (non-streamed) completion.
+/// The most of an error body read (a whole completion: [`MAX_COMPLETION_BODY`]).
 const MAX_ERROR_BODY: usize = 64 * 1024;
-pub(super) const MAX_COMPLETION_BODY: usize = 16 * 1024 * 1024;
-
-/// What every turn of one provider shares.
-pub(crate) struct Shared {
-    pub kind: ProviderKind,
-    pub model: String,
-    pub endpoint: Endpoint,
-    pub settings: Settings,
-    /// The key, kept out of everything the server's answers become.
-    pub key_scrub: KeyScrub,
-    /// The CAs the client trusts, and what to say when they do not cover the server's.
-    trust: Trust,
-    /// Made on the provider's thread as it starts (loading the system's CAs takes a few
-    /// milliseconds, spent while Node boots), or by the first request if that comes first.
-    client: tokio::sync::OnceCell<reqwest::Client>,
-    told_no_usage: AtomicBool,
-    told_no_price: AtomicBool,
-}
-
-impl Shared {
-    pub fn new(kind: ProviderKind, model: &str, endpoint: Endpoint, settings: Settings, trust: Trust) -> Shared {
-        Shared {
-            kind,
-            model: model.to_owned(),
-            key_scrub: KeyScrub::new(endpoint.key.as_deref()),
-            endpoint,
-            settings,
-            trust,
-            client: tokio::sync::OnceCell::new(),
-            told_no_usage: AtomicBool::new(false),
-            told_no_price: AtomicBool::new(false),
-        }
-    }
-
-    /// The HTTP client, made the first time it is asked for.
-    async fn client(&self) -> Result<&reqwest::Client, String> {
-        self.client
-            .get_or_try_init(|| async {
-                self.trust
-                    .client()
-                    .connect_timeout(self.settings.connect_timeout)
-                    // A redirect would re-send the key somewhere else; the user gives the final URL.
-                    .redirect(reqwest::redirect::Policy::none())
-                    .user_agent(concat!("agent-sdk/", env!("CARGO_PKG_VERSION")))
-                    .build()
-            })
-            .await
-            .map_err(|error| format!("could not start the HTTP client: {}", innermost_reason(&error)))
-    }
-
-    /// `text` (a failure, a log line) with the key, wherever it appears, replaced by
-    /// `[redacted]`, and the user name and password of every URL in it hidden (a redirect's
-    /// target, an HTTP error naming the URL).
-    pub fn scrub(&self, text: &str) -> String {
-        crate::uri::without_credentials(&self.key_scrub.text(text))
-    }
-
-    /// Why the turn gave up on a server that sent no data for the idle timeout: nothing at
-    /// all, or (`heard`) only keep-alive comments or part of an event.
-    pub fn idle_failure(&self, heard: bool) -> String {
-        let idle = format_duration(self.settings.idle_timeout);
-        if heard {
-            format!(
-                "the model server sent no data for {idle}, only keep-alives or part of an event (--model-idle-timeout); gave up"
-            )
-        } else {
-            format!("the model server sent nothing for {idle} (--model-idle-timeout); gave up")
-        }
-    }
-}
 
 /// Starts the provider's thread: one runtime, making `shared`'s client first and then
 /// running each submitted turn as a task until the sender (the provider) is dropped; the
@@ -142,36 +70,6 @@ pub(crate) fn turn_job(conversation: Vec<ChatMessage>, outputs: Outputs, cancell
             () = run_turn_in_time(&conversation, &outputs) => {}
         }
     })
-}
-
-/// Where a turn's outputs go, each the moment it is known, once the queue has room for it.
-pub(crate) struct Outputs {
-    sender: mpsc::Sender<ModelOutput>,
-    /// Room in the queue (see [`super::ProviderTurn`]).
-    room: Arc<Semaphore>,
-    shared: Arc<Shared>,
-}
-
-impl Outputs {
-    pub fn new(sender: mpsc::Sender<ModelOutput>, room: Arc<Semaphore>, shared: Arc<Shared>) -> Self {
-        Self { sender, room, shared }
-    }
-
-    /// Queues `output`, waiting while the queue is full: the stream is not read meanwhile,
-    /// so a server faster than the turn waits for it.
-    pub async fn send(&self, output: ModelOutput) {
-        let output = match output {
-            ModelOutput::Failed(message) => ModelOutput::Failed(self.shared.scrub(&message)),
-            ModelOutput::Log(level, line) => ModelOutput::Log(level, self.shared.scrub(&line)),
-            output => output,
-        };
-        if let Ok(room) = self.room.acquire_many(queued_weight(&output)).await {
-            // Given back by the turn as it takes the output.
-            room.forget();
-        }
-        // A closed receiver means the turn was dropped; the cancel signal ends the work.
-        let _ = self.sender.send(output);
-    }
 }
 
 /// [`run_turn`], failed once it has taken `--model-max-duration`.
@@ -232,7 +130,7 @@ async fn completed(shared: &Shared, usage: TurnUsage, outputs: &Outputs) {
                 Level::Info,
                 format!(
                     "no price is known for `{}`: turn.completed has no cost (docs/models.md lists the priced models)",
-                    crate::untrusted::escape(&shared.model)
+                    crate::text::untrusted::escape(&shared.model)
                 ),
             ))
             .await;
@@ -270,7 +168,7 @@ async fn run_step(
             let body = read_body(shared, response, MAX_ERROR_BODY).await.unwrap_or_default();
             return Err(format!(
                 "the model server answered with `{}`, not an event stream: {}",
-                crate::untrusted::escape(other),
+                crate::text::untrusted::escape(other),
                 shown(&shared.scrub(&body), 200)
             ));
         }
@@ -376,16 +274,6 @@ async fn send_once(shared: &Shared, body: &Value) -> Result<Response, SendFailur
         },
         Ok(Err(error)) => Err(SendFailure::Other(innermost_reason(&error))),
     }
-}
-
-/// The deepest cause of an error: `Connection refused (os error 111)`, not `error sending
-/// request for url (…)`.
-pub(super) fn innermost_reason(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut cause = error;
-    while let Some(source) = cause.source() {
-        cause = source;
-    }
-    cause.to_string()
 }
 
 fn is_retried(status: StatusCode) -> bool {

@@ -18,6 +18,7 @@ mod client;
 mod prices;
 mod request;
 mod scrub;
+mod shared;
 mod spec;
 mod stream;
 
@@ -78,7 +79,7 @@ fn queued_weight(output: &ModelOutput) -> u32 {
 /// as `dev` would when it drops a session. The thread ends when the provider is dropped,
 /// cancelling any turn still running.
 pub struct Provider {
-    shared: Arc<client::Shared>,
+    shared: Arc<shared::Shared>,
     jobs: tokio::sync::mpsc::UnboundedSender<client::Job>,
 }
 
@@ -93,15 +94,15 @@ impl Provider {
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Provider, anyhow::Error> {
         let endpoint = spec::Endpoint::resolve(kind, model, settings.base_url.as_deref(), lookup)?;
-        let trust = crate::trust::Trust::for_url(endpoint.chat_completions.as_str(), lookup)?;
-        let shared = Arc::new(client::Shared::new(kind, model, endpoint, settings, trust));
+        let trust = crate::http::trust::Trust::for_url(endpoint.chat_completions.as_str(), lookup)?;
+        let shared = Arc::new(shared::Shared::new(kind, model, endpoint, settings, trust));
         let jobs = client::start_runner(&shared)?;
         Ok(Provider { shared, jobs })
     }
 
     /// The model as `--model` names it: `openai:gpt-4o-mini`.
     pub fn name(&self) -> String {
-        format!("{}:{}", self.shared.kind.name(), crate::untrusted::escape(&self.shared.model))
+        format!("{}:{}", self.shared.kind.name(), crate::text::untrusted::escape(&self.shared.model))
     }
 
     /// One line for the serve log: the model, where it is served, where the key came from.
@@ -133,7 +134,7 @@ impl Provider {
         let (sender, receiver) = mpsc::channel();
         let room = Arc::new(tokio::sync::Semaphore::new(QUEUED_BYTES as usize));
         let (cancel, cancelled) = oneshot::channel();
-        let outputs = client::Outputs::new(sender.clone(), Arc::clone(&room), Arc::clone(&self.shared));
+        let outputs = shared::Outputs::new(sender.clone(), Arc::clone(&room), Arc::clone(&self.shared));
         if self.jobs.send(client::turn_job(conversation, outputs, cancelled)).is_err() {
             let _ = sender.send(ModelOutput::Failed("the model client's thread has stopped".to_owned()));
         }

@@ -82,7 +82,7 @@ impl ModelSpec {
         if text == "local" {
             return Ok(ModelSpec::Local);
         }
-        let shown = crate::untrusted::escape(text);
+        let shown = crate::text::untrusted::escape(text);
         let Some((provider, model)) = text.split_once(':') else {
             let hint = if text.is_empty() { String::new() } else { format!(" (did you mean `openai:{shown}`?)") };
             return Err(Exit::usage(format!("--model `{shown}` names no provider{hint}: use {ACCEPTED}")).into());
@@ -91,7 +91,7 @@ impl ModelSpec {
             let names: Vec<&str> = ProviderKind::ALL.iter().map(|kind| kind.name()).collect();
             return Err(Exit::usage(format!(
                 "--model `{shown}`: there is no provider `{}`; the providers are {} (or use `local`)",
-                crate::untrusted::escape(provider),
+                crate::text::untrusted::escape(provider),
                 names.join(", ")
             ))
             .into());
@@ -127,7 +127,7 @@ impl Endpoint {
         base_url_flag: Option<&str>,
         lookup: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Endpoint, anyhow::Error> {
-        let spec = format!("{}:{}", kind.name(), crate::untrusted::escape(model));
+        let spec = format!("{}:{}", kind.name(), crate::text::untrusted::escape(model));
         let key_variable = kind.key_variable();
         let key = lookup(key_variable).map(|key| key.trim().to_owned()).filter(|key| !key.is_empty());
         if key.is_none() && kind.key_required() {
@@ -177,8 +177,11 @@ fn base_url_for(
 /// An http(s) URL with a host and no credentials in it.
 fn parse_base_url(text: &str, source: &str) -> Result<Url, anyhow::Error> {
     // A URL with `@` may carry a password: it is never quoted back.
-    let shown =
-        if text.contains('@') { "the base URL".to_owned() } else { format!("`{}`", crate::untrusted::escape(text)) };
+    let shown = if text.contains('@') {
+        "the base URL".to_owned()
+    } else {
+        format!("`{}`", crate::text::untrusted::escape(text))
+    };
     let url =
         Url::parse(text).map_err(|error| Exit::usage(format!("{shown} (from {source}) is not a URL: {error}")))?;
     if !url.username().is_empty() || url.password().is_some() {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::model::provider::request::{CallMade, stubbed_tool_output};
 use crate::model::provider::scrub::{KeyScrub, Pieces};
 use crate::model::{ModelOutput, ToolCall};
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// At most this much of a server's text goes into a message.
 const SHOWN_CHARS: usize = 200;

@@ -4,6 +4,7 @@ pub mod dev_server;
 pub mod model_server;
 pub mod otlp;
 pub mod snapshot;
+pub mod sources;
 pub mod store;
 pub mod tls;
 

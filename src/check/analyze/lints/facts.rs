@@ -8,7 +8,7 @@ use oxc::ast::ast::{Argument, CallExpression, Expression, StringLiteral, TSType,
 use oxc::ast_visit::{Visit, walk};
 use oxc::span::Span;
 
-use super::meters_eval_sessions::Instruments;
+use super::instruments::Instruments;
 use super::outbound::{Clients, local_client, outbound};
 use super::syntax::chain;
 use super::{Handler, Lints};

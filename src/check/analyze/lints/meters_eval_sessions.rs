@@ -11,24 +11,15 @@
 //! is the module's, not the handler's: the guide's own usage hook checks `purpose` in
 //! `turn.completed` and counts failures in `turn.failed` without it, on purpose.
 
-use std::collections::HashSet;
-
-use oxc::ast::ast::{
-    BindingPattern, BindingProperty, CallExpression, Declaration, Expression, Statement, StaticMemberExpression,
-};
+use oxc::ast::ast::{BindingProperty, Expression, Statement, StaticMemberExpression};
 use oxc::ast_visit::{Visit, walk};
 use oxc::span::Span;
 
 use super::facts::HandlerFacts;
-use super::names::HandlerNames;
+use super::instruments::Instruments;
 use super::outbound::Clients;
-use super::syntax::{built_on, callee_chain, callee_span};
 use super::{Handler, Lints};
-use crate::check::analyze::scope::Binding;
 use crate::diagnostics::{Code, Diagnostic};
-
-/// The OpenTelemetry API package, whose meters make instruments.
-const OTEL_API: &str = "@opentelemetry/api";
 
 pub(super) fn check(lints: &Lints, found: &mut Vec<Diagnostic>) {
     if reads_purpose(lints) {
@@ -36,7 +27,7 @@ pub(super) fn check(lints: &Lints, found: &mut Vec<Diagnostic>) {
     }
     let clients = Clients::new(lints);
     let instruments = Instruments::new(lints);
-    if !clients.may_go_out(lints) && !lints.file.text.contains("otel") && instruments.names.is_empty() {
+    if !clients.may_go_out(lints) && !lints.file.text.contains("otel") && instruments.is_empty() {
         return;
     }
     for handler in &lints.handlers {
@@ -101,80 +92,6 @@ fn reads_purpose(lints: &Lints) -> bool {
     let mut purpose = Purpose(false);
     purpose.visit_program(lints.program);
     purpose.0
-}
-
-/// The module's OpenTelemetry instruments: top-level `const`s made by a meter's `create…`.
-#[derive(Debug, Default)]
-pub struct Instruments<'a> {
-    names: HashSet<&'a str>,
-}
-
-impl<'a> Instruments<'a> {
-    pub fn new(lints: &Lints<'_, 'a>) -> Self {
-        let mut instruments = Instruments::default();
-        if !lints.file.text.contains(OTEL_API) {
-            return instruments;
-        }
-        for statement in &lints.program.body {
-            let declaration = match statement {
-                Statement::VariableDeclaration(declaration) => declaration,
-                Statement::ExportDeclaration(export) => match &export.declaration {
-                    Declaration::VariableDeclaration(declaration) => declaration,
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            for declarator in &declaration.declarations {
-                if let (BindingPattern::BindingIdentifier(id), Some(init)) = (&declarator.id, &declarator.init)
-                    && is_instrument(lints, init)
-                {
-                    instruments.names.insert(id.name.as_str());
-                }
-            }
-        }
-        instruments
-    }
-
-    /// The callee of `call` when it records a metric.
-    pub fn records(&self, call: &CallExpression<'a>, lints: &Lints, names: &HandlerNames<'a>) -> Option<Span> {
-        let callee = callee_chain(call);
-        if let Some(callee) = &callee
-            && let Some(path) = names.under_ctx(callee)
-            && matches!(path[..], [Some("host"), Some("otel"), Some("increment" | "histogram")])
-        {
-            return Some(callee_span(call));
-        }
-        let member = call.callee.get_inner_expression().as_member_expression()?;
-        if !matches!(member.static_property_name(), Some("add" | "record")) {
-            return None;
-        }
-        let instrument = match member.object().get_inner_expression() {
-            Expression::Identifier(id) => self.names.contains(id.name.as_str()) && !names.declares(id.name.as_str()),
-            object => is_instrument(lints, object),
-        };
-        instrument.then(|| callee_span(call))
-    }
-}
-
-/// `<meter>.create…(…)` whose meter is built on `@opentelemetry/api` (through module `const`s).
-fn is_instrument(lints: &Lints, init: &Expression) -> bool {
-    let Expression::CallExpression(call) = init.get_inner_expression() else { return false };
-    let creates = call
-        .callee
-        .get_inner_expression()
-        .as_member_expression()
-        .and_then(|member| member.static_property_name())
-        .is_some_and(|name| name.starts_with("create"));
-    creates && is_built_on_otel(lints, init, 8)
-}
-
-fn is_built_on_otel(lints: &Lints, expr: &Expression, steps: usize) -> bool {
-    let Some(name) = built_on(expr) else { return false };
-    match lints.scope.binding(name) {
-        Some(Binding::Import { source, .. } | Binding::Namespace { source, .. }) => source == OTEL_API,
-        Some(Binding::Const(init)) if steps > 0 => is_built_on_otel(lints, init, steps - 1),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

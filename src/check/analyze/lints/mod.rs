@@ -23,6 +23,7 @@
 mod facts;
 mod fetch_without_timeout;
 mod floating_host_call;
+mod instruments;
 mod meters_eval_sessions;
 mod module_scope_secret;
 mod mutates_event;

@@ -7,12 +7,12 @@
 
 use std::collections::HashSet;
 
-use oxc::ast::ast::{BindingPattern, CallExpression, Declaration, Expression, ImportDeclarationSpecifier, Statement};
+use oxc::ast::ast::{BindingPattern, CallExpression, Expression, ImportDeclarationSpecifier, Statement};
 use oxc::span::Span;
 
 use super::Lints;
 use super::names::HandlerNames;
-use super::syntax::{built_on, callee_chain, callee_span};
+use super::syntax::{built_on, callee_chain, callee_span, module_declarators};
 use crate::check::analyze::scope::Binding;
 
 /// npm packages whose calls send something out: webhooks, chat and HTTP clients, mail.
@@ -59,24 +59,14 @@ impl<'a> Clients<'a> {
                 }
             }
         }
-        for statement in &lints.program.body {
-            let declaration = match statement {
-                Statement::VariableDeclaration(declaration) => declaration,
-                Statement::ExportDeclaration(export) => match &export.declaration {
-                    Declaration::VariableDeclaration(declaration) => declaration,
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            for declarator in &declaration.declarations {
-                let BindingPattern::BindingIdentifier(id) = &declarator.id else { continue };
-                let name = id.name.as_str();
-                let required = matches!(lints.scope.binding(name),
-                    Some(Binding::Import { source, .. } | Binding::Namespace { source, .. }) if CLIENT_PACKAGES.contains(&source));
-                let built = declarator.init.as_ref().and_then(built_on).is_some_and(|on| clients.names.contains(on));
-                if required || built {
-                    clients.names.insert(name);
-                }
+        for declarator in module_declarators(lints.program) {
+            let BindingPattern::BindingIdentifier(id) = &declarator.id else { continue };
+            let name = id.name.as_str();
+            let required = matches!(lints.scope.binding(name),
+                Some(Binding::Import { source, .. } | Binding::Namespace { source, .. }) if CLIENT_PACKAGES.contains(&source));
+            let built = declarator.init.as_ref().and_then(built_on).is_some_and(|on| clients.names.contains(on));
+            if required || built {
+                clients.names.insert(name);
             }
         }
         clients

@@ -13,7 +13,7 @@
 use oxc::span::Span;
 
 use super::facts::HandlerFacts;
-use super::meters_eval_sessions::Instruments;
+use super::instruments::Instruments;
 use super::outbound::Clients;
 use super::{Handler, Lints};
 use crate::diagnostics::{Code, Diagnostic};

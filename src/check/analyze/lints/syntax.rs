@@ -1,7 +1,9 @@
 //! Reading an expression as the lints need it: a member chain down to the name it starts
 //! from (`event.data["items"]?.length` starts from `event`, through `data`, `items`, `length`).
 
-use oxc::ast::ast::{Argument, CallExpression, Expression, MemberExpression};
+use oxc::ast::ast::{
+    Argument, CallExpression, Declaration, Expression, MemberExpression, Program, Statement, VariableDeclarator,
+};
 use oxc::span::Span;
 
 /// A name and the properties read from it, in order; `None` for a computed one.
@@ -102,4 +104,20 @@ pub fn argument<'b, 'a>(call: &'b CallExpression<'a>, index: usize) -> Option<&'
 /// The span of `callee(` … `)`'s callee, to label a call without its arguments.
 pub fn callee_span(call: &CallExpression) -> Span {
     oxc::span::GetSpan::span(&call.callee)
+}
+
+/// The variables a module declares at its top level (`const x = …`, `export let y = …`).
+pub fn module_declarators<'b, 'a>(program: &'b Program<'a>) -> impl Iterator<Item = &'b VariableDeclarator<'a>> {
+    program
+        .body
+        .iter()
+        .filter_map(|statement| match statement {
+            Statement::VariableDeclaration(declaration) => Some(declaration),
+            Statement::ExportDeclaration(export) => match &export.declaration {
+                Declaration::VariableDeclaration(declaration) => Some(declaration),
+                _ => None,
+            },
+            _ => None,
+        })
+        .flat_map(|declaration| declaration.declarations.iter())
 }

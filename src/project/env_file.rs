@@ -154,7 +154,7 @@ impl fmt::Display for Problem {
             Problem::NoEquals => f.write_str("expected `KEY=value`, a `#` comment or a blank line"),
             Problem::NoName => f.write_str("a variable name is missing before `=`"),
             Problem::BadName { valid, then } => {
-                let then = crate::untrusted::escape(&then.to_string()).into_owned();
+                let then = crate::text::untrusted::escape(&then.to_string()).into_owned();
                 match valid.as_str() {
                     "" => write!(
                         f,
@@ -197,7 +197,7 @@ impl fmt::Display for EnvFileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EnvFileError::Unreadable { path, source } => {
-                let reason = crate::io_error::describe(source);
+                let reason = crate::text::io_error::describe(source);
                 write!(f, "env file `{}` cannot be read: {reason}", named(path))
             }
             EnvFileError::NotUtf8 { path, line, key: Some(key) } => {
@@ -218,7 +218,7 @@ impl std::error::Error for EnvFileError {}
 
 /// A path as the user typed it, with its control characters shown escaped.
 fn named(path: &Path) -> String {
-    crate::untrusted::escape(&shown(path).display().to_string()).into_owned()
+    crate::text::untrusted::escape(&shown(path).display().to_string()).into_owned()
 }
 
 /// Each `KEY=value` in file order (a later one overrides an earlier one when merged), or the

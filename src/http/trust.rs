@@ -36,7 +36,7 @@ use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::{self, PemObject};
 
 use crate::exit_status::Exit;
-use crate::untrusted::escape;
+use crate::text::untrusted::escape;
 
 /// The variables every HTTPS client reads, in order: OpenSSL's and Node's, so that a
 /// machine set up for either needs nothing more.
@@ -167,7 +167,7 @@ fn broken(variable: &str, path: &Path, holds: Holds, why: &str) -> Exit {
 /// The certificates of the PEM file `path`, each one reqwest can take as a CA.
 fn read_file(variable: &str, path: &Path) -> Result<Vec<CertificateDer<'static>>, Exit> {
     let bytes = std::fs::read(path).map_err(|error| {
-        broken(variable, path, Holds::File, &format!("cannot be read: {}", crate::io_error::describe(&error)))
+        broken(variable, path, Holds::File, &format!("cannot be read: {}", crate::text::io_error::describe(&error)))
     })?;
     let (certificates, found) =
         certificates_in(&bytes).map_err(|why| broken(variable, path, Holds::File, &format!("is not PEM: {why}")))?;
@@ -192,7 +192,7 @@ fn read_folders(variable: &str, value: &str) -> Result<Vec<CertificateDer<'stati
                 variable,
                 folder,
                 Holds::Folders,
-                &format!("cannot be read as a folder: {}", crate::io_error::describe(&error)),
+                &format!("cannot be read as a folder: {}", crate::text::io_error::describe(&error)),
             )
         })?;
         for entry in entries.flatten() {

@@ -33,7 +33,7 @@ fn look(dir: &Path, reached: &[PathBuf]) -> (Fingerprint, bool) {
         })
         .filter_map(|entry| {
             if let Err(problem) = &entry {
-                whole &= !problem.io_error().is_some_and(crate::io_error::is_out_of_descriptors);
+                whole &= !problem.io_error().is_some_and(crate::text::io_error::is_out_of_descriptors);
             }
             entry.ok()
         })

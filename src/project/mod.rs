@@ -1,5 +1,9 @@
 //! The project on disk: which layout it uses (`bot/` or `agent/`), and the agent's name.
 
+pub mod env_file;
+pub mod fingerprint;
+pub mod package_json;
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -86,7 +90,7 @@ impl fmt::Display for DirError {
         match self.source.kind() {
             std::io::ErrorKind::NotFound => write!(f, "--dir `{dir}` does not exist"),
             std::io::ErrorKind::NotADirectory => write!(f, "--dir `{dir}` is not a directory"),
-            _ => write!(f, "--dir `{dir}` cannot be read: {}", crate::io_error::describe(&self.source)),
+            _ => write!(f, "--dir `{dir}` cannot be read: {}", crate::text::io_error::describe(&self.source)),
         }
     }
 }

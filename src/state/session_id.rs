@@ -9,7 +9,7 @@ const SESSION_TAG_LEN: usize = 8;
 /// tells them apart (escaped: an id read from a server is not trusted).
 pub fn session_tag(id: &str) -> String {
     let chars: Vec<char> = id.chars().collect();
-    crate::untrusted::escape(&chars[chars.len().saturating_sub(SESSION_TAG_LEN)..].iter().collect::<String>())
+    crate::text::untrusted::escape(&chars[chars.len().saturating_sub(SESSION_TAG_LEN)..].iter().collect::<String>())
         .into_owned()
 }
 
@@ -26,7 +26,7 @@ pub fn check_session_id(id: &str) -> Result<(), String> {
     }
     Err(format!(
         "`{}` is not a session id: use 1 to {SESSION_ID_MAX_LEN} letters, digits, `_` or `-` (such as ses_0193a1b2c3d4e5f6)",
-        crate::untrusted::escape(id)
+        crate::text::untrusted::escape(id)
     ))
 }
 

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::package_json::{Entry, PackageJson};
 use crate::project::Layout;
+use crate::project::package_json::{Entry, PackageJson};
 
 /// One file of the scaffold, relative to the project folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,19 +54,19 @@ pub fn files(scaffold: &Scaffold) -> Vec<ScaffoldFile> {
     let hook = |template: &str| template.replace("{sdk}", scaffold.sdk);
     // The BDK's docs meter with `ctx.host.otel`; the Agent SDK's with `@opentelemetry/api`.
     let (usage, usage_test) = match scaffold.layout {
-        Layout::Bot => (include_str!("scaffold/usage.ts"), include_str!("scaffold/usage.test.ts")),
-        Layout::Agent => (include_str!("scaffold/usage-otel.ts"), include_str!("scaffold/usage-otel.test.ts")),
+        Layout::Bot => (include_str!("usage.ts"), include_str!("usage.test.ts")),
+        Layout::Agent => (include_str!("usage-otel.ts"), include_str!("usage-otel.test.ts")),
     };
     vec![
         file("package.json".to_owned(), package_json(scaffold), FileKind::IfAbsent),
-        file("tsconfig.json".to_owned(), include_str!("scaffold/tsconfig.json").replace("{src}", src), FileKind::Owned),
-        file(".gitignore".to_owned(), include_str!("scaffold/gitignore").to_owned(), FileKind::Lines),
+        file("tsconfig.json".to_owned(), include_str!("tsconfig.json").replace("{src}", src), FileKind::Owned),
+        file(".gitignore".to_owned(), include_str!("gitignore").to_owned(), FileKind::Lines),
         file(
             format!("{src}/instructions.md"),
-            include_str!("scaffold/instructions.md").replace("{name}", scaffold.name),
+            include_str!("instructions.md").replace("{name}", scaffold.name),
             FileKind::Owned,
         ),
-        file(format!("{src}/hooks/memory.ts"), hook(include_str!("scaffold/memory.ts")), FileKind::Owned),
+        file(format!("{src}/hooks/memory.ts"), hook(include_str!("memory.ts")), FileKind::Owned),
         file(format!("{src}/hooks/usage.ts"), hook(usage), FileKind::Owned),
         file(format!("{src}/hooks/usage.test.ts"), hook(usage_test), FileKind::Owned),
     ]
@@ -93,7 +93,7 @@ pub fn types_node_major(node_major: u32) -> u32 {
 pub fn source_tsconfig(layout: Layout) -> ScaffoldFile {
     ScaffoldFile {
         path: PathBuf::from(layout.folder()).join("tsconfig.json"),
-        text: include_str!("scaffold/tsconfig.json").replace("{src}", "."),
+        text: include_str!("tsconfig.json").replace("{src}", "."),
         kind: FileKind::Owned,
     }
 }

@@ -6,6 +6,8 @@
 //! (`crate::sdk::declarations`). The turn engine emits these types by name in
 //! `engine::turn`; a test there keeps the two in step.
 
+pub mod data_shape;
+
 /// One event type of the session stream (SPEC §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventType {
@@ -98,7 +100,7 @@ pub fn is_known_key(key: &str) -> bool {
 
 /// The event type a mistyped `key` most likely meant, if one is close enough.
 pub fn suggest(key: &str) -> Option<&'static str> {
-    crate::suggest::nearest(key, EVENTS.iter().map(|event| event.name))
+    crate::diagnostics::suggest::nearest(key, EVENTS.iter().map(|event| event.name))
 }
 
 #[cfg(test)]
@@ -129,7 +131,7 @@ mod tests {
             "# Event types\n\nEvery event a session records, in the order a turn usually records them (SPEC §5).\n\
              A handler's key in `events` is one of these, or `\"*\"` for every event; `agent-sdk validate`\n\
              reports any other key (`hooks::unknown-event`, with the nearest as \"did you mean\").\n\
-             This page is generated from `src/vocabulary.rs`, as are the SDK's types.\n\n\
+             This page is generated from `src/vocabulary/mod.rs`, as are the SDK's types.\n\n\
              | event type | recorded when | `data` |\n|---|---|---|\n",
         );
         for event in EVENTS {

@@ -7,6 +7,7 @@
 pub mod declarations;
 pub mod event_examples;
 pub mod files;
+pub mod folders;
 pub mod freshness;
 pub mod node_modules;
 pub mod packages;

@@ -1,6 +1,6 @@
 //! `since` values, read the same by the `logs` client (which checks them before sending)
 //! and the `dev` server (which filters by them): an age (`30s`, `10m`, `1.5h`, `1d`, read
-//! by [`crate::clock::parse_length`]) or an RFC 3339 time; and the RFC 3339 reading that
+//! by [`crate::time::clock::parse_length`]) or an RFC 3339 time; and the RFC 3339 reading that
 //! also turns a record's `at` into UTC.
 
 use jiff::Timestamp;
@@ -38,7 +38,7 @@ pub fn parse_since(value: &str) -> Result<Since, String> {
     if let Some(instant) = parse_rfc3339(value) {
         return Ok(Since::At(instant));
     }
-    crate::clock::parse_length(value).map(Since::Ago).map_err(|_| refusal(&format!("`{value}`")))
+    crate::time::clock::parse_length(value).map(Since::Ago).map_err(|_| refusal(&format!("`{value}`")))
 }
 
 /// Checks a `--since` value; the value itself is passed to the server unchanged.
@@ -61,7 +61,7 @@ pub fn parse_rfc3339(value: &str) -> Option<Timestamp> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clock::format_timestamp;
+    use crate::time::clock::format_timestamp;
 
     #[test]
     fn ages_are_accepted() {
