@@ -1358,7 +1358,8 @@ async function exitWhenFlushed() {
   process.on("exit", () => send({ t: "bye" }));
   shuttingDown2 = true;
   answerOnlyWhileWaiting();
-  channel2.destroy();
+  channel2.pause();
+  channel2.unref();
   return new Promise(() => {
   });
 }
