@@ -14,9 +14,6 @@ import context from './sdk/context.cjs';
 /** @typedef {import('./protocol.js').HostCall} HostCall */
 /** @typedef {import('./protocol.js').Reply} Reply */
 
-/** @type {typeof import('node:net')} */
-const { Socket } = builtin('node:net');
-
 // Primordials, taken before any hook can replace them.
 const resolved = Promise.resolve.bind(Promise);
 
@@ -50,7 +47,9 @@ let nextCallId = 1;
 let connectionClosed = false;
 /** Once told to shut down: the replies channel then keeps Node up only while calls wait. */
 let shuttingDown = false;
-/** The replies' channel, once listened to. @type {import('node:net').Socket | undefined} */
+/** The replies' fd, read once a call waits for a reply. @type {number | undefined} */
+let repliesFd;
+/** The replies' channel, once a call waited for a reply. @type {import('node:net').Socket | undefined} */
 let replies;
 
 /**
@@ -74,6 +73,7 @@ function call(method, args, lane) {
     }
     return resolved(undefined);
   }
+  readReplies();
   return new Promise((resolve, reject) => {
     // Sent first: a value JSON cannot carry rejects here, and nothing is left pending.
     send(inLane({ t: 'call', id, ...hostCall, hook }, lane));
@@ -114,9 +114,20 @@ export function rejectPendingCalls() {
   pending.clear();
 }
 
-/** Reads the replies to calls from `fd`, a channel of their own: none waits behind queued events. */
+/**
+ * The replies to calls come on `fd`, a channel of their own: none waits behind queued
+ * events. It is read from the first call that waits for its reply (node:net's modules and
+ * a socket are a cost of the runtime's start that a run making no such call never pays).
+ */
 export function listenForReplies(fd) {
-  replies = new Socket({ fd, readable: true, writable: false });
+  repliesFd = fd;
+}
+
+function readReplies() {
+  if (replies !== undefined || repliesFd === undefined) return;
+  /** @type {typeof import('node:net')} */
+  const { Socket } = builtin('node:net');
+  replies = new Socket({ fd: repliesFd, readable: true, writable: false });
   readLines(replies, onReplyLine, rejectPendingCalls);
 }
 

@@ -4,6 +4,7 @@
 // the next write, in order.
 
 import { builtin } from './builtin.mjs';
+import { exitProcess } from './exit.mjs';
 
 /** @typedef {import('./protocol.js').FromNode} FromNode */
 /** @typedef {import('./protocol.js').LaneOf} LaneOf */
@@ -14,7 +15,6 @@ const { writeSync } = builtin('node:fs');
 // Primordials, taken before any hook can replace them: a hook cannot forge the protocol.
 const { stringify } = JSON;
 const bufferFrom = Buffer.from.bind(Buffer);
-const realExit = process.exit.bind(process);
 
 const FROM_NODE_FD = 4;
 
@@ -92,7 +92,7 @@ function writeText(text) {
     } catch (error) {
       if (/** @type {NodeJS.ErrnoException} */ (error)?.code === 'EAGAIN') continue;
       // Rust has gone away: there is no one left to report to.
-      realExit(0);
+      exitProcess(0);
     }
   }
 }

@@ -28,9 +28,11 @@
 //
 // FDS. 3: agent-sdk → Node, every ToNode but "reply". 4: Node → agent-sdk, every FromNode,
 // written synchronously (a blocking pipe that Rust always reads). 5: agent-sdk → Node, the
-// replies to calls, which so never queue behind events. 6: the handler slot (below). 7 and
-// 8: the module channel (a ModuleRequest from Node, a ModuleAnswer back, one line each way at
-// a time, read and written synchronously by the module hooks: on-demand.mjs). No process a
+// replies to calls, which so never queue behind events (read from the first call that waits
+// for one; fd 3's first reads are fs.reads, then a socket's: reader.mjs says why). 6: the
+// handler slot (below). 7 and 8: the module channel (a ModuleRequest from Node, a
+// ModuleAnswer back, one line each way at a time, read and written synchronously by the
+// module hooks: on-demand.mjs). No process a
 // hook starts inherits them (libuv closes every descriptor but the standard streams in the
 // processes it starts), so nothing but the runtime writes to them. stdout and stderr carry
 // only what other code prints (a child process with stdio "inherit", Node itself): a hook's
@@ -46,7 +48,8 @@
 // - "init", "mount", "shutdown" and the events without "session" run one at a time, in
 //   arrival order. A lane's events ("open" made it) run one at a time, in order, in a queue
 //   of their own: a handler awaiting holds only its own lane. "open" and "close" act at
-//   once, "reply" (fd 5) too; closing fd 3 is a "shutdown"; any other "t" is ignored.
+//   once, "reply" (fd 5) too; "shutdown" is the last line read (closing fd 3 is one too);
+//   any other "t" is ignored.
 // - "init": "loading" before each hook's import, then "loaded" or "load_failed"; "ready"
 //   after the last, whatever happened. A hook's index is its position in the init, hooks
 //   that failed to load counted. At the first init, before any hook loads, the
@@ -87,7 +90,6 @@
 
 // An import's place here is when its top-level code runs: the module hooks' files and the
 // stack maps first, then the SDK's CommonJS files (sdk/*.cjs) that the parts import.
-import { builtin } from './builtin.mjs';
 import { moduleHooksInThread, serveProjectModules } from './project-modules.mjs';
 import { mapStacks } from './stack-maps.mjs';
 import { answerOnlyWhileWaiting, listenForReplies, rejectPendingCalls } from './calls.mjs';
@@ -95,18 +97,15 @@ import { flush, send } from './channel.mjs';
 import { dispatch } from './dispatch.mjs';
 import { anyLaneDraining, closeLane, defaultLane, enqueue, enqueueOn, laneOf, openLane } from './lanes.mjs';
 import { init, inspectMounts } from './loading.mjs';
+import { exitProcess } from './exit.mjs';
 import { collectObservables } from './otel.mjs';
 import { attributeOutput, sendConsole } from './output.mjs';
-import { parseLine, readLines } from './reader.mjs';
+import { parseLine, readFdLines } from './reader.mjs';
 
 /** @typedef {import('./protocol.js').ToNode} ToNode */
 
-/** @type {typeof import('node:net')} */
-const { Socket } = builtin('node:net');
-
 // Primordials, kept before any hook can replace them.
 const { setTimeout: startTimer } = globalThis;
-const realExit = process.exit.bind(process);
 
 const TO_NODE_FD = 3;
 const REPLIES_FD = 5;
@@ -127,9 +126,6 @@ send({ t: 'hello', node: process.versions.node });
 
 attributeOutput();
 
-/** Once told to shut down: the closing of fd 3 is then the shutdown's own. */
-let shuttingDown = false;
-
 /** How long the runtime may take to end once told to: the observable instruments'
  * callbacks, then the hooks' own `beforeExit` and `exit` listeners (a provider's flush). */
 const SHUTDOWN_MS = 2_000;
@@ -148,7 +144,7 @@ async function exitWhenFlushed() {
       `agent-sdk host: Node.js was still busy ${SHUTDOWN_MS / 1000}s after the hooks were told to stop (a timer, a socket or a child process of a hook's); it was ended`,
     );
     flush();
-    realExit(0);
+    exitProcess(0);
   }, SHUTDOWN_MS);
   // The deadline itself must not keep Node running.
   deadline.unref();
@@ -162,13 +158,7 @@ async function exitWhenFlushed() {
   // The last line, after the hooks' own exit listeners (registered before this one): Rust
   // stops waiting there, not for Node's teardown to end the process.
   process.on('exit', () => send({ t: 'bye' }));
-  shuttingDown = true;
   answerOnlyWhileWaiting();
-  // Nothing more is read, and the channel no longer keeps Node up. Not destroy(): a
-  // socket's destroy reads process.stderr (node:net compares itself with it), which makes
-  // the stderr stream most runs never need, a millisecond or more before "bye".
-  channel.pause();
-  channel.unref();
   return new Promise(() => {});
 }
 
@@ -200,6 +190,8 @@ function onLine(line) {
       closeLane(message);
       break;
     case 'shutdown':
+      // Its last line: nothing more is read, and the channel no longer keeps Node up.
+      stopReading();
       enqueue(exitWhenFlushed);
       break;
     default:
@@ -207,10 +199,7 @@ function onLine(line) {
   }
 }
 
-const channel = new Socket({ fd: TO_NODE_FD, readable: true, writable: false });
-readLines(channel, onLine, () => {
-  // Closed after the shutdown (Rust ends its side): replies still come on their own channel.
-  if (shuttingDown) return;
+const stopReading = readFdLines(TO_NODE_FD, onLine, () => {
   // Rust is gone: no reply can come any more; let handlers waiting on one fail now rather
   // than time out.
   rejectPendingCalls();

@@ -6,6 +6,7 @@
 import { send } from './channel.mjs';
 import { callScopes, currentHook, hookScope, inLane } from './scope.mjs';
 import { builtin } from './builtin.mjs';
+import { exitProcess } from './exit.mjs';
 
 /** @type {typeof import('node:util')} */
 const { format } = builtin('node:util');
@@ -13,7 +14,6 @@ const { format } = builtin('node:util');
 // Primordials, taken before any hook can replace them.
 const captureStack = Error.captureStackTrace;
 const bufferFrom = Buffer.from.bind(Buffer);
-const realExit = process.exit.bind(process);
 
 /**
  * The runtime's own modules (the bundle Node starts is `host.mjs`; its sources are these
@@ -65,7 +65,7 @@ export function attributeOutput() {
     const site = { stack: '' };
     captureStack(site, exit);
     send(inLane({ t: 'exit', hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack }));
-    realExit(code);
+    exitProcess(code);
   });
 
   // A hook's stray code (a timer, a promise nobody awaits) must not bring the host down; Rust

@@ -1,8 +1,13 @@
 // @ts-check
-// The lines agent-sdk sends (the messages on fd 3, the replies on fd 5): split from what a
-// socket brings and parsed, a line that is not JSON said and skipped.
+// The lines agent-sdk sends (the messages on fd 3, the replies on fd 5): read, split and
+// parsed, a line that is not JSON said and skipped.
 
+import { builtin } from './builtin.mjs';
+import { beforeExiting } from './exit.mjs';
 import { errorText, sendConsole } from './output.mjs';
+
+/** @type {typeof import('node:fs')} */
+const { closeSync, openSync, read, writeSync } = builtin('node:fs');
 
 // Primordials, taken before any hook can replace them.
 const { parse } = JSON;
@@ -18,35 +23,128 @@ export function parseLine(line, what) {
 }
 
 /**
+ * Splits what arrives into lines: `push` each piece as it comes, `end` once none will. Rust
+ * ends every line with "\n"; a line may arrive in pieces and a character across two pieces
+ * (the decoder joins it). Cheaper than node:readline, which a replay paid for on every event.
+ * @param {(line: string) => void} onLine
+ */
+function lineSplitter(onLine) {
+  const decoder = new TextDecoder();
+  let rest = '';
+  return {
+    /** @param {Uint8Array} bytes */
+    push(bytes) {
+      const chunk = decoder.decode(bytes, { stream: true });
+      const text = rest === '' ? chunk : rest + chunk;
+      let start = 0;
+      for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+        const line = text.slice(start, end);
+        start = end + 1;
+        try {
+          onLine(line);
+        } catch (error) {
+          sendConsole('error', `agent-sdk host: ${errorText(error)}`);
+        }
+      }
+      rest = start === 0 ? text : text.slice(start);
+    },
+    end() {
+      const last = rest + decoder.decode();
+      rest = '';
+      if (last !== '') onLine(last);
+    },
+  };
+}
+
+/**
  * Calls `onLine` with each line `socket` brings (without its end of line), then `onClose`
- * once. Rust ends every line with "\n"; a line may arrive in pieces and a character
- * across two chunks (the decoder joins it). Cheaper than node:readline, which a replay
- * paid for on every event.
+ * once.
+ * @param {import('node:net').Socket} socket
  * @param {(line: string) => void} onLine
  * @param {() => void} onClose
  */
 export function readLines(socket, onLine, onClose) {
-  socket.setEncoding('utf8');
-  let rest = '';
-  socket.on('data', (chunk) => {
-    const text = rest === '' ? chunk : rest + chunk;
-    let start = 0;
-    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-      const line = text.slice(start, end);
-      start = end + 1;
-      try {
-        onLine(line);
-      } catch (error) {
-        sendConsole('error', `agent-sdk host: ${errorText(error)}`);
-      }
-    }
-    rest = start === 0 ? text : text.slice(start);
-  });
+  const lines = lineSplitter(onLine);
+  socket.on('data', (bytes) => lines.push(bytes));
   let closed = false;
   socket.on('close', () => {
     if (closed) return;
     closed = true;
-    if (rest !== '') onLine(rest);
+    lines.end();
     onClose();
   });
+}
+
+/** How many reads of a channel go through `fs.read` before a socket takes over. */
+const FIRST_READS = 8;
+
+/**
+ * Calls `onLine` with each line read from the pipe `fd` (without its end of line), then
+ * `onClose` once it ends. On Linux the first FIRST_READS reads are `fs.read`s, on a thread of
+ * libuv's pool: they need none of node:net's modules, whose loading and first socket were 3
+ * to 4 ms of a one-event run's start (its init, event and shutdown are three reads). Then a
+ * socket reads, waiting on epoll rather than holding a pool thread (which a hook's own file
+ * or crypto work would queue in front of), as a replay or `dev` soon needs; so it does
+ * elsewhere from the first read, and on a pipe that turns out non-blocking (EAGAIN). While
+ * an `fs.read` waits, an exit first wakes it with an empty line written through
+ * /proc/self/fd (see exit.mjs). Returns `stop()`: nothing more is read, and the channel no
+ * longer keeps Node up (a socket's destroy would read process.stderr, which node:net
+ * compares itself with, and so make a stream most runs never need).
+ * @param {number} fd
+ * @param {(line: string) => void} onLine
+ * @param {() => void} onClose
+ */
+export function readFdLines(fd, onLine, onClose) {
+  const lines = lineSplitter(onLine);
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    lines.end();
+    onClose();
+  };
+  let stopped = false;
+  /** @type {import('node:net').Socket | undefined} */
+  let socket;
+  const overSocket = () => {
+    /** @type {typeof import('node:net')} */
+    const { Socket } = builtin('node:net');
+    socket = new Socket({ fd, readable: true, writable: false });
+    socket.on('data', (bytes) => lines.push(bytes));
+    socket.on('close', close);
+  };
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  let reads = 0;
+  let waiting = false;
+  const next = () => {
+    waiting = true;
+    read(fd, buffer, 0, buffer.length, null, (error, count) => {
+      waiting = false;
+      if (/** @type {NodeJS.ErrnoException | null} */ (error)?.code === 'EAGAIN') return overSocket();
+      if (error || count === 0) return close();
+      lines.push(buffer.subarray(0, count));
+      if (stopped) return;
+      if (++reads >= FIRST_READS) return overSocket();
+      next();
+    });
+  };
+  if (process.platform === 'linux') {
+    beforeExiting(() => {
+      if (!waiting) return;
+      const writer = openSync(`/proc/self/fd/${fd}`, 'w');
+      try {
+        writeSync(writer, '\n');
+      } finally {
+        closeSync(writer);
+      }
+    });
+    next();
+  } else {
+    overSocket();
+  }
+  return () => {
+    stopped = true;
+    socket?.pause();
+    socket?.unref();
+  };
 }

@@ -37,11 +37,11 @@ var require_context = __commonJS({
     var { ownKeys } = Reflect;
     var { stringify: stringify3 } = JSON;
     var captureStack2 = Error.captureStackTrace;
-    function buildContext2({ session, agent, channel: channel3, stateRoot }, { call: call2, otel, turnId, artifacts = {} }) {
+    function buildContext2({ session, agent, channel: channel2, stateRoot }, { call: call2, otel, turnId, artifacts = {} }) {
       return deepFreeze({
         session,
         agent,
-        channel: channel3,
+        channel: channel2,
         stateRoot,
         artifacts: Object.assign(artifacts, {
           tag: (name, value) => call2("artifacts.tag", [name, value, turnId()])
@@ -285,10 +285,10 @@ function readLine(fd) {
   const chunks = [];
   for (; ; ) {
     const chunk = allocate(64 * 1024);
-    const read = readSync(fd, chunk, 0, chunk.length, null);
-    if (read === 0) throw new Error("agent-sdk stopped answering module requests");
-    chunks.push(chunk.subarray(0, read));
-    if (chunk[read - 1] === 10) return bufferConcat(chunks).toString("utf8");
+    const read2 = readSync(fd, chunk, 0, chunk.length, null);
+    if (read2 === 0) throw new Error("agent-sdk stopped answering module requests");
+    chunks.push(chunk.subarray(0, read2));
+    if (chunk[read2 - 1] === 10) return bufferConcat(chunks).toString("utf8");
   }
 }
 function inAProcessOfItsOwn({ from, specifier, require: viaRequire }) {
@@ -494,9 +494,9 @@ var ModuleLoader = (
   Module
 );
 function serveProjectModules(moduleChannel = null) {
-  const channel3 = moduleChannel && { ...moduleChannel, lock: new Int32Array(new SharedArrayBuffer(4)) };
-  askThrough(channel3);
-  const postToLoaderThread = registerModuleHooks(channel3);
+  const channel2 = moduleChannel && { ...moduleChannel, lock: new Int32Array(new SharedArrayBuffer(4)) };
+  askThrough(channel2);
+  const postToLoaderThread = registerModuleHooks(channel2);
   for (const extension of [".ts", ".cts", ".mts"]) ModuleLoader._extensions[extension] = compileCommonJs;
   const resolveFilename = ModuleLoader._resolveFilename;
   ModuleLoader._resolveFilename = function resolveWithManifest(request, parent, isMain, options) {
@@ -525,7 +525,7 @@ var WHERE_MODULE_HOOKS_RUN = /* @__PURE__ */ Symbol.for("agent-sdk.module-hooks"
 function moduleHooksInThread() {
   return globalThis[WHERE_MODULE_HOOKS_RUN] === "in-thread";
 }
-function registerModuleHooks(channel3) {
+function registerModuleHooks(channel2) {
   const { registerHooks } = ModuleLoader;
   const inThread = typeof registerHooks === "function" && process.env.AGENT_SDK_MODULE_HOOKS !== "worker";
   Object.defineProperty(globalThis, WHERE_MODULE_HOOKS_RUN, { value: inThread ? "in-thread" : "worker" });
@@ -537,7 +537,7 @@ function registerModuleHooks(channel3) {
   const loaderPort = new MessageChannel();
   withoutRegisterDeprecation(
     () => Module.register("./loader.mjs", import.meta.url, {
-      data: { port: loaderPort.port2, channel: channel3 },
+      data: { port: loaderPort.port2, channel: channel2 },
       transferList: [loaderPort.port2]
     })
   );
@@ -573,11 +573,26 @@ function compileCommonJs(module, filename) {
   module._compile(compiledCode(filename), filename);
 }
 
+// exit.mjs
+var realExit = process.exit.bind(process);
+var beforeExit = [];
+function beforeExiting(callback) {
+  beforeExit.push(callback);
+}
+function exitProcess(code) {
+  for (const callback of beforeExit) {
+    try {
+      callback();
+    } catch {
+    }
+  }
+  realExit(code);
+}
+
 // channel.mjs
 var { writeSync: writeSync2 } = builtin("node:fs");
 var { stringify: stringify2 } = JSON;
 var bufferFrom3 = Buffer.from.bind(Buffer);
-var realExit = process.exit.bind(process);
 var FROM_NODE_FD = 4;
 function send(message) {
   takeDone();
@@ -632,7 +647,7 @@ function writeText(text) {
         /** @type {NodeJS.ErrnoException} */
         error?.code === "EAGAIN"
       ) continue;
-      realExit(0);
+      exitProcess(0);
     }
   }
 }
@@ -784,7 +799,6 @@ function endHandlerSpan(lane, seq, index, key, span, outcome, error) {
 var { format } = builtin("node:util");
 var captureStack = Error.captureStackTrace;
 var bufferFrom4 = Buffer.from.bind(Buffer);
-var realExit2 = process.exit.bind(process);
 var HOST_MODULES = [
   "host.mjs",
   "channel.mjs",
@@ -823,7 +837,7 @@ function attributeOutput() {
     const site = { stack: "" };
     captureStack(site, exit);
     send(inLane({ t: "exit", hook: currentHook(), code: code ?? process.exitCode ?? 0, stack: site.stack }));
-    realExit2(code);
+    exitProcess(code);
   });
   process.on("uncaughtException", (error) => sendUnhandled("exception", error));
   process.on("unhandledRejection", (reason) => sendUnhandled("rejection", reason));
@@ -895,6 +909,7 @@ function errorText(thrown) {
 }
 
 // reader.mjs
+var { closeSync, openSync, read, writeSync: writeSync3 } = builtin("node:fs");
 var { parse: parse3 } = JSON;
 function parseLine(line, what) {
   try {
@@ -904,35 +919,103 @@ function parseLine(line, what) {
     return void 0;
   }
 }
-function readLines(socket, onLine2, onClose) {
-  socket.setEncoding("utf8");
+function lineSplitter(onLine2) {
+  const decoder = new TextDecoder();
   let rest = "";
-  socket.on("data", (chunk) => {
-    const text = rest === "" ? chunk : rest + chunk;
-    let start = 0;
-    for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
-      const line = text.slice(start, end);
-      start = end + 1;
-      try {
-        onLine2(line);
-      } catch (error) {
-        sendConsole("error", `agent-sdk host: ${errorText(error)}`);
+  return {
+    /** @param {Uint8Array} bytes */
+    push(bytes) {
+      const chunk = decoder.decode(bytes, { stream: true });
+      const text = rest === "" ? chunk : rest + chunk;
+      let start = 0;
+      for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
+        const line = text.slice(start, end);
+        start = end + 1;
+        try {
+          onLine2(line);
+        } catch (error) {
+          sendConsole("error", `agent-sdk host: ${errorText(error)}`);
+        }
       }
+      rest = start === 0 ? text : text.slice(start);
+    },
+    end() {
+      const last = rest + decoder.decode();
+      rest = "";
+      if (last !== "") onLine2(last);
     }
-    rest = start === 0 ? text : text.slice(start);
-  });
+  };
+}
+function readLines(socket, onLine2, onClose) {
+  const lines = lineSplitter(onLine2);
+  socket.on("data", (bytes) => lines.push(bytes));
   let closed = false;
   socket.on("close", () => {
     if (closed) return;
     closed = true;
-    if (rest !== "") onLine2(rest);
+    lines.end();
     onClose();
   });
+}
+var FIRST_READS = 8;
+function readFdLines(fd, onLine2, onClose) {
+  const lines = lineSplitter(onLine2);
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    lines.end();
+    onClose();
+  };
+  let stopped = false;
+  let socket;
+  const overSocket = () => {
+    const { Socket } = builtin("node:net");
+    socket = new Socket({ fd, readable: true, writable: false });
+    socket.on("data", (bytes) => lines.push(bytes));
+    socket.on("close", close);
+  };
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  let reads = 0;
+  let waiting = false;
+  const next = () => {
+    waiting = true;
+    read(fd, buffer, 0, buffer.length, null, (error, count) => {
+      waiting = false;
+      if (
+        /** @type {NodeJS.ErrnoException | null} */
+        error?.code === "EAGAIN"
+      ) return overSocket();
+      if (error || count === 0) return close();
+      lines.push(buffer.subarray(0, count));
+      if (stopped) return;
+      if (++reads >= FIRST_READS) return overSocket();
+      next();
+    });
+  };
+  if (process.platform === "linux") {
+    beforeExiting(() => {
+      if (!waiting) return;
+      const writer = openSync(`/proc/self/fd/${fd}`, "w");
+      try {
+        writeSync3(writer, "\n");
+      } finally {
+        closeSync(writer);
+      }
+    });
+    next();
+  } else {
+    overSocket();
+  }
+  return () => {
+    stopped = true;
+    socket?.pause();
+    socket?.unref();
+  };
 }
 
 // calls.mjs
 var import_context = __toESM(require_context(), 1);
-var { Socket } = builtin("node:net");
 var resolved = Promise.resolve.bind(Promise);
 var { buildContext: contextOf, otelMeter } = import_context.default;
 function buildContext(facts, lane) {
@@ -947,6 +1030,7 @@ var pending = /* @__PURE__ */ new Map();
 var nextCallId = 1;
 var connectionClosed = false;
 var shuttingDown = false;
+var repliesFd;
 var replies;
 function call(method, args, lane) {
   const scope = hookScope.getStore();
@@ -965,6 +1049,7 @@ function call(method, args, lane) {
     }
     return resolved(void 0);
   }
+  readReplies();
   return new Promise((resolve2, reject) => {
     send(inLane({ t: "call", id, ...hostCall, hook }, lane));
     pending.set(id, { method, resolve: resolve2, reject, scope });
@@ -993,7 +1078,12 @@ function rejectPendingCalls() {
   pending.clear();
 }
 function listenForReplies(fd) {
-  replies = new Socket({ fd, readable: true, writable: false });
+  repliesFd = fd;
+}
+function readReplies() {
+  if (replies !== void 0 || repliesFd === void 0) return;
+  const { Socket } = builtin("node:net");
+  replies = new Socket({ fd: repliesFd, readable: true, writable: false });
   readLines(replies, onReplyLine, rejectPendingCalls);
 }
 function onReplyLine(line) {
@@ -1006,7 +1096,7 @@ function answerOnlyWhileWaiting() {
 }
 
 // slot.mjs
-var { writeSync: writeSync3 } = builtin("node:fs");
+var { writeSync: writeSync4 } = builtin("node:fs");
 var SLOT_FD = 6;
 var SLOT_BYTES = 24;
 var slotBytes = Buffer.alloc(SLOT_BYTES);
@@ -1020,7 +1110,7 @@ function writeSlot(lane, kind, seq, hook) {
   slotView.setUint32(16, hook, true);
   slotView.setUint32(20, slotGeneration, true);
   try {
-    writeSync3(SLOT_FD, slotBytes, 0, SLOT_BYTES, lane.slot * SLOT_BYTES);
+    writeSync4(SLOT_FD, slotBytes, 0, SLOT_BYTES, lane.slot * SLOT_BYTES);
   } catch {
   }
 }
@@ -1329,9 +1419,7 @@ async function settleLater(handlerPromise) {
 }
 
 // host.mjs
-var { Socket: Socket2 } = builtin("node:net");
 var { setTimeout: startTimer3 } = globalThis;
-var realExit3 = process.exit.bind(process);
 var TO_NODE_FD = 3;
 var REPLIES_FD = 5;
 var installManifest = serveProjectModules({ requests: 7, answers: 8 });
@@ -1339,7 +1427,6 @@ if (moduleHooksInThread()) mapStacks();
 else process.setSourceMapsEnabled(true);
 send({ t: "hello", node: process.versions.node });
 attributeOutput();
-var shuttingDown2 = false;
 var SHUTDOWN_MS = 2e3;
 async function exitWhenFlushed() {
   const deadline = startTimer3(() => {
@@ -1348,7 +1435,7 @@ async function exitWhenFlushed() {
       `agent-sdk host: Node.js was still busy ${SHUTDOWN_MS / 1e3}s after the hooks were told to stop (a timer, a socket or a child process of a hook's); it was ended`
     );
     flush();
-    realExit3(0);
+    exitProcess(0);
   }, SHUTDOWN_MS);
   deadline.unref();
   while (anyLaneDraining()) await new Promise((resolve2) => startTimer3(resolve2, 5));
@@ -1356,10 +1443,7 @@ async function exitWhenFlushed() {
   flush();
   process.exitCode = 0;
   process.on("exit", () => send({ t: "bye" }));
-  shuttingDown2 = true;
   answerOnlyWhileWaiting();
-  channel2.pause();
-  channel2.unref();
   return new Promise(() => {
   });
 }
@@ -1389,15 +1473,14 @@ function onLine(line) {
       closeLane(message);
       break;
     case "shutdown":
+      stopReading();
       enqueue(exitWhenFlushed);
       break;
     default:
       break;
   }
 }
-var channel2 = new Socket2({ fd: TO_NODE_FD, readable: true, writable: false });
-readLines(channel2, onLine, () => {
-  if (shuttingDown2) return;
+var stopReading = readFdLines(TO_NODE_FD, onLine, () => {
   rejectPendingCalls();
   enqueue(exitWhenFlushed);
 });
