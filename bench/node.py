@@ -29,17 +29,19 @@ commands of a round interleaved and their order rotating by one each round:
   realistic floor node <copy>/packages.mjs, importing those four packages as the hooks do;
   test      agent-sdk test in a project `agent-sdk init` made (its hook tests, with the test kit);
   tsx --test  node --import tsx --test bot/hooks/usage.test.ts in the same project: the same
-            tests through tsx and Node's test runner.
+            tests through tsx and Node's test runner;
+  cold, baseline / warm, baseline  with --baseline AGENT_SDK (another build): cold and warm
+            with that binary (a warm copy of its own), to compare two builds in one run.
 
 Wall time is time.perf_counter around each process. Reported per Node: median/min/max ms of
 each command, and the median (and spread) of the rounds' ratios, a round's commands running
 back to back: cold / floor and warm / floor (target <= 1.3), cold / tsx (target <= 0.5),
 warm, worker / warm, realistic warm / realistic floor (target <= 1.15), test / tsx --test
-(target <= 0.8). The npm packages (tsx; bench/realistic's) are
-installed with `npm ci` when missing. It exits 1 only if a command fails (showing its
+(target <= 0.8), and with --baseline cold / cold, baseline and warm / warm, baseline. The
+npm packages (tsx; bench/realistic's) are installed with `npm ci` when missing. It exits 1 only if a command fails (showing its
 stderr); otherwise 0, whether or not the targets are met.
 
-  python3 bench/node.py [--node PATH]... [--runs 20] [--no-build]
+  python3 bench/node.py [--node PATH]... [--runs 20] [--no-build] [--baseline AGENT_SDK]
 """
 
 import argparse
@@ -97,7 +99,7 @@ def floor_script(warm: Path, into: Path) -> Path:
     return script
 
 
-def bench_node(node: str, runs: int, tmp: Path) -> None:
+def bench_node(node: str, runs: int, tmp: Path, baseline: Path | None) -> None:
     version = subprocess.run([node, "--version"], capture_output=True, text=True, check=True).stdout.strip()
     env = dict(os.environ, AGENT_SDK_NODE=node, NO_COLOR="1")
     env.pop("AGENT_SDK_MODULE_HOOKS", None)
@@ -121,10 +123,10 @@ def bench_node(node: str, runs: int, tmp: Path) -> None:
     tsx_test = [node, "--import", TSX_LOADER.as_uri(), "--test", "bot/hooks/usage.test.ts"]
     cold_copies = iter(range(10**9))
 
-    def cold() -> float:
+    def cold(command: list[str] = run) -> float:
         copy = copy_project(EXAMPLE, base / f"cold{next(cold_copies)}")
         try:
-            return timed(run, copy, env)
+            return timed(command, copy, env)
         finally:
             shutil.rmtree(copy)
 
@@ -140,6 +142,13 @@ def bench_node(node: str, runs: int, tmp: Path) -> None:
         "test": lambda: timed(test, scaffold, env),
         "tsx --test": lambda: timed(tsx_test, scaffold, env),
     }
+    if baseline is not None:
+        # The same runs with another build, on a warm copy of its own (its cache files are its own).
+        run_baseline = [str(baseline), *run[1:]]
+        warm_baseline = copy_project(EXAMPLE, base / "warm-baseline")
+        timed(run_baseline, warm_baseline, env)
+        commands["cold, baseline"] = lambda: cold(run_baseline)
+        commands["warm, baseline"] = lambda: timed(run_baseline, warm_baseline, env)
     names = list(commands)
     samples = interleaved(commands, runs)
     median = {name: statistics.median(samples[name]) for name in names}
@@ -161,6 +170,9 @@ def bench_node(node: str, runs: int, tmp: Path) -> None:
     print(f"- floor / node -e: {ratio('floor', 'node -e')}")
     print(f"- realistic warm / realistic floor: {ratio('realistic warm', 'realistic floor')} (target <= {REALISTIC_TARGET})")
     print(f"- test / tsx --test: {ratio('test', 'tsx --test')} (target <= {TEST_TARGET})")
+    if baseline is not None:
+        print(f"- cold / cold, baseline: {ratio('cold', 'cold, baseline')}")
+        print(f"- warm / warm, baseline: {ratio('warm', 'warm, baseline')}")
 
 
 def main() -> int:
@@ -168,6 +180,8 @@ def main() -> int:
     parser.add_argument("--node", action="append", help="a node binary (repeatable; default: node on PATH)")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--baseline", type=Path, metavar="AGENT_SDK",
+                        help="another agent-sdk build: its cold and warm runs take turns with this one's")
     args = parser.parse_args()
     # The peers and the realistic project's packages, from the npm registry, as pinned.
     for folder, installed in [(REPO / "bench", TSX_LOADER), (REALISTIC, REALISTIC / "node_modules" / "zod")]:
@@ -176,7 +190,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="agent-sdk-bench-node-") as tmp:
         try:
             for node in args.node or ["node"]:
-                bench_node(shutil.which(node) or node, args.runs, Path(tmp))
+                bench_node(shutil.which(node) or node, args.runs, Path(tmp), args.baseline)
         except SanityError as error:
             print(f"sanity check failed: {error}\n{error.stderr_tail}", file=sys.stderr)
             return 1
