@@ -5,7 +5,8 @@
 // beside it, named after its Rust counterpart under src/runtime/ where it has one:
 //
 //   channel.mjs   the lines to agent-sdk (fd 4), and when the deferred ones go out
-//   reader.mjs    the lines from agent-sdk, split and parsed
+//   reader.mjs    the lines from agent-sdk, read, split and parsed
+//   exit.mjs      the runtime's own exits, once nothing holds them up
 //   slot.mjs      the handler slot (fd 6)
 //   scope.mjs     which hook's code is running
 //   output.mjs    the hooks' console, stdout, stderr, process.exit and stray errors
