@@ -22,13 +22,11 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, runtime_folder
+from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, runtime_folder, timed
 
 EXAMPLE = REPO / "examples" / "acme-bot"
 
@@ -76,14 +74,6 @@ def instrument(bundle: str, out: Path) -> str:
     return "\n".join(marked)
 
 
-def run_once(cmd: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        raise SanityError(f"`{' '.join(cmd)}` exited {done.returncode}", done.stderr)
-    return (time.perf_counter() - start) * 1000
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--node", default="node", help="the node binary (default: node on PATH)")
@@ -97,18 +87,18 @@ def main() -> int:
         project = copy_project(EXAMPLE, tmp / "acme-bot")
         cmd = [str(AGENT_SDK), "run", "--dir", str(project), "--event", "turn.completed"]
         try:
-            run_once(cmd, env)
+            timed(cmd, tmp, env)
             os.environ["XDG_CACHE_HOME"] = env["XDG_CACHE_HOME"]
             host = runtime_folder() / "host.mjs"
             out = tmp / "marks.json"
             host.write_text(instrument(host.read_text(), out))
-            run_once(cmd, env)
+            timed(cmd, tmp, env)
             marks: dict[str, list[float]] = {}
             walls, bare = [], []
             for _ in range(args.runs):
                 out.unlink(missing_ok=True)
-                walls.append(run_once(cmd, env))
-                bare.append(run_once([args.node, "-e", ""], env))
+                walls.append(timed(cmd, tmp, env))
+                bare.append(timed([args.node, "-e", ""], tmp, env))
                 seen: dict[str, int] = {}
                 for name, at in json.loads(out.read_text()):
                     seen[name] = seen.get(name, 0) + 1

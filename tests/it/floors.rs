@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::common::sources::{code, named_paths, rust_files, src};
+use crate::common::sources::{code, named_paths, rust_files, src, src_files};
 
 /// Each top-level module of `src/` and its floor; the ground is 1.
 const FLOORS: &[(&str, u8)] = &[
@@ -92,13 +92,10 @@ fn named_modules(code: &str) -> BTreeSet<String> {
 
 /// module → the other top-level modules it imports, with a file that does.
 fn imports() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
     let mut graph: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
-    for file in files {
-        let relative = file.strip_prefix(src()).unwrap().to_path_buf();
+    for (relative, text) in src_files() {
+        let relative = PathBuf::from(relative);
         let Some(module) = module_of(&relative) else { continue };
-        let text = std::fs::read_to_string(&file).unwrap();
         let imported = graph.entry(module.clone()).or_default();
         for name in named_modules(&code(&text)) {
             if name != module {

@@ -1,22 +1,17 @@
 //! The rules docs/ARCHITECTURE.md says the code keeps ("Invariants"), checked on the
 //! sources, with each exception the document names named here too.
 
-use crate::common::sources::{code, named_paths, rust_files, src};
+use crate::common::sources::{code, named_paths, src_files};
 
 /// Every line of `src/` (comments left out) that matches `pattern`, as `path:line: text`,
 /// outside the files `allowed` names (paths under `src/`).
 fn lines_matching(pattern: &str, allowed: &[&str]) -> Vec<String> {
     let pattern = regex::Regex::new(pattern).unwrap();
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    files.sort();
     let mut found = Vec::new();
-    for file in files {
-        let relative = file.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+    for (relative, text) in src_files() {
         if allowed.contains(&relative.as_str()) {
             continue;
         }
-        let text = std::fs::read_to_string(&file).unwrap();
         for (number, line) in text.lines().enumerate() {
             if !line.trim_start().starts_with("//") && pattern.is_match(line) {
                 found.push(format!("src/{relative}:{}: {}", number + 1, line.trim()));
@@ -77,16 +72,11 @@ fn exit_codes_are_made_in_exit_status_only() {
 /// `use crate::engine::{…}` group alike.
 #[test]
 fn commands_and_the_server_take_turns_through_the_session() {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    files.sort();
     let mut found = Vec::new();
-    for file in files {
-        let relative = file.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+    for (relative, text) in src_files() {
         if !(relative.starts_with("commands/") || relative.starts_with("server/")) {
             continue;
         }
-        let text = std::fs::read_to_string(&file).unwrap();
         let past = named_paths(&code(&text)).into_iter().filter_map(|(root, path)| {
             let [engine, part, ..] = path.as_slice() else { return None };
             (root == "crate" && engine == "engine" && ["dispatcher", "feed", "undelivered"].contains(&part.as_str()))

@@ -23,14 +23,25 @@ export function parseLine(line, what) {
 }
 
 /**
- * Splits what arrives into lines: `push` each piece as it comes, `end` once none will. Rust
- * ends every line with "\n"; a line may arrive in pieces and a character across two pieces
- * (the decoder joins it). Cheaper than node:readline, which a replay paid for on every event.
+ * Lines from what arrives: `push` each piece as it comes, `close` once none will (said once,
+ * whoever calls it first). Rust ends every line with "\n"; a line may arrive in pieces and a
+ * character across two pieces (the decoder joins it). Cheaper than node:readline, which a
+ * replay paid for on every event.
  * @param {(line: string) => void} onLine
+ * @param {() => void} onClose
  */
-function lineSplitter(onLine) {
+function lineReader(onLine, onClose) {
   const decoder = new TextDecoder();
   let rest = '';
+  let closed = false;
+  /** @param {string} line */
+  const say = (line) => {
+    try {
+      onLine(line);
+    } catch (error) {
+      sendConsole('error', `agent-sdk host: ${errorText(error)}`);
+    }
+  };
   return {
     /** @param {Uint8Array} bytes */
     push(bytes) {
@@ -38,22 +49,29 @@ function lineSplitter(onLine) {
       const text = rest === '' ? chunk : rest + chunk;
       let start = 0;
       for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-        const line = text.slice(start, end);
+        say(text.slice(start, end));
         start = end + 1;
-        try {
-          onLine(line);
-        } catch (error) {
-          sendConsole('error', `agent-sdk host: ${errorText(error)}`);
-        }
       }
       rest = start === 0 ? text : text.slice(start);
     },
-    end() {
+    close() {
+      if (closed) return;
+      closed = true;
       const last = rest + decoder.decode();
-      rest = '';
-      if (last !== '') onLine(last);
+      if (last !== '') say(last);
+      onClose();
     },
   };
+}
+
+/**
+ * Feeds what `socket` brings to `lines`, closing them when it closes.
+ * @param {import('node:net').Socket} socket
+ * @param {ReturnType<typeof lineReader>} lines
+ */
+function listen(socket, lines) {
+  socket.on('data', (bytes) => lines.push(bytes));
+  socket.on('close', () => lines.close());
 }
 
 /**
@@ -64,15 +82,7 @@ function lineSplitter(onLine) {
  * @param {() => void} onClose
  */
 export function readLines(socket, onLine, onClose) {
-  const lines = lineSplitter(onLine);
-  socket.on('data', (bytes) => lines.push(bytes));
-  let closed = false;
-  socket.on('close', () => {
-    if (closed) return;
-    closed = true;
-    lines.end();
-    onClose();
-  });
+  listen(socket, lineReader(onLine, onClose));
 }
 
 /** How many reads of a channel go through `fs.read` before a socket takes over. */
@@ -95,14 +105,7 @@ const FIRST_READS = 8;
  * @param {() => void} onClose
  */
 export function readFdLines(fd, onLine, onClose) {
-  const lines = lineSplitter(onLine);
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    lines.end();
-    onClose();
-  };
+  const lines = lineReader(onLine, onClose);
   let stopped = false;
   /** @type {import('node:net').Socket | undefined} */
   let socket;
@@ -110,8 +113,7 @@ export function readFdLines(fd, onLine, onClose) {
     /** @type {typeof import('node:net')} */
     const { Socket } = builtin('node:net');
     socket = new Socket({ fd, readable: true, writable: false });
-    socket.on('data', (bytes) => lines.push(bytes));
-    socket.on('close', close);
+    listen(socket, lines);
   };
   const buffer = Buffer.allocUnsafe(64 * 1024);
   let reads = 0;
@@ -121,7 +123,7 @@ export function readFdLines(fd, onLine, onClose) {
     read(fd, buffer, 0, buffer.length, null, (error, count) => {
       waiting = false;
       if (/** @type {NodeJS.ErrnoException | null} */ (error)?.code === 'EAGAIN') return overSocket();
-      if (error || count === 0) return close();
+      if (error || count === 0) return lines.close();
       lines.push(buffer.subarray(0, count));
       if (stopped) return;
       if (++reads >= FIRST_READS) return overSocket();

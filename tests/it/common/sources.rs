@@ -19,6 +19,20 @@ pub fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every `.rs` file of `src/`, sorted: its path under `src/` (with `/`) and its text.
+pub fn src_files() -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|file| {
+            let relative = file.strip_prefix(src()).unwrap().to_string_lossy().replace('\\', "/");
+            (relative, std::fs::read_to_string(&file).unwrap())
+        })
+        .collect()
+}
+
 /// The code of a file without its comments (a doc link names a module without importing it).
 pub fn code(text: &str) -> String {
     text.lines()

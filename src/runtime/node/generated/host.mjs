@@ -919,9 +919,17 @@ function parseLine(line, what) {
     return void 0;
   }
 }
-function lineSplitter(onLine2) {
+function lineReader(onLine2, onClose) {
   const decoder = new TextDecoder();
   let rest = "";
+  let closed = false;
+  const say = (line) => {
+    try {
+      onLine2(line);
+    } catch (error) {
+      sendConsole("error", `agent-sdk host: ${errorText(error)}`);
+    }
+  };
   return {
     /** @param {Uint8Array} bytes */
     push(bytes) {
@@ -929,51 +937,36 @@ function lineSplitter(onLine2) {
       const text = rest === "" ? chunk : rest + chunk;
       let start = 0;
       for (let end = text.indexOf("\n"); end !== -1; end = text.indexOf("\n", start)) {
-        const line = text.slice(start, end);
+        say(text.slice(start, end));
         start = end + 1;
-        try {
-          onLine2(line);
-        } catch (error) {
-          sendConsole("error", `agent-sdk host: ${errorText(error)}`);
-        }
       }
       rest = start === 0 ? text : text.slice(start);
     },
-    end() {
+    close() {
+      if (closed) return;
+      closed = true;
       const last = rest + decoder.decode();
-      rest = "";
-      if (last !== "") onLine2(last);
+      if (last !== "") say(last);
+      onClose();
     }
   };
 }
-function readLines(socket, onLine2, onClose) {
-  const lines = lineSplitter(onLine2);
+function listen(socket, lines) {
   socket.on("data", (bytes) => lines.push(bytes));
-  let closed = false;
-  socket.on("close", () => {
-    if (closed) return;
-    closed = true;
-    lines.end();
-    onClose();
-  });
+  socket.on("close", () => lines.close());
+}
+function readLines(socket, onLine2, onClose) {
+  listen(socket, lineReader(onLine2, onClose));
 }
 var FIRST_READS = 8;
 function readFdLines(fd, onLine2, onClose) {
-  const lines = lineSplitter(onLine2);
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    lines.end();
-    onClose();
-  };
+  const lines = lineReader(onLine2, onClose);
   let stopped = false;
   let socket;
   const overSocket = () => {
     const { Socket } = builtin("node:net");
     socket = new Socket({ fd, readable: true, writable: false });
-    socket.on("data", (bytes) => lines.push(bytes));
-    socket.on("close", close);
+    listen(socket, lines);
   };
   const buffer = Buffer.allocUnsafe(64 * 1024);
   let reads = 0;
@@ -986,7 +979,7 @@ function readFdLines(fd, onLine2, onClose) {
         /** @type {NodeJS.ErrnoException | null} */
         error?.code === "EAGAIN"
       ) return overSocket();
-      if (error || count === 0) return close();
+      if (error || count === 0) return lines.close();
       lines.push(buffer.subarray(0, count));
       if (stopped) return;
       if (++reads >= FIRST_READS) return overSocket();
