@@ -10,7 +10,8 @@
 // loader thread), so they behave the same either way.
 //
 // resolve: a specifier the binary resolved for its importer (tsconfig paths, `.js` written
-//   for `.ts`, `#imports`, extensionless TypeScript imports) → that file; an SDK module →
+//   for `.ts`, `#imports`, extensionless TypeScript imports) → that file; the file URL of a
+//   module the binary compiled (a TypeScript hook, as the host imports it) → that file; an SDK module →
 //   the runtime's copy; anything else → Node's own resolution.
 // load: a compiled module (format "module") → its compiled code; TypeScript compiled to
 //   CommonJS → a small ES module that require()s it, so Node's own CommonJS loader runs it
@@ -94,9 +95,18 @@ function orElse(attempt, fallback) {
   return typeof result?.then === 'function' ? result.then(undefined, fallback) : result;
 }
 
+/** A file URL without a query or a fragment. */
+const OWN_URL = /^file:[^?#]*$/;
+
 export function resolve(specifier, context, nextResolve) {
   const sdk = manifest.sdk[specifier];
   if (sdk) return served(sdk.import, 'module');
+  // A hook's own URL, as the host imports it: the binary compiled that file, so it is there
+  // (Node's own resolution would look again, and take longer than the import of the hook).
+  // One the binary did not compile (plain JavaScript) is Node's to resolve, and to tell
+  // its format; one with a query or a fragment is another module instance.
+  const own = OWN_URL.test(specifier) ? pathOf(specifier) : null;
+  if (own !== null && manifest.modules[own]?.code) return served(own);
   const parent = pathOf(context.parentURL);
   const target = parent === null ? undefined : manifest.resolutions[parent]?.[specifier];
   if (target !== undefined) return served(target);

@@ -7,10 +7,11 @@ import { beforeExiting } from './exit.mjs';
 import { errorText, sendConsole } from './output.mjs';
 
 /** @type {typeof import('node:fs')} */
-const { closeSync, openSync, read, writeSync } = builtin('node:fs');
+const { closeSync, openSync, read, readSync, writeSync } = builtin('node:fs');
 
 // Primordials, taken before any hook can replace them.
 const { parse } = JSON;
+const { queueMicrotask: runSoon, setImmediate: runNext } = globalThis;
 
 /** A line from Rust as a message; undefined (and said) when it is not JSON. */
 export function parseLine(line, what) {
@@ -90,7 +91,9 @@ const FIRST_READS = 8;
 
 /**
  * Calls `onLine` with each line read from the pipe `fd` (without its end of line), then
- * `onClose` once it ends. On Linux the first FIRST_READS reads are `fs.read`s, on a thread of
+ * `onClose` once it ends. On Linux the first read waits in this thread (`readSync`): nothing
+ * runs before the first message (an init, a mount), which agent-sdk has often written before
+ * Node is up. The next reads, up to FIRST_READS, are `fs.read`s, on a thread of
  * libuv's pool: they need none of node:net's modules, whose loading and first socket were 3
  * to 4 ms of a one-event run's start (its init, event and shutdown are three reads). Then a
  * socket reads, waiting on epoll rather than holding a pool thread (which a hook's own file
@@ -118,17 +121,35 @@ export function readFdLines(fd, onLine, onClose) {
   const buffer = Buffer.allocUnsafe(64 * 1024);
   let reads = 0;
   let waiting = false;
+  /** @param {NodeJS.ErrnoException | null} error @param {number} count */
+  const got = (error, count) => {
+    waiting = false;
+    if (error?.code === 'EAGAIN') return overSocket();
+    if (error || count === 0) return lines.close();
+    lines.push(buffer.subarray(0, count));
+    if (stopped) return;
+    if (++reads >= FIRST_READS) return overSocket();
+    // After the first message, the next read is queued once what that message started has
+    // run as far as it can without waiting (an init: every hook's import): the read starts
+    // libuv's pool, whose threads then start while Node waits for the next message anyway.
+    if (reads === 1) runNext(next);
+    else next();
+  };
   const next = () => {
     waiting = true;
-    read(fd, buffer, 0, buffer.length, null, (error, count) => {
-      waiting = false;
-      if (/** @type {NodeJS.ErrnoException | null} */ (error)?.code === 'EAGAIN') return overSocket();
-      if (error || count === 0) return lines.close();
-      lines.push(buffer.subarray(0, count));
-      if (stopped) return;
-      if (++reads >= FIRST_READS) return overSocket();
-      next();
-    });
+    read(fd, buffer, 0, buffer.length, null, got);
+  };
+  // Said from a microtask, as a read's callback would be: the caller has its `stop()` by then.
+  const first = () => {
+    /** @type {NodeJS.ErrnoException | null} */
+    let failed = null;
+    let count = 0;
+    try {
+      count = readSync(fd, buffer, 0, buffer.length, null);
+    } catch (error) {
+      failed = /** @type {NodeJS.ErrnoException} */ (error);
+    }
+    runSoon(() => got(failed, count));
   };
   if (process.platform === 'linux') {
     beforeExiting(() => {
@@ -140,7 +161,7 @@ export function readFdLines(fd, onLine, onClose) {
         closeSync(writer);
       }
     });
-    next();
+    first();
   } else {
     overSocket();
   }

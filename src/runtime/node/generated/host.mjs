@@ -431,9 +431,12 @@ function orElse(attempt, fallback) {
   }
   return typeof result?.then === "function" ? result.then(void 0, fallback) : result;
 }
+var OWN_URL = /^file:[^?#]*$/;
 function resolve(specifier, context3, nextResolve) {
   const sdk = manifest.sdk[specifier];
   if (sdk) return served(sdk.import, "module");
+  const own = OWN_URL.test(specifier) ? pathOf(specifier) : null;
+  if (own !== null && manifest.modules[own]?.code) return served(own);
   const parent = pathOf(context3.parentURL);
   const target = parent === null ? void 0 : manifest.resolutions[parent]?.[specifier];
   if (target !== void 0) return served(target);
@@ -909,8 +912,9 @@ function errorText(thrown) {
 }
 
 // reader.mjs
-var { closeSync, openSync, read, writeSync: writeSync3 } = builtin("node:fs");
+var { closeSync, openSync, read, readSync: readSync2, writeSync: writeSync3 } = builtin("node:fs");
 var { parse: parse3 } = JSON;
+var { queueMicrotask: runSoon, setImmediate: runNext } = globalThis;
 function parseLine(line, what) {
   try {
     return parse3(line);
@@ -971,20 +975,30 @@ function readFdLines(fd, onLine2, onClose) {
   const buffer = Buffer.allocUnsafe(64 * 1024);
   let reads = 0;
   let waiting = false;
+  const got = (error, count) => {
+    waiting = false;
+    if (error?.code === "EAGAIN") return overSocket();
+    if (error || count === 0) return lines.close();
+    lines.push(buffer.subarray(0, count));
+    if (stopped) return;
+    if (++reads >= FIRST_READS) return overSocket();
+    if (reads === 1) runNext(next);
+    else next();
+  };
   const next = () => {
     waiting = true;
-    read(fd, buffer, 0, buffer.length, null, (error, count) => {
-      waiting = false;
-      if (
-        /** @type {NodeJS.ErrnoException | null} */
-        error?.code === "EAGAIN"
-      ) return overSocket();
-      if (error || count === 0) return lines.close();
-      lines.push(buffer.subarray(0, count));
-      if (stopped) return;
-      if (++reads >= FIRST_READS) return overSocket();
-      next();
-    });
+    read(fd, buffer, 0, buffer.length, null, got);
+  };
+  const first = () => {
+    let failed = null;
+    let count = 0;
+    try {
+      count = readSync2(fd, buffer, 0, buffer.length, null);
+    } catch (error) {
+      failed = /** @type {NodeJS.ErrnoException} */
+      error;
+    }
+    runSoon(() => got(failed, count));
   };
   if (process.platform === "linux") {
     beforeExiting(() => {
@@ -996,7 +1010,7 @@ function readFdLines(fd, onLine2, onClose) {
         closeSync(writer);
       }
     });
-    next();
+    first();
   } else {
     overSocket();
   }
@@ -1116,7 +1130,7 @@ function slotIdle(lane) {
 
 // lanes.mjs
 var import_context2 = __toESM(require_context(), 1);
-var runSoon = queueMicrotask;
+var runSoon2 = queueMicrotask;
 function newLane(id, slot, ctx) {
   return { id, slot, ctx, lastFinished: -1, unsaid: -1, queue: [], draining: false, closing: false };
 }
@@ -1135,7 +1149,7 @@ function enqueueOn(lane, task) {
   lane.queue.push(task);
   if (!lane.draining) {
     lane.draining = true;
-    runSoon(() => drain(lane));
+    runSoon2(() => drain(lane));
   }
 }
 async function drain(lane) {
