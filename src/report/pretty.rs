@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report};
 use owo_colors::OwoColorize;
+use rayon::prelude::*;
 
 use super::Summary;
 use crate::check::CheckedProject;
@@ -27,21 +28,28 @@ pub fn render(checked: &CheckedProject, color: bool) -> String {
     out
 }
 
+/// Findings from which on they are rendered on the analysis pool (each is laid out on its
+/// own: a tree with thousands of findings spent as long on this as on checking them).
+const RENDERED_TOGETHER: usize = 64;
+
 /// Each diagnostic with its snippet (from `sources`, by path), without a summary line.
 pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &HashMap<String, String>, color: bool) -> String {
     let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(WIDTH).with_links(false);
-    let mut out = String::new();
-    for diagnostic in diagnostics {
-        if !out.is_empty() {
-            out.push('\n');
-        }
+    let render = |diagnostic: &Diagnostic| {
         let source = diagnostic.path.as_ref().and_then(|path| sources.get(path).map(|text| (path, text)));
-        let report = to_report(diagnostic, source);
+        let mut out = String::new();
         // Writing into a String cannot fail.
-        let _ = handler.render_report(&mut out, report.as_ref());
-    }
-    out
+        let _ = handler.render_report(&mut out, to_report(diagnostic, source).as_ref());
+        out
+    };
+    let rendered: Vec<String> = match crate::parse::analysis_pool() {
+        Some(pool) if diagnostics.len() >= RENDERED_TOGETHER => {
+            pool.install(|| diagnostics.par_iter().map(render).collect())
+        }
+        _ => diagnostics.iter().map(render).collect(),
+    };
+    rendered.join("\n")
 }
 
 fn to_report(diagnostic: &Diagnostic, source: Option<(&String, &String)>) -> Report {
