@@ -41,6 +41,20 @@ pub fn on_a_big_enough_stack<T: Send>(source_len: usize, parse: impl FnOnce() ->
     })
 }
 
+/// Runs `parse` with this thread's arena, emptied first: a thread that parses file after
+/// file reuses the memory of the biggest so far instead of asking the system for more each
+/// time (and touching it anew). A parse within a parse gets an arena of its own.
+pub fn with_arena<T>(parse: impl FnOnce(&Allocator) -> T) -> T {
+    thread_local! {
+        static ARENA: std::cell::Cell<Option<Allocator>> = const { std::cell::Cell::new(None) };
+    }
+    let mut allocator = ARENA.with(std::cell::Cell::take).unwrap_or_default();
+    allocator.reset();
+    let result = parse(&allocator);
+    ARENA.with(|arena| arena.set(Some(allocator)));
+    result
+}
+
 /// The spans of the `//` comments of the module `text` (shown as `display_path`, whose
 /// extension picks the grammar), as the parser reads them: a line of a template literal or
 /// of a block comment that looks like one is not one. Like any parse, it needs the stack

@@ -103,12 +103,17 @@ impl Diagnostic {
 pub struct SourceFile<'s> {
     pub path: &'s str,
     pub text: &'s str,
-    lines: LineIndex,
+    /// Made at the first label or edit: most files checked have no finding.
+    lines: std::sync::OnceLock<LineIndex>,
 }
 
 impl<'s> SourceFile<'s> {
     pub fn new(path: &'s str, text: &'s str) -> Self {
-        Self { path, text, lines: LineIndex::new(text) }
+        Self { path, text, lines: std::sync::OnceLock::new() }
+    }
+
+    fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(self.text))
     }
 
     /// A label over bytes `start..end` of this file.
@@ -118,8 +123,8 @@ impl<'s> SourceFile<'s> {
             start,
             end,
             text: text.into(),
-            start_at: self.lines.line_column(self.text, start),
-            end_at: self.lines.line_column(self.text, end),
+            start_at: self.lines().line_column(self.text, start),
+            end_at: self.lines().line_column(self.text, end),
         }
     }
 
@@ -130,8 +135,8 @@ impl<'s> SourceFile<'s> {
             path: self.path.to_owned(),
             start,
             end,
-            start_at: self.lines.line_column(self.text, start),
-            end_at: self.lines.line_column(self.text, end),
+            start_at: self.lines().line_column(self.text, start),
+            end_at: self.lines().line_column(self.text, end),
             new_text: new_text.into(),
         }
     }

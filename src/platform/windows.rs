@@ -17,6 +17,11 @@ pub mod files {
         Err(Unsupported("the hook runtime's handler slot").into())
     }
 
+    /// `path` opened for reading, to ask the open file what it is (`metadata`).
+    pub fn open_to_inspect(path: &Path) -> std::io::Result<File> {
+        File::open(path)
+    }
+
     /// Reads exactly `buffer.len()` bytes of `file` from `offset`. (Windows moves the file's
     /// position; nothing here reads it by position.)
     pub fn read_exact_at(file: &File, mut buffer: &mut [u8], mut offset: u64) -> std::io::Result<()> {

@@ -47,6 +47,15 @@ fn a_fifo_is_not_a_regular_file_and_does_not_hang() {
     insta::assert_snapshot!(validate(dir.path()));
 }
 
+/// A socket cannot even be opened (where a FIFO opens without waiting): it is said as what
+/// it is all the same, not as the error its opening gave.
+#[test]
+fn a_socket_is_not_a_regular_file() {
+    let dir = project();
+    let _listener = std::os::unix::net::UnixListener::bind(dir.path().join("bot/hooks/socket.ts")).unwrap();
+    insta::assert_snapshot!(validate(dir.path()));
+}
+
 #[test]
 fn a_broken_link_is_unreadable() {
     let dir = project();

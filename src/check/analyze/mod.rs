@@ -15,7 +15,7 @@ use oxc::span::SourceType;
 
 use crate::diagnostics::too_big_to_parse;
 use crate::diagnostics::{Code, Diagnostic, SourceFile};
-use crate::parse::on_a_big_enough_stack;
+use crate::parse::{on_a_big_enough_stack, with_arena};
 use scope::ModuleScope;
 
 /// Analyses `text` on a thread whose stack is big enough for any nesting it could hold:
@@ -90,9 +90,17 @@ pub fn parse_then<T>(
     text: &str,
     then: impl for<'a> FnOnce(&SourceFile, &'a Allocator, Program<'a>) -> T,
 ) -> Result<T, Vec<Diagnostic>> {
-    let allocator = Allocator::default();
+    with_arena(|allocator| parse_in(allocator, display_path, text, then))
+}
+
+fn parse_in<'a, T>(
+    allocator: &'a Allocator,
+    display_path: &str,
+    text: &'a str,
+    then: impl FnOnce(&SourceFile, &'a Allocator, Program<'a>) -> T,
+) -> Result<T, Vec<Diagnostic>> {
     let source_type = SourceType::from_path(display_path).unwrap_or_else(|_| SourceType::ts());
-    let parsed = Parser::new(&allocator, text, source_type).parse();
+    let parsed = Parser::new(allocator, text, source_type).parse();
     let file = SourceFile::new(display_path, text);
 
     let parse_errors: Vec<Diagnostic> = parsed
@@ -108,7 +116,7 @@ pub fn parse_then<T>(
         }
         return Err(diagnostics);
     }
-    Ok(then(&file, &allocator, parsed.program))
+    Ok(then(&file, allocator, parsed.program))
 }
 
 /// Walks one parsed module, collecting what it finds.

@@ -17,25 +17,35 @@ pub fn read_hook(path: &Path, display: &str) -> Result<String, Box<Diagnostic>> 
     let io_error = |error: std::io::Error| {
         unreadable(io_error::describe(&error), "make sure the file exists and is readable by this user")
     };
-    // Checked before opening: opening a FIFO would block until someone writes to it.
-    let metadata = std::fs::metadata(path).map_err(io_error)?;
-    if !metadata.is_file() {
-        return Err(unreadable(
+    let not_a_file = || {
+        unreadable(
             "it is not a regular file".to_owned(),
             "a hook module must be a regular file; rename or move this one out of `hooks/`",
-        ));
+        )
+    };
+    // Opened without waiting (a FIFO would block until someone writes to it), then asked
+    // what it is: one path lookup. What cannot be opened (a socket, a file this user may not
+    // read) is looked up by its path for the reason.
+    let file = match crate::platform::files::open_to_inspect(path) {
+        Ok(file) => file,
+        Err(error) => {
+            return Err(match std::fs::metadata(path) {
+                Ok(metadata) if !metadata.is_file() => not_a_file(),
+                _ => io_error(error),
+            });
+        }
+    };
+    let metadata = file.metadata().map_err(io_error)?;
+    if !metadata.is_file() {
+        return Err(not_a_file());
     }
     if metadata.len() > MAX_HOOK_BYTES {
         return Err(too_large(metadata.len(), &unreadable));
     }
     let mut bytes = Vec::with_capacity(metadata.len() as usize);
-    // `take` guards against a file that grew after the size check.
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_HOOK_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(io_error)?;
-    if bytes.len() as u64 > MAX_HOOK_BYTES {
-        return Err(too_large(bytes.len() as u64, &unreadable));
-    }
+    // The file as it was when asked its size (a file that grows meanwhile is read up to
+    // that, within the limit), with no read past its end to find it.
+    file.take(metadata.len()).read_to_end(&mut bytes).map_err(io_error)?;
     let text = String::from_utf8(bytes).map_err(|error| {
         let offset = error.utf8_error().valid_up_to();
         unreadable(

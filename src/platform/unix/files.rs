@@ -44,6 +44,13 @@ fn unlinked_temporary_file(name: &std::ffi::CStr) -> std::io::Result<File> {
     }
 }
 
+/// `path` opened for reading without waiting for a writer (a FIFO opens at once, as a file
+/// that is then not a regular one) and without becoming the controlling terminal (a tty):
+/// what the open file is can then be asked of it (`metadata`), one path lookup in all.
+pub fn open_to_inspect(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)
+}
+
 /// Reads exactly `buffer.len()` bytes of `file` from `offset`, leaving its position alone.
 pub fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
     file.read_exact_at(buffer, offset)
