@@ -46,6 +46,13 @@ pub fn on_stop(mut handler: impl FnMut(Stop) + Send + 'static) -> std::io::Resul
     crate::platform::signals::on_signals(&[SIGINT, SIGTERM, SIGHUP], move |signal| handler(Stop(signal)))
 }
 
+/// [`on_stop`]'s thread, started now; the signals keep their default action until armed.
+fn prepare_on_stop(
+    mut handler: impl FnMut(Stop) + Send + 'static,
+) -> std::io::Result<crate::platform::signals::PreparedSignals> {
+    crate::platform::signals::prepare_signals(&[SIGINT, SIGTERM, SIGHUP], move |signal| handler(Stop(signal)))
+}
+
 /// What interrupts a turn: a flag set from elsewhere, and what set it, in the words a
 /// cancelled turn's `turn.failed` says.
 #[derive(Clone, Copy)]
@@ -98,16 +105,39 @@ pub struct Stopping {
     first: Arc<OnceLock<Stop>>,
 }
 
+/// [`Stopping`] whose signals are not handled yet (see [`Stopping::prepare`]).
+pub struct PreparedStopping {
+    stopping: Stopping,
+    prepared: Option<crate::platform::signals::PreparedSignals>,
+}
+
+impl PreparedStopping {
+    /// Handles the stopping signals from now on.
+    pub fn handle(self) -> Stopping {
+        if let Some(prepared) = &self.prepared {
+            let _ = prepared.arm();
+        }
+        self.stopping
+    }
+}
+
 /// How long a second signal waits for the command to stop before the process ends.
 pub const STOP_AT_ONCE_WITHIN: Duration = Duration::from_secs(3);
 
 impl Stopping {
     /// Handles the stopping signals from now on.
     pub fn handle() -> Self {
+        Self::prepare().handle()
+    }
+
+    /// Readies the handling of the stopping signals (its thread starts now, while nothing
+    /// waits for it), which [`PreparedStopping::handle`] then starts; until then a signal
+    /// ends the process as by default.
+    pub fn prepare() -> PreparedStopping {
         let stopping = Self::unhandled();
         let (interrupted, now, first) =
             (Arc::clone(&stopping.interrupted), Arc::clone(&stopping.now), Arc::clone(&stopping.first));
-        let _ = on_stop(move |signal| {
+        let prepared = prepare_on_stop(move |signal| {
             let first = *first.get_or_init(|| signal);
             if interrupted.swap(true, Ordering::SeqCst) {
                 now.store(true, Ordering::SeqCst);
@@ -116,7 +146,7 @@ impl Stopping {
                 std::process::exit(i32::from(first.exit_status().code()));
             }
         });
-        stopping
+        PreparedStopping { stopping, prepared: prepared.ok() }
     }
 
     /// No signal handled: set by hand (tests).

@@ -197,6 +197,23 @@ pub mod signals {
         Err(Unsupported("stopping in order on Ctrl-C").into())
     }
 
+    /// See [`on_signals`].
+    pub fn prepare_signals(
+        _signals: &[i32],
+        _handler: impl FnMut(i32) + Send + 'static,
+    ) -> std::io::Result<PreparedSignals> {
+        Err(Unsupported("stopping in order on Ctrl-C").into())
+    }
+
+    /// Never made on Windows (see [`prepare_signals`]).
+    pub struct PreparedSignals;
+
+    impl PreparedSignals {
+        pub fn arm(&self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
     /// Ctrl-C as a stream, for one listener that lasts a whole command.
     pub struct Interrupts(tokio::signal::windows::CtrlC);
 

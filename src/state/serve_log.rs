@@ -99,6 +99,7 @@ impl ServeLog {
             // The log must never stop a run; stderr already has the line.
             let _ = store.append_log(&record, true);
         }
+        let _ = store.ready_to_append_logs();
         self.store = Some(store);
     }
 

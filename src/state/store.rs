@@ -202,6 +202,10 @@ CREATE TABLE IF NOT EXISTS artifacts (
 );
 ";
 
+/// A serve-log line, recorded with its cursor and the time it was recorded.
+const APPEND_LOG: &str = "INSERT INTO serve_log (at, level, message, session_id, turn_id, hook, event) \
+     VALUES (COALESCE(?1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), ?2, ?3, ?4, ?5, ?6, ?7) RETURNING cursor, at";
+
 impl StateStore {
     /// Opens (creating on demand) the store of the project at `dir`.
     pub fn open(dir: &Path) -> anyhow::Result<Self> {
@@ -501,10 +505,7 @@ impl StateStore {
     /// many writers got there first), or at `record.at` when `as_written` (a line said
     /// before there was a store): its cursor, which only ever grows, and its time.
     pub fn append_log(&self, record: &Record, as_written: bool) -> anyhow::Result<(u64, String)> {
-        let mut insert = self.connection.prepare_cached(
-            "INSERT INTO serve_log (at, level, message, session_id, turn_id, hook, event) \
-             VALUES (COALESCE(?1, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), ?2, ?3, ?4, ?5, ?6, ?7) RETURNING cursor, at",
-        )?;
+        let mut insert = self.connection.prepare_cached(APPEND_LOG)?;
         let at = as_written.then_some(record.at.as_str());
         let params = params![
             at,
@@ -517,6 +518,13 @@ impl StateStore {
         ];
         let (cursor, at) = insert.query_row(params, |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))?;
         Ok((cursor as u64, at))
+    }
+
+    /// Readies [`StateStore::append_log`]'s statement, so that the first line it records
+    /// (when the hooks have loaded, with the event waiting) does not compile it.
+    pub fn ready_to_append_logs(&self) -> anyhow::Result<()> {
+        self.connection.prepare_cached(APPEND_LOG)?;
+        Ok(())
     }
 
     /// The serve log's identity, made the first time it is asked for: a log made again

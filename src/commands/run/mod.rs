@@ -71,12 +71,16 @@ pub fn run(args: &RunArgs, printer: &Printer) -> anyhow::Result<ExitStatus> {
         Some(Input::Message(message)) => Some(session.ask(message, &plan.instructions, None)?),
         _ => None,
     };
+    // While Node loads the hooks: what an earlier process left undispatched is set aside
+    // (before anything is recorded), and the signals' thread starts.
+    if !args.redeliver {
+        session.take_stock(true)?;
+    }
+    let stopping = Stopping::prepare();
     let mut session = session.load(&setup, runtime, &facts(args, &session_id), &plan)?;
-    let stopping = Stopping::handle();
+    let stopping = stopping.handle();
     if args.redeliver {
         session.redeliver()?;
-    } else {
-        session.take_stock(true)?;
     }
     // A replay's output shows when the replay is done, a piece at a time (each streamed
     // delta written at once cost a system call per event).

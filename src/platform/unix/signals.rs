@@ -3,14 +3,38 @@
 
 /// Calls `handler` on a thread of its own with the number of each of `signals` received,
 /// from now on, in place of their default action.
-pub fn on_signals(signals: &[i32], mut handler: impl FnMut(i32) + Send + 'static) -> std::io::Result<()> {
-    let mut signals = signal_hook::iterator::Signals::new(signals)?;
+pub fn on_signals(signals: &[i32], handler: impl FnMut(i32) + Send + 'static) -> std::io::Result<()> {
+    prepare_signals(signals, handler)?.arm()
+}
+
+/// The thread that will call `handler` with each of `signals`, started now; the signals keep
+/// their default action until [`PreparedSignals::arm`] (a thread's start, some 0.3 ms here,
+/// is then paid where nothing waits for it).
+pub fn prepare_signals(
+    signals: &[i32],
+    mut handler: impl FnMut(i32) + Send + 'static,
+) -> std::io::Result<PreparedSignals> {
+    let mut delivered = signal_hook::iterator::Signals::new::<[i32; 0], i32>([])?;
+    let handle = delivered.handle();
     std::thread::Builder::new().name("agent-sdk-signals".to_owned()).spawn(move || {
-        for signal in signals.forever() {
+        for signal in delivered.forever() {
             handler(signal);
         }
     })?;
-    Ok(())
+    Ok(PreparedSignals { handle, signals: signals.to_vec() })
+}
+
+/// Signals whose thread is waiting for them (see [`prepare_signals`]).
+pub struct PreparedSignals {
+    handle: signal_hook::iterator::Handle,
+    signals: Vec<i32>,
+}
+
+impl PreparedSignals {
+    /// The signals go to the thread from now on, in place of their default action.
+    pub fn arm(&self) -> std::io::Result<()> {
+        self.signals.iter().try_for_each(|signal| self.handle.add_signal(*signal))
+    }
 }
 
 /// Ctrl-C (SIGINT) as a stream, for one listener that lasts a whole command.
