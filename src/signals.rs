@@ -42,8 +42,8 @@ impl Stop {
 /// Calls `handler` on a thread of its own with each stopping signal, from now on (in place
 /// of the signals' default action, which would end the process before it could stop what it
 /// started).
-pub fn on_stop(mut handler: impl FnMut(Stop) + Send + 'static) -> std::io::Result<()> {
-    crate::platform::signals::on_signals(&[SIGINT, SIGTERM, SIGHUP], move |signal| handler(Stop(signal)))
+pub fn on_stop(handler: impl FnMut(Stop) + Send + 'static) -> std::io::Result<()> {
+    prepare_on_stop(handler)?.arm()
 }
 
 /// [`on_stop`]'s thread, started now; the signals keep their default action until armed.

@@ -193,11 +193,6 @@ pub mod signals {
 
     /// The console's control handler would deliver Ctrl-C to a thread; not written yet (so
     /// Ctrl-C ends the process at once, as by default).
-    pub fn on_signals(_signals: &[i32], _handler: impl FnMut(i32) + Send + 'static) -> std::io::Result<()> {
-        Err(Unsupported("stopping in order on Ctrl-C").into())
-    }
-
-    /// See [`on_signals`].
     pub fn prepare_signals(
         _signals: &[i32],
         _handler: impl FnMut(i32) + Send + 'static,

@@ -569,6 +569,28 @@ fn wait_for_line(lines: &std::sync::Mutex<Vec<String>>, needle: &str) {
     }
 }
 
+/// Ctrl-C while the hooks load (a hook's import that spins for a minute) ends the run at
+/// once, as a signal's default does, and its Node with it: the run handles the stopping
+/// signals only once the hooks are loaded (their thread is started before, unarmed).
+#[test]
+fn ctrl_c_while_the_hooks_load_ends_the_run_and_its_node_at_once() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = copy_fixture("run", "slow-import");
+    let record = dir.path().join("record.txt");
+    let mut child = spawn_run(dir.path(), &["--event", "turn.completed"], Stdio::null());
+    wait_until_recorded(&record, "importing in ");
+    let node = std::fs::read_to_string(&record).unwrap().trim().rsplit(' ').next().unwrap().to_owned();
+    let signalled = std::time::Instant::now();
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(2), "ended by the Ctrl-C itself: {status:?}");
+    assert!(signalled.elapsed() < std::time::Duration::from_secs(10), "it waited for the import");
+    while common::still_runs(&node) {
+        assert!(signalled.elapsed() < std::time::Duration::from_secs(10), "its Node {node} still runs");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// Ctrl-C once the turn has ended, while a hook still runs: the run says what it waits for,
 /// lets the handler finish, and exits 130.
 #[test]

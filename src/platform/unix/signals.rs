@@ -1,15 +1,9 @@
 //! The stopping signals on Unix (SIGINT, SIGTERM, SIGHUP), delivered by signal-hook to a
 //! thread, or to tokio as streams.
 
-/// Calls `handler` on a thread of its own with the number of each of `signals` received,
-/// from now on, in place of their default action.
-pub fn on_signals(signals: &[i32], handler: impl FnMut(i32) + Send + 'static) -> std::io::Result<()> {
-    prepare_signals(signals, handler)?.arm()
-}
-
-/// The thread that will call `handler` with each of `signals`, started now; the signals keep
-/// their default action until [`PreparedSignals::arm`] (a thread's start, some 0.3 ms here,
-/// is then paid where nothing waits for it).
+/// The thread that will call `handler` with the number of each of `signals` received, started
+/// now; the signals keep their default action until [`PreparedSignals::arm`] (a thread's
+/// start, some 0.3 ms here, is then paid where nothing waits for it).
 pub fn prepare_signals(
     signals: &[i32],
     mut handler: impl FnMut(i32) + Send + 'static,
