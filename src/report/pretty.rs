@@ -139,6 +139,25 @@ pub fn summary_line(summary: &Summary, advice: usize, color: bool) -> String {
 mod tests {
     use super::*;
 
+    /// Enough findings to be rendered on the pool come out as they would one by one, in
+    /// their order.
+    #[test]
+    fn many_findings_render_as_each_alone_in_order() {
+        use crate::diagnostics::Code;
+        let diagnostics: Vec<Diagnostic> = (0..RENDERED_TOGETHER * 3)
+            .map(|index| {
+                Diagnostic::new(Code::NoDefaultExport, format!("finding {index}"), "help")
+                    .with_path(format!("bot/hooks/{index}.ts"))
+            })
+            .collect();
+        let sources = HashMap::new();
+        let alone: Vec<String> = diagnostics
+            .iter()
+            .map(|diagnostic| render_diagnostics(std::slice::from_ref(diagnostic), &sources, false))
+            .collect();
+        assert_eq!(render_diagnostics(&diagnostics, &sources, false), alone.join("\n"));
+    }
+
     #[test]
     fn a_snippet_keeps_every_byte_offset_and_no_control_character() {
         let source = "a\u{1b}[31m\r\nb\rc\u{9b}d\u{2028}e\tf\u{202e}g\u{200b}\n";
