@@ -5,6 +5,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -46,6 +47,23 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> float
     if done.returncode != 0:
         raise SanityError(f"`{' '.join(cmd)}` exited {done.returncode}", done.stderr)
     return elapsed
+
+
+def measure(cmd: list[str], ok_codes: tuple[int, ...], cwd: Path | None = None) -> tuple[float, float]:
+    """Runs cmd once (in cwd) with stdout to /dev/null; (wall ms, peak RSS MB) of that child
+    alone (ru_maxrss via os.wait4). An exit status outside ok_codes ends the bench (exit 1)
+    with the tail of its stderr (kept in a file: a pipe read after the wait could fill)."""
+    with tempfile.TemporaryFile() as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed_ms = (time.perf_counter() - start) * 1000
+        process.returncode = code = os.waitstatus_to_exitcode(status)
+        if code not in ok_codes:
+            stderr.seek(0)
+            said = stderr.read().decode(errors="replace")[-4000:]
+            sys.exit(f"error: `{' '.join(cmd)}` exited {code} (expected one of {ok_codes})\n{said}")
+    return elapsed_ms, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
 
 
 def node_version() -> str:

@@ -35,10 +35,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, build_release, npm_ci_when_missing
+from common import AGENT_SDK, REPO, build_release, measure, npm_ci_when_missing
 
 BENCH = REPO / "bench"
 OXLINT = BENCH / "node_modules" / ".bin" / "oxlint"
@@ -90,18 +89,6 @@ def generate(root: Path, hooks: int) -> None:
         folder = root / "bot" / "hooks" / "gen" / f"g{i % SUBFOLDERS}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"hook{i}.ts").write_text(HOOK_SHAPES[i % len(HOOK_SHAPES)].format(i=i))
-
-
-def measure(cmd: list[str], ok_codes: tuple[int, ...]) -> tuple[float, float]:
-    """Runs cmd once with stdout to /dev/null; returns (wall ms, peak RSS MB) of that child."""
-    start = time.perf_counter()
-    process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed_ms = (time.perf_counter() - start) * 1000
-    process.returncode = code = os.waitstatus_to_exitcode(status)
-    if code not in ok_codes:
-        sys.exit(f"error: `{' '.join(cmd)}` exited {code} (expected one of {ok_codes})")
-    return elapsed_ms, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
 
 
 def sanity_check(project: Path, hooks: int) -> bool:

@@ -70,11 +70,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import common
-from common import REPO, build_release, interleaved, npm_ci_when_missing
+from common import REPO, build_release, interleaved, measure, npm_ci_when_missing
 
 AGENT_SDK = Path(os.environ.get("AGENT_SDK") or common.AGENT_SDK)
 BENCH = REPO / "bench"
@@ -133,21 +132,6 @@ def place_tree(tree: Path, project: Path) -> tuple[list[str], dict[str, int]]:
                 shutil.copy2(source, target)
             placed.append(f"bot/hooks/{relative.as_posix()}")
     return placed, left_out
-
-
-def measure(cmd: list[str], cwd: Path, ok_codes: tuple[int, ...]) -> tuple[float, float]:
-    """Runs cmd once with stdout to /dev/null; (wall ms, peak RSS MB) of that child. An exit
-    status outside ok_codes ends the bench (exit 1) with its stderr."""
-    start = time.perf_counter()
-    process = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed_ms = (time.perf_counter() - start) * 1000
-    stderr = process.stderr.read().decode(errors="replace")
-    process.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    if code not in ok_codes:
-        sys.exit(f"error: `{' '.join(cmd)}` exited {code} (expected one of {ok_codes})\n{stderr[-4000:]}")
-    return elapsed_ms, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
 
 
 def sanity_check(binary: Path, project: Path, placed: list[str], oxlint_cmd: list[str]) -> bool:
@@ -221,9 +205,9 @@ def main() -> int:
         if not all(sanity_check(binary, project, placed, oxlint_cmd) for binary in binaries.values()):
             return 1
 
-        kinds = {name: (lambda binary=binary: measure([str(binary), "validate", "--dir", "."], project, VALIDATE_OK))
+        kinds = {name: (lambda binary=binary: measure([str(binary), "validate", "--dir", "."], VALIDATE_OK, project))
                  for name, binary in binaries.items()}
-        kinds["oxlint -A all"] = lambda: measure(oxlint_cmd, project, OXLINT_OK)
+        kinds["oxlint -A all"] = lambda: measure(oxlint_cmd, OXLINT_OK, project)
         samples = interleaved(kinds, args.runs)
 
     checkout = at[:12] if at != "not a git checkout" else at
