@@ -517,6 +517,20 @@ fn a_computed_import_whose_answer_is_over_1_mib_loads_in_run_and_in_test() {
     assert_eq!(tested.record, ["test many total 3000"], "{}", tested.both());
 }
 
+/// An init larger than a pipe holds (a hook whose imports reach a thousand modules with long
+/// paths, each named in the init's manifest: some 300 KB) reaches the runtime in pieces, the
+/// first read in Node's main thread before anything runs and the rest after it: the hook
+/// loads and sees the event.
+#[test]
+fn an_init_larger_than_a_pipe_holds_reaches_the_runtime_whole() {
+    let project = copy_fixture("runtime", "static-many");
+    write_many_modules(project.path(), 1000);
+    let ran = agent_sdk(project.path(), &["run", "--event", "turn.completed"]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert!(ran.log().contains("1 hook loaded"), "{}", ran.both());
+    assert_eq!(ran.record, ["many total 1000"], "{}", ran.both());
+}
+
 #[test]
 fn a_module_a_computed_import_loaded_is_answered_from_memory_the_next_times() {
     let project = copy_fixture("runtime", "computed-twice");
