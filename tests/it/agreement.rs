@@ -13,13 +13,14 @@ use crate::common::{copy_project, exit_code, link_workspace_packages, root};
 
 /// Hooks that throw, exit or never finish while they are imported, on purpose: no static
 /// check can see that, and `run` reports each of them as failed to load (exit 3).
-const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 6] = [
+const FAIL_AT_IMPORT_ON_PURPOSE: [(&str, &str); 7] = [
     ("failures", "5-broken-import"),
     ("failures", "7-exit-at-import"),
     ("throws-at-import", "webhook"),
     ("imports", "1-never-settles"),
     ("imports", "2-spins"),
     ("hanging", "hangs"),
+    ("slow-import", "late"),
 ];
 
 /// The projects outside `fixtures/validate/` (where each case shows a finding) that have
