@@ -7,8 +7,8 @@
 //!   a file's owner, link count and identity;
 //! - [`users`]: who agent-sdk runs as, and a user's name;
 //! - [`process`]: a child's process group and lifetime, and the orphans a check leaves;
-//! - [`channel`]: descriptors given to a child at fixed numbers, non-blocking pipes, and
-//!   waiting on several of them;
+//! - [`spawn`]: starting the hook runtime, its channel's ends at fixed numbers;
+//! - [`channel`]: descriptors, non-blocking pipes, and waiting on several of them;
 //! - [`signals`]: the signals that ask a command to stop.
 //!
 //! Windows has no side for the hook runtime yet (see docs/ARCHITECTURE.md, "Platforms"): what
@@ -18,12 +18,12 @@
 #[cfg(unix)]
 mod unix;
 #[cfg(unix)]
-pub use unix::{channel, files, process, signals, users};
+pub use unix::{channel, files, process, signals, spawn, users};
 
 #[cfg(windows)]
 mod windows;
 #[cfg(windows)]
-pub use windows::{channel, files, process, signals, users};
+pub use windows::{channel, files, process, signals, spawn, users};
 
 /// What this platform cannot do yet.
 #[derive(Debug)]

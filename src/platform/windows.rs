@@ -156,20 +156,11 @@ pub mod process {
 pub mod channel {
     use std::fs::File;
     use std::os::windows::io::AsHandle;
-    use std::process::Command;
 
     use crate::platform::Unsupported;
 
     /// An open handle this process owns: a pipe's end, a file.
     pub type Descriptor = std::os::windows::io::OwnedHandle;
-
-    /// Not possible on Windows (see above).
-    pub fn give_to_child<const N: usize>(
-        _command: &mut Command,
-        _ends: [(Descriptor, i32); N],
-    ) -> std::io::Result<[Descriptor; N]> {
-        Err(Unsupported("the hook runtime's channel (fds 3 to 8)").into())
-    }
 
     /// Anonymous pipes have no non-blocking mode on Windows; overlapped named pipes would.
     pub fn set_nonblocking(_handle: &impl AsHandle) -> std::io::Result<()> {
@@ -184,6 +175,62 @@ pub mod channel {
     /// See [`set_nonblocking`].
     pub fn wait_writable(_pipe: &impl AsHandle) -> std::io::Result<()> {
         Err(Unsupported("a non-blocking pipe").into())
+    }
+}
+
+/// Starting the hook runtime on Windows: its channel would be named pipes (see [`channel`]);
+/// not written yet.
+pub mod spawn {
+    use std::ffi::{OsStr, OsString};
+    use std::path::Path;
+    use std::process::ExitStatus;
+
+    use super::channel::Descriptor;
+    use crate::platform::Unsupported;
+
+    /// What to start (see the Unix side).
+    pub struct Launch;
+
+    /// A started child with its output.
+    pub struct Started {
+        pub child: Child,
+        pub stdout: Descriptor,
+        pub stderr: Descriptor,
+    }
+
+    impl Launch {
+        pub fn new(_program: &Path, _dir: &Path, _env: Vec<(OsString, OsString)>) -> Self {
+            Launch
+        }
+
+        pub fn arg(self, _arg: impl AsRef<OsStr>) -> Self {
+            self
+        }
+
+        pub fn start<const N: usize>(self, _ends: [(Descriptor, i32); N]) -> std::io::Result<Started> {
+            Err(Unsupported("the hook runtime's channel (fds 3 to 8)").into())
+        }
+    }
+
+    /// A child [`Launch::start`] started: none can be, yet.
+    pub struct Child(std::convert::Infallible);
+
+    impl Child {
+        pub fn id(&self) -> u32 {
+            match self.0 {}
+        }
+
+        pub fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+            match self.0 {}
+        }
+
+        pub fn wait(&mut self) -> std::io::Result<ExitStatus> {
+            match self.0 {}
+        }
+
+        pub fn kill(&mut self) -> std::io::Result<()> {
+            match self.0 {}
+        }
     }
 }
 

@@ -64,6 +64,18 @@ pub fn minimal(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Vec<(OsS
     vars.into_iter().filter(|(name, _)| is_allowed(name)).collect()
 }
 
+/// `vars` with each of `set` in place of a variable of its name (the last of a name wins).
+pub fn with_set(
+    mut vars: Vec<(OsString, OsString)>,
+    set: impl IntoIterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    for (name, value) in set {
+        vars.retain(|(kept, _)| *kept != name);
+        vars.push((name, value));
+    }
+    vars
+}
+
 /// What `--pass-env` names, with the values the command has (a name it has not is left out).
 pub fn passed(names: &[String], lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     names.iter().filter_map(|name| lookup(name).map(|value| (name.clone(), value))).collect()
@@ -92,6 +104,15 @@ mod tests {
             ("HTTPS_PROXY", "http://user:pass@proxy:3128"),
         ]);
         assert_eq!(kept, ["PATH", "HOME", "LC_ALL", "NODE_OPTIONS"]);
+    }
+
+    #[test]
+    fn a_variable_set_replaces_the_one_of_its_name_and_the_last_set_wins() {
+        let pair = |name: &str, value: &str| (OsString::from(name), OsString::from(value));
+        let vars = vec![pair("PATH", "/usr/bin"), pair("TOKEN", "shell"), pair("HOME", "/root")];
+        let set = [pair("TOKEN", "env-file"), pair("NEW", "1"), pair("NEW", "2")];
+        let all = with_set(vars, set);
+        assert_eq!(all, [pair("PATH", "/usr/bin"), pair("HOME", "/root"), pair("TOKEN", "env-file"), pair("NEW", "2")]);
     }
 
     #[test]

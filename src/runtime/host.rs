@@ -7,9 +7,9 @@
 //! stderr are what hooks and their child processes print. This module starts it, sends it
 //! messages, hands its messages and output on, and kills it (and what it started) when asked.
 
+use std::ffi::OsString;
 use std::io::{PipeReader, PipeWriter, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
@@ -112,7 +112,7 @@ impl RuntimeLink {
 
 /// One running Node process.
 pub struct Runtime {
-    child: Child,
+    child: platform::spawn::Child,
     to_node: Lines,
     /// Lines queued by [`Runtime::queue`], not yet handed to the writer.
     queued: Batch,
@@ -138,51 +138,42 @@ impl Runtime {
         let slot = HandlerSlot::create().map_err(channel_error)?;
         let (module_requests, node_asks) = std::io::pipe().map_err(channel_error)?;
         let (node_reads_answers, module_answers) = std::io::pipe().map_err(channel_error)?;
-        let mut command = Command::new(&config.node);
+        let environment: Vec<(OsString, OsString)> = match config.environment {
+            super::environment::Environment::Minimal => super::environment::minimal(std::env::vars_os()),
+            super::environment::Environment::Inherited => std::env::vars_os().collect(),
+        };
+        let env =
+            super::environment::with_set(environment, config.env.iter().map(|(key, value)| (key.into(), value.into())));
         // The channel at fds 3 to 8, in that order (the only descriptors Node gets beyond its
         // standard streams; Node's own child processes do not inherit them: libuv closes every
         // other descriptor in the processes it starts), and a process group of its own:
         // Ctrl-C at the terminal reaches agent-sdk, which ends the turn and its runtime in
         // order, and killing the group takes the processes hooks started along.
-        let node_ends = platform::channel::give_to_child(
-            &mut command,
-            [
+        let launch = platform::spawn::Launch::new(&config.node, &config.project_root, env)
+            .arg(config.runtime_dir.join("host.mjs"));
+        // The live groups stay locked from the spawn until the new group is counted, so that
+        // a check ending its orphans ([`super::orphans`]) never takes a runtime still starting
+        // for one of its own.
+        let mut live = platform::live_groups();
+        // Node's ends live on in Node only: the channel closes when Node ends.
+        let started = launch
+            .start([
                 (node_reads.into(), TO_NODE_FD),
                 (node_writes.into(), FROM_NODE_FD),
                 (node_reads_replies.into(), REPLIES_FD),
                 (slot.file().try_clone().map_err(channel_error)?.into(), SLOT_FD),
                 (node_asks.into(), MODULE_REQUESTS_FD),
                 (node_reads_answers.into(), MODULE_ANSWERS_FD),
-            ],
-        )
-        .map_err(channel_error)?;
-        platform::process::own_process_group(&mut command);
-        platform::process::die_with_parent(&mut command);
-        if config.environment == super::environment::Environment::Minimal {
-            command.env_clear().envs(super::environment::minimal(std::env::vars_os()));
-        }
-        // The live groups stay locked from the spawn until the new group is counted, so that
-        // a check ending its orphans ([`super::orphans`]) never takes a runtime still starting
-        // for one of its own.
-        let mut live = platform::live_groups();
-        let mut child = command
-            .arg(config.runtime_dir.join("host.mjs"))
-            .envs(config.env.iter().map(|(key, value)| (key, value)))
-            .current_dir(&config.project_root)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
+            ])
             .map_err(|error| match error.kind() {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => {
                     anyhow::Error::new(diagnose_node(&config.node, &[]))
                 }
                 _ => anyhow::Error::new(error).context("could not start the hook runtime (node)"),
             })?;
+        let platform::spawn::Started { child, stdout, stderr } = started;
         live.insert(child.id());
         drop(live);
-        // Node's ends live on in Node only: the channel closes when Node ends.
-        drop(node_ends);
         // For modules no string literal imports: the runtime asks this binary to compile them.
         super::modules::serve(
             module_requests,
@@ -193,8 +184,6 @@ impl Runtime {
         )
         .context("could not start answering the hook runtime's module requests")?;
         let (sender, messages) = channel();
-        let stdout = child.stdout.take().context("the runtime has no stdout")?;
-        let stderr = child.stderr.take().context("the runtime has no stderr")?;
         let to_node = spawn_channel_writer(to_node);
         let replies = Replies::new(replies).map_err(channel_error)?;
         let calls = HostCalls::open(&config.state_root, &config.session_id)?;
@@ -331,8 +320,8 @@ fn spawn_channel_writer(pipe: PipeWriter) -> Lines {
 /// The runtime's side of the channel, as the reading thread holds it.
 struct Channel {
     from_node: PipeReader,
-    stdout: ChildStdout,
-    stderr: ChildStderr,
+    stdout: platform::channel::Descriptor,
+    stderr: platform::channel::Descriptor,
     sender: Sender<FromRuntime>,
     replies: Replies,
     calls: HostCalls,
@@ -371,7 +360,7 @@ fn spawn_reader(channel: Channel) -> std::io::Result<()> {
     };
     let generation = lanes.as_ref().map_or(0, |(_, generation)| *generation);
     let lanes = lanes.map(|(lanes, _)| lanes);
-    reader::spawn(from_node.into(), stdout.into(), stderr.into(), move |arrived| {
+    reader::spawn(from_node.into(), stdout, stderr, move |arrived| {
         let (destination, received) = match arrived {
             Arrived::CaughtUp => return hand_on(&mut arrived_lines, generation),
             Arrived::ProtocolClosed => {

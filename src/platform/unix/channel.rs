@@ -1,49 +1,14 @@
-//! Descriptors on Unix: ends given to a child at fixed numbers (`dup2` between fork and exec),
-//! non-blocking pipes, and `poll` over several of them.
+//! Descriptors on Unix: ends moved out of the way of the numbers a child gets them at (see
+//! [`super::spawn`]), non-blocking pipes, and `poll` over several of them.
 
 use std::fs::File;
 use std::os::fd::{AsFd, AsRawFd, FromRawFd};
-use std::process::Command;
 
 /// An open descriptor this process owns: a pipe's end, a file.
 pub type Descriptor = std::os::fd::OwnedFd;
 
-/// Gives the child of `command` each end at its number (the only descriptors it gets beyond
-/// its standard streams: dup2 leaves them open across exec, and every other one of ours is
-/// close-on-exec). The ends are first moved above the standard streams and every number
-/// asked for, so that placing one never overwrites another; what is returned holds them
-/// until the child has started (drop it then: the child's ends live on in the child only).
-pub fn give_to_child<const N: usize>(
-    command: &mut Command,
-    ends: [(Descriptor, i32); N],
-) -> std::io::Result<[Descriptor; N]> {
-    use std::os::unix::process::CommandExt;
-    let highest = ends.iter().map(|(_, number)| *number).max().unwrap_or(2);
-    let mut numbers = [0; N];
-    let mut moved = Vec::with_capacity(N);
-    for (index, (end, number)) in ends.into_iter().enumerate() {
-        numbers[index] = number;
-        moved.push(above(end, highest)?);
-    }
-    let moved: [Descriptor; N] = moved.try_into().map_err(|_| std::io::Error::other("a channel end was lost"))?;
-    let raw = moved.each_ref().map(AsRawFd::as_raw_fd);
-    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (dup2)
-    // and allocates nothing.
-    unsafe {
-        command.pre_exec(move || {
-            for (end, number) in raw.into_iter().zip(numbers) {
-                if libc::dup2(end, number) == -1 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
-    Ok(moved)
-}
-
 /// `fd`, or a close-on-exec copy of it numbered above `highest`.
-fn above(fd: Descriptor, highest: i32) -> std::io::Result<Descriptor> {
+pub(super) fn above(fd: Descriptor, highest: i32) -> std::io::Result<Descriptor> {
     if fd.as_raw_fd() > highest {
         return Ok(fd);
     }

@@ -5,4 +5,5 @@ pub mod files;
 mod orphans;
 pub mod process;
 pub mod signals;
+pub mod spawn;
 pub mod users;
