@@ -8,7 +8,7 @@
 //! messages, hands its messages and output on, and kills it (and what it started) when asked.
 
 use std::ffi::OsString;
-use std::io::{PipeReader, PipeWriter, Write};
+use std::io::PipeReader;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -19,8 +19,8 @@ use crate::platform;
 use crate::protocol::{FromNode, LaneOf, Reply, ToNode};
 use crate::runtime::calls::HostCalls;
 use crate::runtime::lanes::{Lanes, Routed};
+use crate::runtime::pipe_lines::PipeLines;
 use crate::runtime::reader::{self, Arrived, Source};
-use crate::runtime::replies::Replies;
 use crate::runtime::slot::{HandlerSlot, RuntimeState};
 
 pub use crate::runtime::node_version::{MIN_NODE, NodeUnusable, check_node_version, diagnose_node};
@@ -63,11 +63,12 @@ pub struct RuntimeConfig {
     pub lanes: Option<Arc<Lanes>>,
 }
 
-/// Lines for the runtime (each a whole message), shared by the dispatcher and the thread
-/// answering calls and written in order by a thread of their own: neither ever waits on
-/// Node reading them. A handler that never yields stops Node reading its channel; a sender
-/// blocked on a full pipe then would keep the watchdog that kills it from running.
-pub(crate) type Lines = Sender<Vec<u8>>;
+/// Lines for the runtime (each a whole message), shared by the dispatchers of the sessions
+/// it serves and written in order: at once while Node reads them, else by a thread of their
+/// own, so no sender ever waits on Node reading them (see [`PipeLines`]). A handler that
+/// never yields stops Node reading its channel; a sender blocked on a full pipe then would
+/// keep the watchdog that kills it from running.
+pub(crate) type Lines = PipeLines;
 
 /// Messages queued to go out together: a burst of events (a replay's) costs the writer one
 /// wake-up and Node one read, not one per event.
@@ -81,10 +82,10 @@ impl Batch {
         Ok(())
     }
 
-    /// Hands what was queued to the runtime's writer.
+    /// Sends what was queued.
     fn send(&mut self, to_node: &Lines) {
         if !self.0.is_empty() {
-            let _ = to_node.send(std::mem::take(&mut self.0));
+            to_node.send(std::mem::take(&mut self.0));
         }
     }
 }
@@ -101,7 +102,7 @@ pub struct RuntimeLink {
 impl RuntimeLink {
     /// Queues a message for the runtime (see [`Runtime::send`]).
     pub fn send(&self, message: &ToNode) -> std::io::Result<()> {
-        queue_line(&self.to_node, message)
+        self.to_node.send_message(message)
     }
 
     /// Sends what `batch` queued.
@@ -184,8 +185,8 @@ impl Runtime {
         )
         .context("could not start answering the hook runtime's module requests")?;
         let (sender, messages) = channel();
-        let to_node = spawn_channel_writer(to_node);
-        let replies = Replies::new(replies).map_err(channel_error)?;
+        let to_node = PipeLines::new(to_node, "agent-sdk-to-node").map_err(channel_error)?;
+        let replies = PipeLines::new(replies, "agent-sdk-replies").map_err(channel_error)?;
         let calls = HostCalls::open(&config.state_root, &config.session_id)?;
         let lanes = config.lanes.clone().map(|lanes| {
             let generation = lanes.next_generation();
@@ -207,7 +208,7 @@ impl Runtime {
     /// where the dispatcher restarts it and sends again.
     /// (Lines queued with [`Runtime::queue`] and not yet sent go after it.)
     pub fn send(&self, message: &ToNode) -> std::io::Result<()> {
-        queue_line(&self.to_node, message)
+        self.to_node.send_message(message)
     }
 
     /// Adds a message to the lines [`Runtime::send_queued`] sends together (a [`Batch`]).
@@ -286,44 +287,13 @@ impl Drop for Runtime {
     }
 }
 
-/// Serializes `message` as one line and queues it for the channel writer.
-fn queue_line(to_node: &Lines, message: &ToNode) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(message)?;
-    line.push(b'\n');
-    // The writer is gone only when the runtime is: its end is noticed by the channel closing.
-    let _ = to_node.send(line);
-    Ok(())
-}
-
-/// The thread that writes to the runtime: whatever is queued goes out together and is
-/// flushed before it waits for more. It ends when the runtime stops reading (the pipe
-/// breaks) or when nobody can queue a line any more (the channel closes: the runtime finishes).
-fn spawn_channel_writer(pipe: PipeWriter) -> Lines {
-    let (lines, queue) = channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut writer = std::io::BufWriter::new(pipe);
-        while let Ok(line) = queue.recv() {
-            let queued = std::iter::once(line).chain(std::iter::from_fn(|| queue.try_recv().ok()));
-            for line in queued {
-                if writer.write_all(&line).is_err() {
-                    return;
-                }
-            }
-            if writer.flush().is_err() {
-                return;
-            }
-        }
-    });
-    lines
-}
-
 /// The runtime's side of the channel, as the reading thread holds it.
 struct Channel {
     from_node: PipeReader,
     stdout: platform::channel::Descriptor,
     stderr: platform::channel::Descriptor,
     sender: Sender<FromRuntime>,
-    replies: Replies,
+    replies: PipeLines,
     calls: HostCalls,
     slot: HandlerSlot,
     /// A shared runtime's lanes, and its generation.
@@ -384,7 +354,7 @@ fn spawn_reader(channel: Channel) -> std::io::Result<()> {
                             _ => calls.reply(&call),
                         };
                         if !call.resolved {
-                            replies.send(&ToNode::Reply(reply));
+                            let _ = replies.send_message(&ToNode::Reply(reply));
                             return true;
                         }
                         let Some(error) = reply.error else { return true };

@@ -11,7 +11,7 @@ pub mod link;
 pub mod modules;
 pub mod node_version;
 pub mod otel_api;
+pub mod pipe_lines;
 pub mod reader;
-pub mod replies;
 pub mod setup;
 pub mod slot;
