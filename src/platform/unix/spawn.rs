@@ -310,7 +310,7 @@ mod linux {
             };
             // A handler agent-sdk set is not the child's (std's spawn does the same for
             // SIGPIPE, which Rust ignores): every one goes back to its default.
-            for signal in 1..libc::SIGRTMAX() {
+            for signal in 1..=libc::SIGRTMAX() {
                 let mut current: libc::sigaction = std::mem::zeroed();
                 if libc::sigaction(signal, std::ptr::null(), &mut current) == 0
                     && current.sa_sigaction != libc::SIG_DFL
