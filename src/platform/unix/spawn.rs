@@ -30,8 +30,9 @@ pub struct Started {
 }
 
 impl Launch {
-    /// `program` (searched for on the environment's `PATH` when it names no folder), run in
-    /// `dir` with the variables `env` and nothing else.
+    /// `program` (searched for on the environment's `PATH` when it names no folder; a
+    /// relative path is this process's, not `dir`'s), run in `dir` with the variables `env`
+    /// and nothing else.
     pub fn new(program: &Path, dir: &Path, env: Vec<(OsString, OsString)>) -> Self {
         Launch { program: program.to_path_buf(), args: Vec::new(), env, dir: dir.to_path_buf() }
     }
@@ -118,24 +119,21 @@ fn reap(pid: libc::pid_t, options: libc::c_int) -> std::io::Result<Option<ExitSt
 }
 
 /// Where `program` is: itself when it names a folder, else the first executable file of that
-/// name in the `PATH` of `env` (as the child's exec would have searched it).
+/// name in the `PATH` of `env` (as the child's exec would have searched it); a relative
+/// result is taken from this process's folder, not the one the child changes to.
 fn locate(program: &Path, env: &[(OsString, OsString)]) -> std::io::Result<PathBuf> {
     use std::os::unix::ffi::OsStrExt;
-    if program.as_os_str().as_bytes().contains(&b'/') {
-        return Ok(program.to_path_buf());
-    }
-    let path = env.iter().rev().find(|(name, _)| name == "PATH").map(|(_, value)| value.as_os_str());
-    let folders = std::env::split_paths(path.unwrap_or(OsStr::new("/usr/local/bin:/usr/bin:/bin")));
-    folders
-        .map(
-            |folder| {
-                if folder.as_os_str().is_empty() { PathBuf::from(".").join(program) } else { folder.join(program) }
-            },
-        )
-        .find(|candidate| is_executable(candidate))
-        .ok_or_else(|| {
+    let found = if program.as_os_str().as_bytes().contains(&b'/') {
+        program.to_path_buf()
+    } else {
+        let path = env.iter().rev().find(|(name, _)| name == "PATH").map(|(_, value)| value.as_os_str());
+        let folders = std::env::split_paths(path.unwrap_or(OsStr::new("/usr/local/bin:/usr/bin:/bin")));
+        let mut candidates = folders.map(|folder| folder.join(program));
+        candidates.find(|candidate| is_executable(candidate)).ok_or_else(|| {
             std::io::Error::new(std::io::ErrorKind::NotFound, format!("{} is not on PATH", program.display()))
-        })
+        })?
+    };
+    if found.is_absolute() { Ok(found) } else { Ok(std::env::current_dir()?.join(found)) }
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -422,6 +420,15 @@ mod tests {
         assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
         let error = Launch::new(Path::new("/bin/sh"), Path::new("/nonexistent"), env).start([]).err().unwrap();
         assert_eq!(error.kind(), std::io::ErrorKind::NotFound, "chdir's ENOENT: {error}");
+    }
+
+    #[test]
+    fn a_relative_program_is_found_from_this_process_s_folder_not_the_child_s() {
+        let here = std::env::current_dir().unwrap();
+        let relative = Path::new("./relative-program");
+        assert_eq!(locate(relative, &[]).unwrap(), here.join(relative));
+        let env = [(OsString::from("PATH"), OsString::from("/nonexistent::/bin"))];
+        assert_eq!(locate(Path::new("sh"), &env).unwrap(), Path::new("/bin/sh"));
     }
 
     #[test]
