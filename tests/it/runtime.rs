@@ -632,3 +632,35 @@ fn a_module_nested_deeper_than_any_stack_holds_is_a_parse_error_not_a_crash() {
         "{diagnostic:#}"
     );
 }
+
+/// The files under `folder` (none when it does not exist).
+fn files_under(folder: &Path) -> usize {
+    walkdir::WalkDir::new(folder).into_iter().filter_map(Result::ok).filter(|entry| entry.file_type().is_file()).count()
+}
+
+/// Node keeps the code it compiled (the runtime's, the SDK's, the hooks') beside the runtime's
+/// files for the next run (Node ≥ 22.1: earlier ones have no compile cache); the hooks see
+/// the environment they were given: not the variable agent-sdk set, and a user's own as is.
+#[test]
+fn node_keeps_what_it_compiled_beside_the_runtime_and_the_hooks_see_only_their_environment() {
+    let cache = tempfile::tempdir().unwrap();
+    let xdg = cache.path().to_str().unwrap();
+    let project = copy_fixture("runtime", "compile-cache");
+    let kept_by_node = common::node_major() >= 22;
+    let ran = run_recorded(project.path(), &["run", "--event", "turn.completed"], &[("XDG_CACHE_HOME", xdg)]);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(ran.record, ["NODE_COMPILE_CACHE unset"], "{}", ran.both());
+    let sets: Vec<_> =
+        std::fs::read_dir(cache.path().join("agent-sdk/runtime")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    assert_eq!(sets.len(), 1, "{sets:?}");
+    let kept = files_under(&sets[0].join("compile-cache"));
+    assert_eq!(kept > 0, kept_by_node, "{kept} files kept in {}", sets[0].display());
+
+    let own = tempfile::tempdir().unwrap();
+    let own_path = own.path().to_str().unwrap();
+    let env = [("XDG_CACHE_HOME", xdg), ("NODE_COMPILE_CACHE", own_path)];
+    let ran = run_recorded(project.path(), &["run", "--event", "turn.completed"], &env);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert_eq!(ran.record, [format!("NODE_COMPILE_CACHE {own_path}")], "{}", ran.both());
+    assert_eq!(files_under(own.path()) > 0, kept_by_node, "the user's cache is where Node keeps it");
+}

@@ -101,6 +101,7 @@ import { init, inspectMounts } from './loading.mjs';
 import { exitProcess } from './exit.mjs';
 import { collectObservables } from './otel.mjs';
 import { attributeOutput, sendConsole } from './output.mjs';
+import { builtin } from './builtin.mjs';
 import { parseLine, readFdLines } from './reader.mjs';
 
 /** @typedef {import('./protocol.js').ToNode} ToNode */
@@ -125,7 +126,23 @@ else process.setSourceMapsEnabled(true);
 // starting Node twice.
 send({ t: 'hello', node: process.versions.node });
 
+// Node keeps the code it compiles in the runtime's own folder (NODE_COMPILE_CACHE, which
+// agent-sdk sets unless the user did: src/runtime/environment.rs), read at its start; the
+// hooks and the processes they start see the environment they were given.
+const givenCompileCache = process.env.NODE_COMPILE_CACHE;
+if (givenCompileCache !== undefined && givenCompileCache === compileCacheFolder()) {
+  delete process.env.NODE_COMPILE_CACHE;
+}
+
 attributeOutput();
+
+/**
+ * The folder NODE_COMPILE_CACHE names when agent-sdk set it: `compile-cache` beside this
+ * file, whose URL Node made from the real path (as agent-sdk names the folder).
+ */
+function compileCacheFolder() {
+  return decodeURIComponent(new URL('compile-cache', import.meta.url).pathname);
+}
 
 /** How long the runtime may take to end once told to: the observable instruments'
  * callbacks, then the hooks' own `beforeExit` and `exit` listeners (a provider's flush). */
@@ -155,6 +172,9 @@ async function exitWhenFlushed() {
   await collectObservables();
   // Protocol writes are synchronous: once the deferred lines are written, every line is out.
   flush();
+  // What Node compiled this run is kept for the next before "bye": Rust ends the process
+  // once it reads it (Node ≥ 22.10 can be asked; before, Node keeps it as it exits).
+  builtin('node:module').flushCompileCache?.();
   process.exitCode = 0;
   // The last line, after the hooks' own exit listeners (registered before this one): Rust
   // stops waiting there, not for Node's teardown to end the process.

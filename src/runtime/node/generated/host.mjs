@@ -1433,7 +1433,14 @@ var installManifest = serveProjectModules({ requests: 7, answers: 8 });
 if (moduleHooksInThread()) mapStacks();
 else process.setSourceMapsEnabled(true);
 send({ t: "hello", node: process.versions.node });
+var givenCompileCache = process.env.NODE_COMPILE_CACHE;
+if (givenCompileCache !== void 0 && givenCompileCache === compileCacheFolder()) {
+  delete process.env.NODE_COMPILE_CACHE;
+}
 attributeOutput();
+function compileCacheFolder() {
+  return decodeURIComponent(new URL("compile-cache", import.meta.url).pathname);
+}
 var SHUTDOWN_MS = 2e3;
 async function exitWhenFlushed() {
   const deadline = startTimer3(() => {
@@ -1448,6 +1455,7 @@ async function exitWhenFlushed() {
   while (anyLaneDraining()) await new Promise((resolve2) => startTimer3(resolve2, 5));
   await collectObservables();
   flush();
+  builtin("node:module").flushCompileCache?.();
   process.exitCode = 0;
   process.on("exit", () => send({ t: "bye" }));
   answerOnlyWhileWaiting();
