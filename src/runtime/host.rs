@@ -145,9 +145,7 @@ impl Runtime {
         };
         let env =
             super::environment::with_set(environment, config.env.iter().map(|(key, value)| (key.into(), value.into())));
-        // Named by its real path, as Node names the runtime's file (host.mjs compares them).
-        let runtime_dir = std::fs::canonicalize(&config.runtime_dir).unwrap_or_else(|_| config.runtime_dir.clone());
-        let compile_cache = runtime_dir.join(super::environment::COMPILE_CACHE);
+        let compile_cache = config.runtime_dir.join(super::environment::COMPILE_CACHE);
         let env = super::environment::with_compile_cache(env, &compile_cache);
         // The channel at fds 3 to 8, in that order (the only descriptors Node gets beyond its
         // standard streams; Node's own child processes do not inherit them: libuv closes every
