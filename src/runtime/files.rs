@@ -46,21 +46,20 @@ fn files() -> Vec<(String, std::borrow::Cow<'static, str>)> {
 
 /// The folder holding the runtime's files, written if they are not there yet: the user's
 /// cache's set for this content, else (no cache folder can be written) `state_root`'s
-/// `runtime/`. Named by its real path, as Node names the file it starts (host.mjs compares
-/// its compile cache's folder with the one agent-sdk gave it).
+/// `runtime/`. Named by its real path (the state root's is already), as Node names the file
+/// it starts: host.mjs compares its compile cache's folder with the one agent-sdk gave it.
 pub fn install(state_root: &StateRoot) -> std::io::Result<PathBuf> {
     let files = files();
-    let folder = match crate::state::user_cache::folder().map(|cache| install_shared(&cache.join("runtime"), &files)) {
-        Some(Ok(folder)) => folder,
-        _ => {
-            let folder = state_root.runtime();
-            for (name, text) in &files {
-                crate::fs::write_if_changed(&folder.join(name), text, crate::fs::create_private_dir_all)?;
-            }
-            folder
-        }
-    };
-    Ok(std::fs::canonicalize(&folder).unwrap_or(folder))
+    if let Some(cache) = crate::state::user_cache::folder()
+        && let Ok(folder) = install_shared(&cache.join("runtime"), &files)
+    {
+        return Ok(std::fs::canonicalize(&folder).unwrap_or(folder));
+    }
+    let folder = state_root.runtime();
+    for (name, text) in &files {
+        crate::fs::write_if_changed(&folder.join(name), text, crate::fs::create_private_dir_all)?;
+    }
+    Ok(folder)
 }
 
 /// `<sets>/<hash of the files>/`, written whole unless it exists. Its path must be UTF-8

@@ -41,9 +41,7 @@ fn install_runtime(state_root: &StateRoot) -> anyhow::Result<PathBuf> {
     }
     let runtime_dir = crate::runtime::files::install(state_root).context("could not write the hook runtime")?;
     let in_the_state_root = state_root.runtime();
-    // `install` names the folder by its real path; the state root may be reached through a link.
-    let is_in_the_state_root = std::fs::canonicalize(&in_the_state_root).is_ok_and(|real| real == runtime_dir);
-    if !is_in_the_state_root && in_the_state_root.is_dir() {
+    if runtime_dir != in_the_state_root && in_the_state_root.is_dir() {
         let _ = std::fs::remove_dir_all(in_the_state_root);
     }
     Ok(runtime_dir)

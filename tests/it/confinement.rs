@@ -68,21 +68,6 @@ fn without_a_cache_folder_the_runtime_s_files_go_into_the_state_root() {
     }
 }
 
-/// The same, for a project reached through a symbolic link: the runtime's files, named by
-/// their real path, are still the state root's own, kept and run from.
-#[test]
-fn without_a_cache_folder_a_project_reached_through_a_link_runs_from_its_state_root() {
-    let dir = copy_fixture("run", "state");
-    let links = tempfile::tempdir().unwrap();
-    let link = links.path().join("project");
-    std::os::unix::fs::symlink(dir.path(), &link).unwrap();
-    for _ in 0..2 {
-        let ran = run_recorded(&link, &["run", "--message", "hi"], &[("HOME", ""), ("XDG_CACHE_HOME", "")]);
-        assert_eq!(exit_code(&ran.output), 0, "{}", ran.log());
-        assert!(dir.path().join(".agent-sdk/runtime/host.mjs").is_file());
-    }
-}
-
 #[test]
 fn an_existing_state_root_keeps_the_mode_its_user_gave_it() {
     let dir = copy_fixture("run", "state");
