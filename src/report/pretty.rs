@@ -34,13 +34,25 @@ const RENDERED_TOGETHER: usize = 64;
 
 /// Each diagnostic with its snippet (from `sources`, by path), without a summary line.
 pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &HashMap<String, String>, color: bool) -> String {
-    let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-    let handler = GraphicalReportHandler::new_themed(theme).with_width(WIDTH).with_links(false);
+    let layout = Layout::new(color);
+    // Findings of one kind share their help: each distinct help is wrapped once.
+    let mut helps: HashMap<&str, Option<String>> = HashMap::new();
+    for diagnostic in diagnostics {
+        helps.entry(diagnostic.help.as_str()).or_insert_with(|| layout.wrap(&escape(&diagnostic.help), HELP_INDENTS));
+    }
     let render = |diagnostic: &Diagnostic| {
         let source = diagnostic.path.as_ref().and_then(|path| sources.get(path).map(|text| (path, text)));
+        let message = header_message(diagnostic, source);
+        let wrapped = helps[diagnostic.help.as_str()]
+            .as_deref()
+            .zip(layout.wrap(&message, layout.message_indents(diagnostic.severity())));
+        let (handler, message, help) = match wrapped {
+            Some((help, message)) => (&layout.wrapped, message, help.to_owned()),
+            None => (&layout.wrapping, message, escape(&diagnostic.help).into_owned()),
+        };
         let mut out = String::new();
         // Writing into a String cannot fail.
-        let _ = handler.render_report(&mut out, to_report(diagnostic, source).as_ref());
+        let _ = handler.render_report(&mut out, to_report(diagnostic, message, help, source).as_ref());
         out
     };
     let rendered: Vec<String> = match crate::parse::analysis_pool() {
@@ -52,23 +64,83 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &HashMap<String, 
     rendered.join("\n")
 }
 
-fn to_report(diagnostic: &Diagnostic, source: Option<(&String, &String)>) -> Report {
+/// miette's width, less the two columns it keeps free.
+const TEXT_WIDTH: usize = WIDTH - 2;
+
+/// The help's indents as miette writes them: `  help: ` and as many spaces after.
+const HELP_INDENTS: (&str, &str) = ("  help: ", "        ");
+
+/// How a finding is laid out: miette's report, with the message and the help wrapped
+/// beforehand where that gives the same bytes (`wrapped`, which only indents each line), so a
+/// help shared by thousands of findings is wrapped once; `wrapping` wraps them itself, for a
+/// text it would lay out otherwise.
+struct Layout {
+    wrapped: GraphicalReportHandler,
+    wrapping: GraphicalReportHandler,
+    theme: GraphicalTheme,
+}
+
+impl Layout {
+    fn new(color: bool) -> Layout {
+        let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+        let wrapping = GraphicalReportHandler::new_themed(theme.clone()).with_width(WIDTH).with_links(false);
+        let wrapped = wrapping.clone().with_wrap_lines(false);
+        Layout { wrapped, wrapping, theme }
+    }
+
+    /// The message's indents, uncoloured (only their width counts in wrapping): `  × ` on
+    /// the first line, `  │ ` on the next.
+    fn message_indents(&self, severity: Severity) -> (String, String) {
+        let characters = &self.theme.characters;
+        let icon = match severity {
+            Severity::Error => &characters.error,
+            Severity::Warning => &characters.warning,
+            Severity::Advice => &characters.advice,
+        };
+        (format!("  {icon} "), format!("  {} ", characters.vbar))
+    }
+
+    /// `text` wrapped as miette wraps it between these indents, without them: `wrapped` puts
+    /// them back line by line. `None` where that would not give miette's bytes: a blank line,
+    /// which miette's wrapping leaves bare and its indenting does not.
+    fn wrap(&self, text: &str, indents: (impl AsRef<str>, impl AsRef<str>)) -> Option<String> {
+        let (first, rest) = (indents.0.as_ref(), indents.1.as_ref());
+        let options = textwrap::Options::new(TEXT_WIDTH).initial_indent(first).subsequent_indent(rest);
+        let mut out = String::with_capacity(text.len() + 16);
+        for (index, line) in textwrap::wrap(text, options).iter().enumerate() {
+            let line = line.strip_prefix(if index == 0 { first } else { rest })?;
+            if line.trim().is_empty() {
+                return None;
+            }
+            if index > 0 {
+                out.push('\n');
+            }
+            out.push_str(line);
+        }
+        Some(out)
+    }
+}
+
+/// The message as the report's first line says it: with the path in front when no snippet
+/// shows it.
+fn header_message(diagnostic: &Diagnostic, source: Option<(&String, &String)>) -> String {
+    let message = escape(&diagnostic.message);
+    match (&diagnostic.path, &diagnostic.label, source) {
+        // With a snippet, miette shows the path itself.
+        (Some(_), Some(_), Some(_)) => message.into_owned(),
+        (Some(path), _, _) => format!("{}: {message}", escape(path)),
+        (None, _, _) => message.into_owned(),
+    }
+}
+
+fn to_report(diagnostic: &Diagnostic, message: String, help: String, source: Option<(&String, &String)>) -> Report {
     let severity = match diagnostic.severity() {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
         Severity::Advice => miette::Severity::Advice,
     };
-    let message = escape(&diagnostic.message);
-    let message = match (&diagnostic.path, &diagnostic.label, source) {
-        // With a snippet, miette shows the path itself.
-        (Some(_), Some(_), Some(_)) => message.into_owned(),
-        (Some(path), _, _) => format!("{}: {message}", escape(path)),
-        (None, _, _) => message.into_owned(),
-    };
-    let mut miette = MietteDiagnostic::new(message)
-        .with_code(diagnostic.code.as_str())
-        .with_severity(severity)
-        .with_help(escape(&diagnostic.help));
+    let mut miette =
+        MietteDiagnostic::new(message).with_code(diagnostic.code.as_str()).with_severity(severity).with_help(help);
     if let (Some(label), Some(_)) = (&diagnostic.label, source) {
         let span = (label.start as usize, (label.end - label.start) as usize);
         let text = escape(&label.text).into_owned();
@@ -156,6 +228,65 @@ mod tests {
             .map(|diagnostic| render_diagnostics(std::slice::from_ref(diagnostic), &sources, false))
             .collect();
         assert_eq!(render_diagnostics(&diagnostics, &sources, false), alone.join("\n"));
+    }
+
+    /// A message and a help wrapped beforehand come out as miette wraps them itself, byte
+    /// for byte, in colour and not, for each severity; texts it would lay out otherwise (a
+    /// blank line) are left to it.
+    #[test]
+    fn wrapped_beforehand_reads_as_miette_wraps() {
+        use crate::diagnostics::{Code, Label, LineColumn};
+        let long_path = format!("bot/hooks/{}/route.ts", ["[lang]", "llms.mdx", "[[...slug]]"].repeat(6).join("/"));
+        let texts = [
+            "short".to_owned(),
+            "export the hook as the module's default: `export default defineHook({ events: { \"turn.completed\"(event, ctx) { … } } })`; move shared helpers out of `hooks/`".to_owned(),
+            format!("{long_path}: this module has no default export, so it is not a hook"),
+            format!("one word longer than a line: {}", "x".repeat(150)),
+            "wide characters 漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字漢字 and emoji 🎉🎉🎉".to_owned(),
+            "a first paragraph\n\na second one, after a blank line".to_owned(),
+            "two lines\nof one text, the first ending in spaces   \nand a tab\there".to_owned(),
+            "  leading spaces and trailing ones  ".to_owned(),
+            "a-hyphenated-word-that-goes-on-and-on and/a/slashed/path/that/goes/on/and/on/until/the/line/is/too/long/to/hold".to_owned(),
+            String::new(),
+        ];
+        let source = "export const x = 1;\n".to_owned();
+        let sources = HashMap::from([("bot/hooks/x.ts".to_owned(), source.clone())]);
+        let at = |offset: u32| LineColumn { line: 1, column: offset + 1 };
+        for color in [false, true] {
+            let layout = Layout::new(color);
+            for severity in [Severity::Error, Severity::Warning, Severity::Advice] {
+                for message in &texts {
+                    for help in &texts {
+                        for labelled in [false, true] {
+                            let mut diagnostic = Diagnostic::new(Code::NoDefaultExport, message.clone(), help.clone());
+                            diagnostic.severity = severity;
+                            diagnostic = if labelled {
+                                diagnostic.with_path("bot/hooks/x.ts").with_label(Label {
+                                    start: 7,
+                                    end: 12,
+                                    text: message.clone(),
+                                    start_at: at(7),
+                                    end_at: at(12),
+                                })
+                            } else {
+                                diagnostic.with_path(long_path.clone())
+                            };
+                            let source = sources.get_key_value("bot/hooks/x.ts").filter(|_| labelled);
+                            let report = to_report(
+                                &diagnostic,
+                                header_message(&diagnostic, source),
+                                escape(&diagnostic.help).into_owned(),
+                                source,
+                            );
+                            let mut by_miette = String::new();
+                            layout.wrapping.render_report(&mut by_miette, report.as_ref()).unwrap();
+                            let ours = render_diagnostics(std::slice::from_ref(&diagnostic), &sources, color);
+                            assert_eq!(ours, by_miette, "message {message:?}, help {help:?}, colour {color}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
