@@ -43,8 +43,9 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &HashMap<String, 
     let render = |diagnostic: &Diagnostic| {
         let source = diagnostic.path.as_ref().and_then(|path| sources.get(path).map(|text| (path, text)));
         let message = header_message(diagnostic, source);
-        let wrapped = helps[diagnostic.help.as_str()]
-            .as_deref()
+        let wrapped = helps
+            .get(diagnostic.help.as_str())
+            .and_then(Option::as_deref)
             .zip(layout.wrap(&message, layout.message_indents(diagnostic.severity())));
         let (handler, message, help) = match wrapped {
             Some((help, message)) => (&layout.wrapped, message, help.to_owned()),
