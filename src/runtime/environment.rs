@@ -76,24 +76,6 @@ pub fn with_set(
     vars
 }
 
-/// The folder in the runtime's files where Node keeps the code it compiled (the runtime's
-/// bundle, the SDK's files, the hooks), so the next runtime starts without compiling them
-/// again: V8's compile cache, `NODE_COMPILE_CACHE` (Node ≥ 22.1; earlier ones ignore it).
-/// The runtime takes the variable out of its `process.env` (host.mjs): the hooks see the
-/// environment they were given.
-pub const COMPILE_CACHE: &str = "compile-cache";
-
-/// `vars` with `NODE_COMPILE_CACHE` naming `folder`, unless they say where Node's compile
-/// cache goes or that it is off (`NODE_COMPILE_CACHE`, `NODE_DISABLE_COMPILE_CACHE`): that
-/// is the user's to say.
-pub fn with_compile_cache(mut vars: Vec<(OsString, OsString)>, folder: &std::path::Path) -> Vec<(OsString, OsString)> {
-    let said = |name: &str| vars.iter().any(|(named, _)| named == name);
-    if !said("NODE_COMPILE_CACHE") && !said("NODE_DISABLE_COMPILE_CACHE") {
-        vars.push(("NODE_COMPILE_CACHE".into(), folder.as_os_str().to_owned()));
-    }
-    vars
-}
-
 /// What `--pass-env` names, with the values the command has (a name it has not is left out).
 pub fn passed(names: &[String], lookup: impl Fn(&str) -> Option<String>) -> Vec<(String, String)> {
     names.iter().filter_map(|name| lookup(name).map(|value| (name.clone(), value))).collect()
@@ -131,17 +113,6 @@ mod tests {
         let set = [pair("TOKEN", "env-file"), pair("NEW", "1"), pair("NEW", "2")];
         let all = with_set(vars, set);
         assert_eq!(all, [pair("PATH", "/usr/bin"), pair("HOME", "/root"), pair("TOKEN", "env-file"), pair("NEW", "2")]);
-    }
-
-    #[test]
-    fn the_compile_cache_is_the_runtime_s_unless_the_user_says_where_or_that_it_is_off() {
-        let pair = |name: &str, value: &str| (OsString::from(name), OsString::from(value));
-        let folder = std::path::Path::new("/cache/runtime/set/compile-cache");
-        let given = with_compile_cache(vec![pair("PATH", "/usr/bin")], folder);
-        assert_eq!(given, [pair("PATH", "/usr/bin"), pair("NODE_COMPILE_CACHE", "/cache/runtime/set/compile-cache")]);
-        for own in [pair("NODE_COMPILE_CACHE", "/mine"), pair("NODE_DISABLE_COMPILE_CACHE", "1")] {
-            assert_eq!(with_compile_cache(vec![own.clone()], folder), [own]);
-        }
     }
 
     #[test]

@@ -145,8 +145,8 @@ impl Runtime {
         };
         let env =
             super::environment::with_set(environment, config.env.iter().map(|(key, value)| (key.into(), value.into())));
-        let compile_cache = config.runtime_dir.join(super::environment::COMPILE_CACHE);
-        let env = super::environment::with_compile_cache(env, &compile_cache);
+        let compile_cache = config.runtime_dir.join(super::compile_cache::FOLDER);
+        let env = super::compile_cache::with_compile_cache(env, &compile_cache);
         // The channel at fds 3 to 8, in that order (the only descriptors Node gets beyond its
         // standard streams; Node's own child processes do not inherit them: libuv closes every
         // other descriptor in the processes it starts), and a process group of its own:

@@ -3,6 +3,7 @@
 //! host calls answered from the state store.
 
 pub mod calls;
+pub mod compile_cache;
 pub mod environment;
 pub mod files;
 pub mod host;

@@ -32,14 +32,16 @@ fn node_can_load_from(project: &Project) -> Result<(), crate::exit_status::Exit>
 }
 
 /// Writes the runtime's files where its sessions read them (see [`crate::runtime::files`]),
-/// and removes what earlier versions kept in the state root instead: the compiled copy of
-/// the project, and (once the user's cache holds them) the runtime's files.
+/// keeps Node's compile cache beside them within its bounds, and removes what earlier
+/// versions kept in the state root instead: the compiled copy of the project, and (once the
+/// user's cache holds them) the runtime's files.
 fn install_runtime(state_root: &StateRoot) -> anyhow::Result<PathBuf> {
     let obsolete = state_root.path().join("compiled");
     if obsolete.is_dir() {
         let _ = std::fs::remove_dir_all(obsolete);
     }
     let runtime_dir = crate::runtime::files::install(state_root).context("could not write the hook runtime")?;
+    crate::runtime::compile_cache::trim(&runtime_dir);
     let in_the_state_root = state_root.runtime();
     if runtime_dir != in_the_state_root && in_the_state_root.is_dir() {
         let _ = std::fs::remove_dir_all(in_the_state_root);

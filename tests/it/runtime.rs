@@ -638,6 +638,34 @@ fn files_under(folder: &Path) -> usize {
     walkdir::WalkDir::new(folder).into_iter().filter_map(Result::ok).filter(|entry| entry.file_type().is_file()).count()
 }
 
+/// Node never removes an entry from its compile cache (one per module path: a test suite's
+/// temporary projects left 28,000 per Node version, 1.2 GB, in a developer's cache): a Node
+/// version's folder grown past 4,096 entries is emptied at the next run, and Node's own folder
+/// of that run is kept.
+#[test]
+fn a_compile_cache_grown_past_its_bound_is_emptied_at_the_next_run() {
+    let cache = tempfile::tempdir().unwrap();
+    let xdg = [("XDG_CACHE_HOME", cache.path().to_str().unwrap())];
+    let project = copy_fixture("runtime", "compile-cache");
+    let ran = run_recorded(project.path(), &["run", "--event", "turn.completed"], &xdg);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    let sets: Vec<_> =
+        std::fs::read_dir(cache.path().join("agent-sdk/runtime")).unwrap().map(|entry| entry.unwrap().path()).collect();
+    let compile_cache = sets[0].join("compile-cache");
+    let grown = compile_cache.join("v0.0.0-x64-grown-0");
+    std::fs::create_dir_all(&grown).unwrap();
+    for entry in 0..4097 {
+        std::fs::write(grown.join(format!("{entry:08x}")), "compiled").unwrap();
+    }
+    let kept_by_node = files_under(&compile_cache) - 4097;
+
+    let ran = run_recorded(project.path(), &["run", "--event", "turn.completed"], &xdg);
+    assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
+    assert!(!grown.exists(), "the grown folder is removed");
+    // The `.trimmed` stamp besides what Node kept (none before Node 22).
+    assert_eq!(files_under(&compile_cache), kept_by_node + 1, "Node's own entries are kept");
+}
+
 /// Node keeps the code it compiled (the runtime's, the SDK's, the hooks') beside the runtime's
 /// files for the next run (Node ≥ 22.1: earlier ones have no compile cache); the hooks see
 /// the environment they were given: not the variable agent-sdk set, and a user's own as is.

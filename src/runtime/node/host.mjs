@@ -127,7 +127,7 @@ else process.setSourceMapsEnabled(true);
 send({ t: 'hello', node: process.versions.node });
 
 // Node keeps the code it compiles in the runtime's own folder (NODE_COMPILE_CACHE, which
-// agent-sdk sets unless the user did: src/runtime/environment.rs), read at its start; the
+// agent-sdk sets unless the user did: src/runtime/compile_cache.rs), read at its start; the
 // hooks and the processes they start see the environment they were given.
 const givenCompileCache = process.env.NODE_COMPILE_CACHE;
 if (givenCompileCache !== undefined && givenCompileCache === compileCacheFolder()) {
