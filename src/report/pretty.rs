@@ -38,15 +38,17 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &HashMap<String, 
     // Findings of one kind share their help: each distinct help is wrapped once.
     let mut helps: HashMap<&str, Option<String>> = HashMap::new();
     for diagnostic in diagnostics {
-        helps.entry(diagnostic.help.as_str()).or_insert_with(|| layout.wrap(&escape(&diagnostic.help), HELP_INDENTS));
+        helps
+            .entry(diagnostic.help.as_str())
+            .or_insert_with(|| wrapped_beforehand(&escape(&diagnostic.help), HELP_INDENTS.0, HELP_INDENTS.1));
     }
     let render = |diagnostic: &Diagnostic| {
         let source = diagnostic.path.as_ref().and_then(|path| sources.get(path).map(|text| (path, text)));
         let message = header_message(diagnostic, source);
-        let wrapped = helps
-            .get(diagnostic.help.as_str())
-            .and_then(Option::as_deref)
-            .zip(layout.wrap(&message, layout.message_indents(diagnostic.severity())));
+        let wrapped = helps.get(diagnostic.help.as_str()).and_then(Option::as_deref).and_then(|help| {
+            let (first, rest) = layout.message_indents(diagnostic.severity());
+            Some((help, wrapped_beforehand(&message, &first, &rest)?))
+        });
         let (handler, message, help) = match wrapped {
             Some((help, message)) => (&layout.wrapped, message, help.to_owned()),
             None => (&layout.wrapping, message, escape(&diagnostic.help).into_owned()),
@@ -100,26 +102,25 @@ impl Layout {
         };
         (format!("  {icon} "), format!("  {} ", characters.vbar))
     }
+}
 
-    /// `text` wrapped as miette wraps it between these indents, without them: `wrapped` puts
-    /// them back line by line. `None` where that would not give miette's bytes: a blank line,
-    /// which miette's wrapping leaves bare and its indenting does not.
-    fn wrap(&self, text: &str, indents: (impl AsRef<str>, impl AsRef<str>)) -> Option<String> {
-        let (first, rest) = (indents.0.as_ref(), indents.1.as_ref());
-        let options = textwrap::Options::new(TEXT_WIDTH).initial_indent(first).subsequent_indent(rest);
-        let mut out = String::with_capacity(text.len() + 16);
-        for (index, line) in textwrap::wrap(text, options).iter().enumerate() {
-            let line = line.strip_prefix(if index == 0 { first } else { rest })?;
-            if line.trim().is_empty() {
-                return None;
-            }
-            if index > 0 {
-                out.push('\n');
-            }
-            out.push_str(line);
+/// `text` wrapped as miette wraps it between the indents `first` and `rest`, without them:
+/// [`Layout::wrapped`] puts them back line by line. `None` where that would not give miette's
+/// bytes: a blank line, which miette's wrapping leaves bare and its indenting does not.
+fn wrapped_beforehand(text: &str, first: &str, rest: &str) -> Option<String> {
+    let options = textwrap::Options::new(TEXT_WIDTH).initial_indent(first).subsequent_indent(rest);
+    let mut out = String::with_capacity(text.len() + 16);
+    for (index, line) in textwrap::wrap(text, options).iter().enumerate() {
+        let line = line.strip_prefix(if index == 0 { first } else { rest })?;
+        if line.trim().is_empty() {
+            return None;
         }
-        Some(out)
+        if index > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
     }
+    Some(out)
 }
 
 /// The message as the report's first line says it: with the path in front when no snippet
