@@ -8,7 +8,10 @@
 //! runtime ever loaded hooks from (a test suite's temporary ones: thousands, some 14 KB each)
 //! would stay in the user's cache for as long as the set is used. At most once a day, a Node
 //! version's folder that holds more than [`MAX_ENTRIES`] entries, or that nothing was added to
-//! for [`UNUSED_FOR`], is removed; Node compiles into it again at its next start.
+//! for [`UNUSED_FOR`], is set aside (renamed, at once) and removed by a thread of its own, off
+//! the command's way (thousands of files take seconds to remove); what a command ending first
+//! left, the next command that starts a runtime goes on removing. Node compiles into a fresh
+//! folder at its next start.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -41,31 +44,48 @@ pub fn with_compile_cache(mut vars: Vec<(OsString, OsString)>, folder: &Path) ->
 }
 
 /// Keeps the compile cache of the runtime in `runtime_dir` within its bounds (see above):
-/// one look at [`TRIMMED`]'s time, and once a day one listing of each Node version's folder.
+/// one listing of the cache's few folders, and once a day one of each Node version's folder.
 /// What cannot be read or removed is left as it is: the cache only ever saves time.
 pub fn trim(runtime_dir: &Path) {
     trim_at(&runtime_dir.join(FOLDER), SystemTime::now(), MAX_ENTRIES);
 }
 
-fn trim_at(folder: &Path, now: SystemTime, max_entries: usize) {
+/// [`trim`] of the compile cache `folder` as of `now`: the thread removing what was set
+/// aside, if anything was.
+fn trim_at(folder: &Path, now: SystemTime, max_entries: usize) -> Option<std::thread::JoinHandle<()>> {
     let trimmed = folder.join(TRIMMED);
-    if modified_within(&trimmed, now, TRIM_EVERY) {
-        return;
-    }
-    let Ok(versions) = std::fs::read_dir(folder) else { return };
-    for version in versions.flatten() {
-        let path = version.path();
+    let look = !modified_within(&trimmed, now, TRIM_EVERY);
+    let mut aside = Vec::new();
+    for version in std::fs::read_dir(folder).ok()?.flatten() {
         if !version.file_type().is_ok_and(|kind| kind.is_dir()) {
             continue;
         }
-        let unused = !modified_within(&path, now, UNUSED_FOR);
-        let too_many =
-            std::fs::read_dir(&path).is_ok_and(|entries| entries.take(max_entries + 1).count() > max_entries);
-        if unused || too_many {
-            let _ = std::fs::remove_dir_all(&path);
+        let (path, name) = (version.path(), version.file_name());
+        // Node names its folders after its version; a dot-folder is one set aside before.
+        if name.as_encoded_bytes().starts_with(b".") {
+            aside.push(path);
+        } else if look && (!modified_within(&path, now, UNUSED_FOR) || holds_more(&path, max_entries)) {
+            let mut set_aside = OsString::from(format!(".removing-{}-", std::process::id()));
+            set_aside.push(&name);
+            let set_aside = folder.join(set_aside);
+            if std::fs::rename(&path, &set_aside).is_ok() {
+                aside.push(set_aside);
+            }
         }
     }
-    let _ = std::fs::File::create(&trimmed).and_then(|file| file.set_modified(now));
+    if look {
+        let _ = std::fs::File::create(&trimmed).and_then(|file| file.set_modified(now));
+    }
+    if aside.is_empty() {
+        return None;
+    }
+    let removing = move || aside.iter().for_each(|path| drop(std::fs::remove_dir_all(path)));
+    std::thread::Builder::new().name("agent-sdk-compile-cache".to_owned()).spawn(removing).ok()
+}
+
+/// Whether the folder at `path` holds more than `max` entries.
+fn holds_more(path: &Path, max: usize) -> bool {
+    std::fs::read_dir(path).is_ok_and(|entries| entries.take(max + 1).count() > max)
 }
 
 /// Whether `path` was modified less than `age` before `now`.
@@ -112,18 +132,35 @@ mod tests {
         let used = version(cache.path(), "v24.21.0-x64-1-0", 4, now, 1);
         let grown = version(cache.path(), "v22.23.3-x64-2-0", 5, now, 0);
         let unused = version(cache.path(), "v20.20.2-x64-3-0", 1, now, 31);
-        trim_at(cache.path(), now, 4);
+        let removing = trim_at(cache.path(), now, 4).expect("two folders set aside");
         assert!(used.is_dir(), "within its bound and in use");
-        assert!(!grown.exists(), "past its bound");
-        assert!(!unused.exists(), "unused for a month");
+        assert!(!grown.exists(), "past its bound: set aside at once");
+        assert!(!unused.exists(), "unused for a month: set aside at once");
+        removing.join().unwrap();
+        let left: Vec<_> = std::fs::read_dir(cache.path()).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 2, "the used folder and the stamp, nothing set aside: {left:?}");
 
         // Looked at again only a day later.
         let grown = version(cache.path(), "v22.23.3-x64-2-0", 5, now, 0);
-        trim_at(cache.path(), now + Duration::from_secs(3600), 4);
+        assert!(trim_at(cache.path(), now + Duration::from_secs(3600), 4).is_none());
         assert!(grown.is_dir(), "an hour later, not looked at");
-        trim_at(cache.path(), now + Duration::from_secs(25 * 3600), 4);
+        trim_at(cache.path(), now + Duration::from_secs(25 * 3600), 4).unwrap().join().unwrap();
         assert!(!grown.exists(), "a day later, removed");
         assert!(used.is_dir());
+    }
+
+    /// A folder set aside by a command that ended before its removal did is removed by the
+    /// next one, whether or not it is the day's look.
+    #[test]
+    fn what_a_command_set_aside_and_left_the_next_one_removes() {
+        let cache = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        std::fs::File::create(cache.path().join(TRIMMED)).unwrap().set_modified(now).unwrap();
+        let left = version(cache.path(), ".removing-1-v24.21.0-x64-1-0", 3, now, 0);
+        let grown = version(cache.path(), "v22.23.3-x64-2-0", 5, now, 0);
+        trim_at(cache.path(), now, 4).unwrap().join().unwrap();
+        assert!(!left.exists());
+        assert!(grown.is_dir(), "not the day's look");
     }
 
     #[test]
