@@ -664,14 +664,22 @@ fn a_compile_cache_grown_past_its_bound_is_emptied_at_the_next_run() {
             .filter_entry(|entry| entry.depth() == 0 || !entry.file_name().to_string_lossy().starts_with('.'))
             .filter_map(Result::ok)
             .filter(|entry| entry.file_type().is_file() && !entry.path().starts_with(&grown))
-            .count()
+            .map(walkdir::DirEntry::into_path)
+            .collect::<std::collections::BTreeSet<_>>()
     };
     let kept = kept_by_node();
 
     let ran = run_recorded(project.path(), &["run", "--event", "turn.completed"], &xdg);
     assert_eq!(exit_code(&ran.output), 0, "{}", ran.both());
     assert!(!grown.exists(), "the grown folder is set aside (and removed off the run's way)");
-    assert_eq!(kept_by_node(), kept, "Node's own entries are kept");
+    // Node may add entries this run (with the module hooks on its loader thread, what it writes
+    // at exit varies from run to run); none it had is removed.
+    let now = kept_by_node();
+    assert!(
+        kept.is_subset(&now),
+        "Node's own entries are kept: {:?} missing",
+        kept.difference(&now).collect::<Vec<_>>()
+    );
 }
 
 /// Node keeps the code it compiled (the runtime's, the SDK's, the hooks') beside the runtime's
