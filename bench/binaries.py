@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import REPO, copy_project, interleaved, timed
+from common import REPO, copy_project, node_binary, interleaved, timed
 
 
 def main() -> int:
@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, required=True, help="the agent-sdk binary to compare with")
     parser.add_argument("--released", type=Path, help="the released binary (default: build it)")
     parser.add_argument("--runs", type=int, default=40, help="timed runs of each (default 40)")
-    parser.add_argument("--node", default="node", help="the Node.js `run` starts (default: node on PATH)")
+    parser.add_argument("--node", type=node_binary, default="node", help="the Node.js `run` starts (default: node on PATH)")
     args = parser.parse_args()
 
     released = args.released or REPO / subprocess.run(

@@ -25,6 +25,12 @@ class SanityError(Exception):
         self.stderr_tail = "\n".join(stderr.splitlines()[-STDERR_TAIL_LINES:])
 
 
+def node_binary(arg: str) -> str:
+    """--node's argparse type: a path (one with a `/`) made absolute, since the scripts start
+    agent-sdk and Node in other folders; a bare name is left for the PATH search."""
+    return os.path.abspath(arg) if os.sep in arg else arg
+
+
 def build_release(skip: bool) -> None:
     """`cargo build --release` of the agent-sdk binary, unless `skip` (--no-build)."""
     if not skip:

@@ -54,7 +54,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import (AGENT_SDK, REPO, TSX_LOADER, SanityError, build_release, copy_project, interleaved,
+from common import (AGENT_SDK, REPO, TSX_LOADER, SanityError, build_release, copy_project, node_binary, interleaved,
                     npm_ci_when_missing, runtime_folder, timed)
 
 EXAMPLE = REPO / "examples" / "acme-bot"
@@ -177,7 +177,7 @@ def bench_node(node: str, runs: int, tmp: Path, baseline: Path | None) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--node", action="append", help="a node binary (repeatable; default: node on PATH)")
+    parser.add_argument("--node", type=node_binary, action="append", help="a node binary (repeatable; default: node on PATH)")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--baseline", type=Path, metavar="AGENT_SDK",

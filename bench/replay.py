@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, STDERR_TAIL_LINES, SanityError, build_release, copy_project
+from common import AGENT_SDK, REPO, STDERR_TAIL_LINES, SanityError, build_release, copy_project, node_binary
 from run import REPLAY_PROJECT, SUMMARY, generate_events
 
 FLOOR = REPO / "bench" / "replay-floor.mjs"
@@ -163,7 +163,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10, help="timed pairs per Node (default 10)")
     parser.add_argument("--events", type=int, default=10000, help="events replayed (default 10000)")
-    parser.add_argument("--node", action="append", help="a node binary (repeatable; default: node on PATH)")
+    parser.add_argument("--node", type=node_binary, action="append", help="a node binary (repeatable; default: node on PATH)")
     parser.add_argument("--baseline", type=Path, metavar="AGENT_SDK",
                         help="another agent-sdk binary (an older build) replayed beside this one, in the same rounds")
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")

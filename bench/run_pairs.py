@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, timed
+from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, node_binary, timed
 
 EXAMPLE = REPO / "examples" / "acme-bot"
 
@@ -59,7 +59,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, required=True, help="the other agent-sdk build")
     parser.add_argument("--pairs", type=int, default=60, help="pairs per Node (default 60)")
-    parser.add_argument("--node", action="append", help="a node binary (repeatable; default: node on PATH)")
+    parser.add_argument("--node", type=node_binary, action="append", help="a node binary (repeatable; default: node on PATH)")
     parser.add_argument("--cold", action="store_true", help="remove the copies' state before every run")
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     args = parser.parse_args()

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, runtime_folder, timed
+from common import AGENT_SDK, REPO, SanityError, build_release, copy_project, node_binary, runtime_folder, timed
 
 EXAMPLE = REPO / "examples" / "acme-bot"
 
@@ -76,7 +76,7 @@ def instrument(bundle: str, out: Path) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--node", default="node", help="the node binary (default: node on PATH)")
+    parser.add_argument("--node", type=node_binary, default="node", help="the node binary (default: node on PATH)")
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--no-build", action="store_true")
     args = parser.parse_args()

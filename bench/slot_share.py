@@ -30,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import AGENT_SDK, SanityError, build_release, copy_project, runtime_folder
+from common import AGENT_SDK, SanityError, build_release, copy_project, node_binary, runtime_folder
 from replay import replay_checked
 from run import REPLAY_PROJECT, generate_events
 
@@ -55,7 +55,7 @@ def variant(bundle: str, change: tuple[str, str] | None) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--node", default="node", help="the node binary (default: node on PATH)")
+    parser.add_argument("--node", type=node_binary, default="node", help="the node binary (default: node on PATH)")
     parser.add_argument("--runs", type=int, default=13)
     parser.add_argument("--events", type=int, default=10_000)
     parser.add_argument("--no-build", action="store_true")

@@ -34,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import AGENT_SDK, REPO, TSX_LOADER, SanityError, build_release, interleaved, npm_ci_when_missing, timed
+from common import AGENT_SDK, REPO, TSX_LOADER, SanityError, build_release, interleaved, node_binary, npm_ci_when_missing, timed
 from validate import generate
 
 TARGET = 100
@@ -44,7 +44,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hooks", type=int, default=2000, help="hooks to generate (default 2000)")
     parser.add_argument("--runs", type=int, default=5, help="timed runs of each (default 5)")
-    parser.add_argument("--node", default="node", help="the Node.js to import with (default: node on PATH)")
+    parser.add_argument("--node", type=node_binary, default="node", help="the Node.js to import with (default: node on PATH)")
     parser.add_argument("--no-build", action="store_true", help="skip `cargo build --release`")
     args = parser.parse_args()
 
