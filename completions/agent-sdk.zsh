@@ -80,7 +80,7 @@ _arguments "${_arguments_options[@]}" : \
 '--dir=[The project root, as PATH\: the folder that holds \`bot/\` or \`agent/\`]:PATH:_files' \
 '-m+[The user'\''s message\: runs one turn of the agent on the model (\`--model\`)]:MESSAGE:_default' \
 '--message=[The user'\''s message\: runs one turn of the agent on the model (\`--model\`)]:MESSAGE:_default' \
-'--replay=[Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous \`--json\` output) instead of calling a model]:EVENTS.JSONL:_files' \
+'--replay=[Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous \`--json\` output) instead of calling a model; \`-\` reads it from standard input]:EVENTS.JSONL:_files' \
 '--event=[Dispatch one synthetic event of this type, with a realistic default payload]:TYPE:(message.received message.appended reasoning.appended message.completed actions.requested action.result action.tool_retry actions.completed turn.completed turn.failed)' \
 '--data=[Fields of the \`--event\`'\''s \`data\`, as a JSON object, merged over its example payload (a field given replaces the example'\''s); the result must fit the event'\''s type]:JSON:_default' \
 '--script=[Script the \`local\` model'\''s turn (reasoning, tool calls, retries, pauses, a failure)\: a JSON file \`{ "steps"\: \[ { "text"\: "…" }, { "tools"\: \[ { "toolName"\: "…" } \] }, … \] }\`]:FILE.json:_files' \

@@ -75,7 +75,7 @@ complete -c bdk -n "__fish_bdk_using_subcommand info" -s h -l help -d 'Print hel
 complete -c bdk -n "__fish_bdk_using_subcommand info" -s V -l version -d 'Print version'
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l dir -d 'The project root, as PATH: the folder that holds `bot/` or `agent/`' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand run" -s m -l message -d 'The user\'s message: runs one turn of the agent on the model (`--model`)' -r
-complete -c bdk -n "__fish_bdk_using_subcommand run" -l replay -d 'Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output) instead of calling a model' -r -F
+complete -c bdk -n "__fish_bdk_using_subcommand run" -l replay -d 'Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output) instead of calling a model; `-` reads it from standard input' -r -F
 complete -c bdk -n "__fish_bdk_using_subcommand run" -l event -d 'Dispatch one synthetic event of this type, with a realistic default payload' -r -f -a "message.received\t''
 message.appended\t''
 reasoning.appended\t''

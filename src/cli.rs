@@ -509,7 +509,7 @@ pub struct RunArgs {
     pub message: Option<String>,
 
     /// Dispatch a recorded event stream (NDJSON envelopes, e.g. a previous `--json` output)
-    /// instead of calling a model.
+    /// instead of calling a model; `-` reads it from standard input.
     #[arg(long, value_name = "EVENTS.JSONL")]
     pub replay: Option<PathBuf>,
 

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use crate::common::snapshot::Filters;
@@ -995,9 +995,18 @@ fn replay_project() -> (tempfile::TempDir, String) {
     (dir, recorded.stdout())
 }
 
-/// `agent-sdk run <args>` in `dir`, its stdin fed `stdin` (then closed), its hooks recording
-/// to `<dir>/record.txt`; killed, failing the test, if it has not ended within a minute.
-fn run_fed(dir: &Path, args: &[&str], stdin: Option<String>) -> Ran {
+/// What `run_fed` gives `run` on its standard input.
+enum Stdin {
+    Nothing,
+    /// A pipe it writes this text into, then closes.
+    Piped(String),
+    /// This file, as the shell's `< file` gives it.
+    File(PathBuf),
+}
+
+/// `agent-sdk run <args>` in `dir`, its stdin fed `stdin`, its hooks recording to
+/// `<dir>/record.txt`; killed, failing the test, if it has not ended within a minute.
+fn run_fed(dir: &Path, args: &[&str], stdin: Stdin) -> Ran {
     let record = dir.join("record.txt");
     let _ = std::fs::remove_file(&record);
     let mut child = common::agent_sdk()
@@ -1006,12 +1015,16 @@ fn run_fed(dir: &Path, args: &[&str], stdin: Option<String>) -> Ran {
         .current_dir(dir)
         .env("AGENT_SDK_TEST_RECORD", &record)
         .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(match &stdin {
+            Stdin::Nothing => Stdio::null(),
+            Stdin::Piped(_) => Stdio::piped(),
+            Stdin::File(path) => Stdio::from(std::fs::File::open(path).unwrap()),
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    if let (Some(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
+    if let (Stdin::Piped(text), Some(mut pipe)) = (stdin, child.stdin.take()) {
         std::thread::spawn(move || std::io::Write::write_all(&mut pipe, text.as_bytes()));
     }
     let pid = child.id();
@@ -1026,23 +1039,33 @@ fn run_fed(dir: &Path, args: &[&str], stdin: Option<String>) -> Ran {
     Ran { output, record }
 }
 
-/// A replay read from a pipe (`--replay /dev/stdin`, `--replay <(jq …)`) or a FIFO can be
-/// read only once: it is kept as it is checked, and every event it holds is dispatched, as
-/// from a file: the hook that throws at the last one makes it exit 3.
+/// A replay read from a pipe (`--replay -`, `--replay /dev/stdin`, `--replay <(jq …)`) or a
+/// FIFO can be read only once: it is kept as it is checked, and every event it holds is
+/// dispatched, as from a file: the hook that throws at the last one makes it exit 3.
+/// `--replay -` of a file the shell gave as standard input is that file.
 #[test]
 fn a_replay_from_a_pipe_or_a_fifo_dispatches_every_event_as_a_file_does() {
     let (dir, events) = replay_project();
     let count = events.lines().count();
-    std::fs::write(dir.path().join("events.jsonl"), &events).unwrap();
-    let from_file = run_fed(dir.path(), &["--replay", "events.jsonl"], None);
+    let file = dir.path().join("events.jsonl");
+    std::fs::write(&file, &events).unwrap();
+    let from_file = run_fed(dir.path(), &["--replay", "events.jsonl"], Stdin::Nothing);
     let fifo = dir.path().join("events.fifo");
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let written = events.clone();
     std::thread::spawn(move || std::fs::write(fifo, written));
-    let from_fifo = run_fed(dir.path(), &["--replay", "events.fifo"], None);
-    let from_stdin = run_fed(dir.path(), &["--replay", "/dev/stdin"], Some(events));
+    let from_fifo = run_fed(dir.path(), &["--replay", "events.fifo"], Stdin::Nothing);
+    let from_dev_stdin = run_fed(dir.path(), &["--replay", "/dev/stdin"], Stdin::Piped(events.clone()));
+    let from_dash = run_fed(dir.path(), &["--replay", "-"], Stdin::Piped(events));
+    let from_redirect = run_fed(dir.path(), &["--replay", "-"], Stdin::File(file));
     let summary = format!("summary: {count} events dispatched to 3 hooks; 0 hooks failed to load, 1 handler threw");
-    for (source, ran) in [("a file", &from_file), ("a FIFO", &from_fifo), ("a pipe on stdin", &from_stdin)] {
+    for (source, ran) in [
+        ("a file", &from_file),
+        ("a FIFO", &from_fifo),
+        ("/dev/stdin, a pipe", &from_dev_stdin),
+        ("-, a pipe", &from_dash),
+        ("-, a file", &from_redirect),
+    ] {
         assert_eq!(exit_code(&ran.output), 3, "{source}: {}", ran.log());
         assert!(ran.log().contains(&summary), "{source}: {}", ran.log());
         assert!(
@@ -1053,6 +1076,42 @@ fn a_replay_from_a_pipe_or_a_fifo_dispatches_every_event_as_a_file_does() {
         assert_eq!(ran.record, from_file.record, "{source}: the hooks saw what they saw from a file");
     }
     assert_eq!(from_file.record.iter().filter(|line| line.starts_with("a * ")).count(), count);
+}
+
+/// What `--replay -` says of its bad lines names them `<stdin>:<line>`; a terminal on
+/// standard input is refused before anything runs (nobody types a recorded stream), exit 2.
+#[test]
+fn a_replay_from_standard_input_names_it_and_a_terminal_there_is_refused() {
+    let (dir, _) = replay_project();
+    let bad = "{\"type\":\"turn.completed\"}\nnot json\n".to_owned();
+    let ran = run_fed(dir.path(), &["--replay", "-"], Stdin::Piped(bad));
+    assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+    assert_eq!(
+        String::from_utf8_lossy(&ran.output.stderr),
+        "error: --replay file `<stdin>` has 2 bad lines; nothing was recorded:\n  \
+         <stdin>:1: not an event (missing field `data` at line 1 column 25): each line needs at least `type` and `data`\n  \
+         <stdin>:2: not JSON (column 2: expected ident at line 1 column 2)\n"
+    );
+    assert!(ran.record.is_empty(), "{:?}", ran.record);
+
+    // At a terminal (a pty made by script(1)).
+    let command = format!("'{}' run --replay -", env!("CARGO_BIN_EXE_agent-sdk"));
+    let terminal = Command::new("script")
+        .args(["-qefc", &command, "/dev/null"])
+        .env("SHELL", "/bin/sh")
+        .env("NO_COLOR", "1")
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("script(1), from util-linux, runs");
+    assert_eq!(exit_code(&terminal), 2, "{}", String::from_utf8_lossy(&terminal.stdout));
+    assert_eq!(
+        String::from_utf8_lossy(&terminal.stdout).replace("\r\n", "\n"),
+        "error: --replay - reads the events from standard input, which is a terminal here; pipe them in \
+         (agent-sdk run --json --message \"…\" | agent-sdk run --replay -) or name a file\n"
+    );
+    assert!(!dir.path().join("record.txt").exists(), "no hook ran");
 }
 
 /// A hook for the tests of a replay file changed during the replay: as it is imported

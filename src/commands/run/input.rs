@@ -138,18 +138,15 @@ pub struct ReplayFile {
 }
 
 impl ReplayFile {
-    /// Opens the file (one that cannot be opened stops `run` before anything starts).
+    /// Opens the file, or standard input for `-` (one that cannot be opened stops `run`
+    /// before anything starts).
     fn open(path: &Path) -> anyhow::Result<Self> {
-        let file = std::fs::File::open(path).with_context(|| cannot_read(path))?;
-        Ok(Self {
-            path: path.to_path_buf(),
-            opened: Some(file),
-            lines: None,
-            line: 0,
-            checked: 0,
-            given: 0,
-            written_turn: None,
-        })
+        let (file, path) = if path == Path::new(STANDARD_INPUT) {
+            (standard_input()?, PathBuf::from(STANDARD_INPUT_SHOWN))
+        } else {
+            (std::fs::File::open(path).with_context(|| cannot_read(path))?, path.to_path_buf())
+        };
+        Ok(Self { path, opened: Some(file), lines: None, line: 0, checked: 0, given: 0, written_turn: None })
     }
 
     /// Checks every line, so that a bad one stops `run` before any hook is imported or
@@ -203,6 +200,29 @@ impl ReplayFile {
             plural(self.checked, "event"),
         )
     }
+}
+
+/// The `--replay` that reads standard input, and how it is named in what `run` says.
+const STANDARD_INPUT: &str = "-";
+const STANDARD_INPUT_SHOWN: &str = "<stdin>";
+
+/// Standard input as a file of its own (its descriptor duplicated), read as any `--replay`
+/// file is: in place when the shell gave it a file (`< events.jsonl`), kept as it is
+/// checked when it is a pipe. A terminal is refused: nobody types a recorded stream.
+fn standard_input() -> anyhow::Result<std::fs::File> {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        anyhow::bail!(
+            "--replay - reads the events from standard input, which is a terminal here; pipe them in \
+             (agent-sdk run --json --message \"…\" | agent-sdk run --replay -) or name a file"
+        );
+    }
+    #[cfg(unix)]
+    let duplicated = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned();
+    #[cfg(windows)]
+    let duplicated = std::os::windows::io::AsHandle::as_handle(&stdin).try_clone_to_owned();
+    duplicated.map(std::fs::File::from).with_context(|| cannot_read(Path::new(STANDARD_INPUT_SHOWN)))
 }
 
 fn cannot_read(path: &Path) -> String {
