@@ -123,7 +123,7 @@ _agent_sdk() {
             return 0
             ;;
         agent_sdk__subcmd__completions)
-            opts="-q -h -V --color --quiet --help --version bash elvish fish powershell zsh"
+            opts="-q -h -V --color --quiet --help --version bash elvish fish nushell powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

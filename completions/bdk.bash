@@ -123,7 +123,7 @@ _bdk() {
             return 0
             ;;
         bdk__subcmd__completions)
-            opts="-q -h -V --color --quiet --help --version bash elvish fish powershell zsh"
+            opts="-q -h -V --color --quiet --help --version bash elvish fish nushell powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -261,7 +261,7 @@ _arguments "${_arguments_options[@]}" : \
 '--help[Print help (see more with '\''--help'\'')]' \
 '-V[Print version]' \
 '--version[Print version]' \
-':shell -- The shell to complete for:(bash elvish fish powershell zsh)' \
+':shell -- The shell to complete for:(bash elvish fish nushell powershell zsh)' \
 && ret=0
 ;;
 (lsp)

@@ -886,7 +886,18 @@ pub struct LspArgs {
 pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
-    pub shell: clap_complete::Shell,
+    pub shell: CompletionShell,
+}
+
+/// `completions <shell>`: the shells clap_complete writes for, and Nushell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    Bash,
+    Elvish,
+    Fish,
+    Nushell,
+    Powershell,
+    Zsh,
 }
 
 /// `test --reporter`: one of the reporters of Node's test runner, or agent-sdk's `github`.

@@ -1,8 +1,8 @@
 //! `agent-sdk completions <shell>`: the shell completion script, generated from the CLI itself.
 
-use clap_complete::Shell;
+use clap_complete::{Generator, Shell};
 
-use crate::cli::{Cli, CompletionsArgs, ProgramName};
+use crate::cli::{Cli, CompletionShell, CompletionsArgs, ProgramName};
 use crate::exit_status::ExitStatus;
 use crate::printer::Printer;
 
@@ -13,15 +13,20 @@ pub fn completions(args: &CompletionsArgs, program: ProgramName, printer: &Print
 }
 
 /// The completion script for `shell` completing `program` (also what `completions/` holds).
-pub fn script(shell: Shell, program: ProgramName) -> String {
+pub fn script(shell: CompletionShell, program: ProgramName) -> String {
     let name = program.as_str();
-    if shell == Shell::Bash && name.contains('-') {
-        return bash_script_for_hyphenated(program);
+    match shell {
+        CompletionShell::Bash if name.contains('-') => bash_script_for_hyphenated(program),
+        CompletionShell::Bash => generate(Shell::Bash, program, name),
+        CompletionShell::Elvish => generate(Shell::Elvish, program, name),
+        CompletionShell::Fish => generate(Shell::Fish, program, name),
+        CompletionShell::Nushell => generate(clap_complete_nushell::Nushell, program, name),
+        CompletionShell::Powershell => generate(Shell::PowerShell, program, name),
+        CompletionShell::Zsh => generate(Shell::Zsh, program, name),
     }
-    generate(shell, program, name)
 }
 
-fn generate(shell: Shell, program: ProgramName, bin_name: &str) -> String {
+fn generate(shell: impl Generator, program: ProgramName, bin_name: &str) -> String {
     let mut buffer = Vec::new();
     clap_complete::generate(shell, &mut Cli::command_named(program), bin_name, &mut buffer);
     String::from_utf8_lossy(&buffer).into_owned()

@@ -1,13 +1,14 @@
 //! The completion scripts committed under `completions/` are exactly what the binaries
-//! generate today, and the bash ones complete in a real bash: the words typed so far go in
-//! as bash hands them to a completion function, and what it offers comes out.
+//! generate today, the bash ones complete in a real bash (the words typed so far go in as
+//! bash hands them to a completion function, and what it offers comes out), and the Nushell
+//! ones in a real Nushell (asked what it completes at the end of a line, as its editor asks).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::root;
 
-const SHELLS: [&str; 5] = ["bash", "zsh", "fish", "powershell", "elvish"];
+const SHELLS: [&str; 6] = ["bash", "zsh", "fish", "powershell", "elvish", "nushell"];
 
 /// `<program> completions <shell>`, run as `program` (`agent-sdk` or `bdk`).
 fn generated(program: &str, shell: &str) -> String {
@@ -20,8 +21,10 @@ fn generated(program: &str, shell: &str) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// `completions/<program>.<shell>`; Nushell's is `.nu`, the name its `source` and `use` take.
 fn committed(program: &str, shell: &str) -> PathBuf {
-    root().join("completions").join(format!("{program}.{shell}"))
+    let extension = if shell == "nushell" { "nu" } else { shell };
+    root().join("completions").join(format!("{program}.{extension}"))
 }
 
 #[test]
@@ -76,6 +79,43 @@ fn bash_completes_commands_flags_and_values_after_the_subcommand() {
     assert_eq!(complete_in_bash(&script, "agent-sdk --color always dev --rot"), ["--rotate-token"]);
     assert_eq!(complete_in_bash(&script, "agent-sdk logs --level "), ["debug", "info", "warn", "error"]);
     assert_eq!(complete_in_bash(&script, "agent-sdk run --event turn."), ["turn.completed", "turn.failed"]);
+}
+
+/// What Nushell (tests/nushell's, the official release) offers at the end of `line`, typed
+/// after the completion script at `script` was sourced: `nu --ide-complete`, the completion
+/// its editor integration asks for.
+fn complete_in_nushell(script: &Path, line: &str) -> Vec<String> {
+    let nu = root().join("tests/nushell/node_modules/.bin/nu");
+    assert!(nu.is_file(), "Nushell is not installed: run scripts/test-setup (npm ci --prefix tests/nushell)");
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::copy(script, folder.path().join("completions.nu")).unwrap();
+    let typed = format!("source completions.nu\n{line}");
+    std::fs::write(folder.path().join("typed.nu"), &typed).unwrap();
+    let output = Command::new(nu)
+        .args(["--no-config-file", "--ide-complete", &typed.len().to_string(), "typed.nu"])
+        .current_dir(folder.path())
+        .output()
+        .expect("nu runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "completing `{line}` failed: {stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|error| panic!("{error}: {stdout}"));
+    let words = answer["completions"].as_array().unwrap_or_else(|| panic!("no completions: {answer}"));
+    words.iter().map(|word| word.as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn nushell_completes_commands_flags_and_values() {
+    let script = committed("agent-sdk", "nushell");
+    assert_eq!(complete_in_nushell(&script, "agent-sdk va"), ["agent-sdk validate"]);
+    assert_eq!(complete_in_nushell(&script, "agent-sdk run --ses"), ["--session"]);
+    assert_eq!(complete_in_nushell(&script, "agent-sdk init --layout "), ["agent", "bot"]);
+    assert_eq!(complete_in_nushell(&script, "agent-sdk logs --level "), ["debug", "error", "info", "warn"]);
+    assert_eq!(
+        complete_in_nushell(&script, "agent-sdk completions "),
+        ["bash", "elvish", "fish", "nushell", "powershell", "zsh"]
+    );
+    let script = committed("bdk", "nushell");
+    assert_eq!(complete_in_nushell(&script, "bdk run --rep"), ["--replay"]);
 }
 
 #[test]
