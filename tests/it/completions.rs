@@ -81,12 +81,15 @@ fn bash_completes_commands_flags_and_values_after_the_subcommand() {
     assert_eq!(complete_in_bash(&script, "agent-sdk run --event turn."), ["turn.completed", "turn.failed"]);
 }
 
-/// What Nushell (tests/nushell's, the official release) offers at the end of `line`, typed
-/// after the completion script at `script` was sourced: `nu --ide-complete`, the completion
-/// its editor integration asks for.
+/// What Nushell (tests/nushell's: the official release for Linux x64) offers at the end of
+/// `line`, typed after the completion script at `script` was sourced: `nu --ide-complete`,
+/// the completion its editor integration asks for.
 fn complete_in_nushell(script: &Path, line: &str) -> Vec<String> {
-    let nu = root().join("tests/nushell/node_modules/.bin/nu");
-    assert!(nu.is_file(), "Nushell is not installed: run scripts/test-setup (npm ci --prefix tests/nushell)");
+    let nu = root().join("tests/nushell/node_modules/@nushell/linux-x64/bin/nu");
+    assert!(
+        nu.is_file(),
+        "Nushell is not installed: run scripts/test-setup (npm ci --prefix tests/nushell; Linux x64 only)"
+    );
     let folder = tempfile::tempdir().unwrap();
     std::fs::copy(script, folder.path().join("completions.nu")).unwrap();
     let typed = format!("source completions.nu\n{line}");
