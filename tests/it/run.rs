@@ -1078,8 +1078,9 @@ fn a_replay_from_a_pipe_or_a_fifo_dispatches_every_event_as_a_file_does() {
     assert_eq!(from_file.record.iter().filter(|line| line.starts_with("a * ")).count(), count);
 }
 
-/// What `--replay -` says of its bad lines names them `<stdin>:<line>`; a terminal on
-/// standard input is refused before anything runs (nobody types a recorded stream), exit 2.
+/// What `--replay -` says of its bad lines names them `<stdin>:<line>`; a terminal, on
+/// standard input or by name, is refused before anything runs (nobody types a recorded
+/// stream, and reading one would wait for Ctrl-D), exit 2.
 #[test]
 fn a_replay_from_standard_input_names_it_and_a_terminal_there_is_refused() {
     let (dir, _) = replay_project();
@@ -1094,24 +1095,31 @@ fn a_replay_from_standard_input_names_it_and_a_terminal_there_is_refused() {
     );
     assert!(ran.record.is_empty(), "{:?}", ran.record);
 
-    // At a terminal (a pty made by script(1)).
-    let command = format!("'{}' run --replay -", env!("CARGO_BIN_EXE_agent-sdk"));
-    let terminal = Command::new("script")
-        .args(["-qefc", &command, "/dev/null"])
-        .env("SHELL", "/bin/sh")
-        .env("NO_COLOR", "1")
-        .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("script(1), from util-linux, runs");
-    assert_eq!(exit_code(&terminal), 2, "{}", String::from_utf8_lossy(&terminal.stdout));
-    assert_eq!(
-        String::from_utf8_lossy(&terminal.stdout).replace("\r\n", "\n"),
-        "error: --replay - reads the events from standard input, which is a terminal here; pipe them in \
-         (agent-sdk run --json --message \"…\" | agent-sdk run --replay -) or name a file\n"
-    );
-    assert!(!dir.path().join("record.txt").exists(), "no hook ran");
+    // At a terminal (a pty made by script(1)), as `-` or by a name.
+    for (given, what) in [
+        ("-", "--replay - reads standard input, which is a terminal here"),
+        ("/dev/stdin", "--replay file `/dev/stdin` is a terminal"),
+    ] {
+        let command = format!("'{}' run --replay {given}", env!("CARGO_BIN_EXE_agent-sdk"));
+        let terminal = Command::new("script")
+            .args(["-qefc", &command, "/dev/null"])
+            .env("SHELL", "/bin/sh")
+            .env("NO_COLOR", "1")
+            .env("AGENT_SDK_TEST_RECORD", dir.path().join("record.txt"))
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("script(1), from util-linux, runs");
+        assert_eq!(exit_code(&terminal), 2, "{given}: {}", String::from_utf8_lossy(&terminal.stdout));
+        assert_eq!(
+            String::from_utf8_lossy(&terminal.stdout).replace("\r\n", "\n"),
+            format!(
+                "error: {what}; pipe the events in (agent-sdk run --json --message \"…\" | agent-sdk run \
+                 --replay -) or name a file\n"
+            )
+        );
+        assert!(!dir.path().join("record.txt").exists(), "{given}: no hook ran");
+    }
 }
 
 /// A hook for the tests of a replay file changed during the replay: as it is imported

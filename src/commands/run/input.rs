@@ -139,13 +139,28 @@ pub struct ReplayFile {
 
 impl ReplayFile {
     /// Opens the file, or standard input for `-` (one that cannot be opened stops `run`
-    /// before anything starts).
+    /// before anything starts). A terminal (`-` or `/dev/stdin` at one, `/dev/tty`) is refused: nobody types a
+    /// recorded stream, and reading one would wait for Ctrl-D.
     fn open(path: &Path) -> anyhow::Result<Self> {
-        let (file, path) = if path == Path::new(STANDARD_INPUT) {
-            (standard_input()?, PathBuf::from(STANDARD_INPUT_SHOWN))
+        use std::io::IsTerminal;
+        let standard_input = path == Path::new(STANDARD_INPUT);
+        let file = if standard_input {
+            self::standard_input()
         } else {
-            (std::fs::File::open(path).with_context(|| cannot_read(path))?, path.to_path_buf())
-        };
+            std::fs::File::open(path).with_context(|| cannot_read(path))
+        }?;
+        if file.is_terminal() {
+            let what = if standard_input {
+                "--replay - reads standard input, which is a terminal here".to_owned()
+            } else {
+                format!("--replay file `{}` is a terminal", path.display())
+            };
+            anyhow::bail!(
+                "{what}; pipe the events in (agent-sdk run --json --message \"…\" | agent-sdk run --replay -) \
+                 or name a file"
+            );
+        }
+        let path = if standard_input { PathBuf::from(STANDARD_INPUT_SHOWN) } else { path.to_path_buf() };
         Ok(Self { path, opened: Some(file), lines: None, line: 0, checked: 0, given: 0, written_turn: None })
     }
 
@@ -208,16 +223,9 @@ const STANDARD_INPUT_SHOWN: &str = "<stdin>";
 
 /// Standard input as a file of its own (its descriptor duplicated), read as any `--replay`
 /// file is: in place when the shell gave it a file (`< events.jsonl`), kept as it is
-/// checked when it is a pipe. A terminal is refused: nobody types a recorded stream.
+/// checked when it is a pipe.
 fn standard_input() -> anyhow::Result<std::fs::File> {
-    use std::io::IsTerminal;
     let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        anyhow::bail!(
-            "--replay - reads the events from standard input, which is a terminal here; pipe them in \
-             (agent-sdk run --json --message \"…\" | agent-sdk run --replay -) or name a file"
-        );
-    }
     #[cfg(unix)]
     let duplicated = std::os::fd::AsFd::as_fd(&stdin).try_clone_to_owned();
     #[cfg(windows)]
