@@ -1122,6 +1122,30 @@ fn a_replay_from_standard_input_names_it_and_a_terminal_there_is_refused() {
     }
 }
 
+/// A replay that holds no events (an empty file, a pipe of blank lines: a recording that
+/// failed upstream, a wrong path) is refused, exit 2, before any hook runs: it is no
+/// replay that went well.
+#[test]
+fn a_replay_of_no_events_is_refused_before_any_hook_runs() {
+    let (dir, _) = replay_project();
+    std::fs::write(dir.path().join("empty.jsonl"), "").unwrap();
+    for (args, stdin, shown) in [
+        (["--replay", "empty.jsonl"], Stdin::Nothing, "empty.jsonl"),
+        (["--replay", "-"], Stdin::Piped("\n  \n".to_owned()), "<stdin>"),
+    ] {
+        let ran = run_fed(dir.path(), &args, stdin);
+        assert_eq!(exit_code(&ran.output), 2, "{}", ran.log());
+        assert_eq!(
+            String::from_utf8_lossy(&ran.output.stderr),
+            format!(
+                "error: --replay file `{shown}` holds no events (it is empty, or only blank lines); nothing was \
+                 recorded\n"
+            )
+        );
+        assert!(ran.record.is_empty(), "{:?}", ran.record);
+    }
+}
+
 /// A hook for the tests of a replay file changed during the replay: as it is imported
 /// (after the file was checked, before anything is dispatched), it keeps only the first
 /// two lines of `AGENT_SDK_TEST_SHORTEN`, or appends a copy of the file to

@@ -291,6 +291,14 @@ fn check(path: &Path, reader: impl BufRead, mut kept: Option<(&mut Vec<u8>, usiz
             bad.join("\n")
         );
     }
+    if events == 0 {
+        // An empty file or pipe is a mistake upstream (a recording that failed, a wrong
+        // path), not a replay that went well.
+        anyhow::bail!(
+            "--replay file `{}` holds no events (it is empty, or only blank lines); nothing was recorded",
+            path.display()
+        );
+    }
     Ok(events)
 }
 
