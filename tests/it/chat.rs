@@ -60,6 +60,42 @@ fn one_turn_prints_the_reply_and_the_turn_s_hooks_and_a_session_continues() {
     assert!(text(&output).1.contains("no continuation token for session ses_never"), "{}", text(&output).1);
 }
 
+/// The turn `chat --json` prints replays through the hooks of the working copy, piped into
+/// `run --replay -` as docs/commands/chat.md shows: each event, in order, once.
+#[test]
+fn a_turn_chat_printed_replays_through_run_from_a_pipe() {
+    let dir = copy_fixture("dev", "basic");
+    let _server = DevServer::start(dir.path(), 0);
+    let mut printed = chat(dir.path(), &["--message", "What is the refund policy?", "--json"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let replayed = common::agent_sdk()
+        .args(["run", "--replay", "-"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("AGENT_SDK_TEST_RECORD", dir.path().join("replayed.txt"))
+        .stdin(Stdio::from(printed.stdout.take().unwrap()))
+        .output()
+        .unwrap();
+    assert!(printed.wait().unwrap().success());
+    let (_, stderr) = text(&replayed);
+    assert_eq!(common::exit_code(&replayed), 0, "{stderr}");
+    // What the hooks saw: "<session> <index> <type> v1" a line, the server's and the replay's.
+    let types_in = |record: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(dir.path().join(record)).unwrap();
+        text.lines().map(|line| line.split(' ').nth(2).unwrap().to_owned()).collect()
+    };
+    let (served, seen) = (types_in("record.txt"), types_in("replayed.txt"));
+    assert_eq!(seen, served, "the replay's hooks saw the served turn's events, in order");
+    assert_eq!(seen.first().map(String::as_str), Some("message.received"));
+    assert_eq!(seen.last().map(String::as_str), Some("turn.completed"));
+    assert!(
+        stderr.contains(&format!("summary: {} events dispatched to 2 hooks; 0 hooks failed to load", seen.len())),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_hook_that_throws_is_exit_3_and_said_in_the_serve_log_s_words() {
     let dir = copy_fixture("dev", "basic");
