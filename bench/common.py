@@ -76,10 +76,11 @@ def node_version() -> str:
     return subprocess.run(["node", "--version"], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def runtime_folder() -> Path:
+def runtime_folder(env: dict[str, str] | None = None) -> Path:
     """The folder of the hook runtime's files the binary last ran from: its set in the user's
-    cache (`$XDG_CACHE_HOME/agent-sdk/runtime/<hash>/`, touched at each start)."""
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    cache (`$XDG_CACHE_HOME/agent-sdk/runtime/<hash>/`, touched at each start), the cache
+    named by `env` (the environment the binary ran with), else by this process's."""
+    cache = Path((env or os.environ).get("XDG_CACHE_HOME") or Path.home() / ".cache")
     sets = sorted((cache / "agent-sdk" / "runtime").glob("*/host.mjs"), key=lambda host: host.parent.stat().st_mtime)
     if not sets:
         raise SanityError(f"no runtime files in {cache / 'agent-sdk' / 'runtime'}: has agent-sdk run yet?")

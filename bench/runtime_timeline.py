@@ -88,8 +88,7 @@ def main() -> int:
         cmd = [str(AGENT_SDK), "run", "--dir", str(project), "--event", "turn.completed"]
         try:
             timed(cmd, tmp, env)
-            os.environ["XDG_CACHE_HOME"] = env["XDG_CACHE_HOME"]
-            host = runtime_folder() / "host.mjs"
+            host = runtime_folder(env) / "host.mjs"
             out = tmp / "marks.json"
             host.write_text(instrument(host.read_text(), out))
             timed(cmd, tmp, env)

@@ -72,8 +72,7 @@ def main() -> int:
         samples: dict[str, list[float]] = {name: [] for name in VARIANTS}
         try:
             replay_checked(cmd, env, args.events)  # installs the runtime, compiles the hooks
-            os.environ["XDG_CACHE_HOME"] = env["XDG_CACHE_HOME"]
-            host = runtime_folder() / "host.mjs"
+            host = runtime_folder(env) / "host.mjs"
             bundles = {name: variant(host.read_text(), change) for name, change in VARIANTS.items()}
             for run in range(args.runs + 1):
                 order = list(VARIANTS) if run % 2 == 0 else list(reversed(VARIANTS))
