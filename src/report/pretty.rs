@@ -47,7 +47,7 @@ pub fn render_diagnostics(diagnostics: &[Diagnostic], sources: &HashMap<String, 
         let message = header_message(diagnostic, source);
         let wrapped = helps.get(diagnostic.help.as_str()).and_then(Option::as_deref).and_then(|help| {
             let (first, rest) = layout.message_indents(diagnostic.severity());
-            Some((help, wrapped_beforehand(&message, &first, &rest)?))
+            Some((help, wrapped_beforehand(&message, first, rest)?))
         });
         let (handler, message, help) = match wrapped {
             Some((help, message)) => (&layout.wrapped, message, help.to_owned()),
@@ -80,27 +80,32 @@ const HELP_INDENTS: (&str, &str) = ("  help: ", "        ");
 struct Layout {
     wrapped: GraphicalReportHandler,
     wrapping: GraphicalReportHandler,
-    theme: GraphicalTheme,
+    /// The message's indents for an error, a warning and an advice, made once.
+    indents: [(String, String); 3],
 }
 
 impl Layout {
     fn new(color: bool) -> Layout {
         let theme = if color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+        // Uncoloured (only their width counts in wrapping): `  × ` on the first line, `  │ `
+        // on the next.
+        let characters = &theme.characters;
+        let indents_after = |icon: &str| (format!("  {icon} "), format!("  {} ", characters.vbar));
+        let indents =
+            [indents_after(&characters.error), indents_after(&characters.warning), indents_after(&characters.advice)];
         let wrapping = GraphicalReportHandler::new_themed(theme.clone()).with_width(WIDTH).with_links(false);
         let wrapped = wrapping.clone().with_wrap_lines(false);
-        Layout { wrapped, wrapping, theme }
+        Layout { wrapped, wrapping, indents }
     }
 
-    /// The message's indents, uncoloured (only their width counts in wrapping): `  × ` on
-    /// the first line, `  │ ` on the next.
-    fn message_indents(&self, severity: Severity) -> (String, String) {
-        let characters = &self.theme.characters;
-        let icon = match severity {
-            Severity::Error => &characters.error,
-            Severity::Warning => &characters.warning,
-            Severity::Advice => &characters.advice,
-        };
-        (format!("  {icon} "), format!("  {} ", characters.vbar))
+    /// The message's indents for a finding of `severity`: its first line's, the next ones'.
+    fn message_indents(&self, severity: Severity) -> (&str, &str) {
+        let (first, rest) = &self.indents[match severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Advice => 2,
+        }];
+        (first, rest)
     }
 }
 
