@@ -139,8 +139,8 @@ pub struct ReplayFile {
 
 impl ReplayFile {
     /// Opens the file, or standard input for `-` (one that cannot be opened stops `run`
-    /// before anything starts). A terminal (`-` or `/dev/stdin` at one, `/dev/tty`) is refused: nobody types a
-    /// recorded stream, and reading one would wait for Ctrl-D.
+    /// before anything starts). A terminal (`-` or `/dev/stdin` at one, `/dev/tty`) is
+    /// refused: nobody types a recorded stream, and reading one would wait for Ctrl-D.
     fn open(path: &Path) -> anyhow::Result<Self> {
         use std::io::IsTerminal;
         let standard_input = path == Path::new(STANDARD_INPUT);
